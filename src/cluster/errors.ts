@@ -1,0 +1,38 @@
+/** Identifies a Kubernetes object in messages. */
+export interface ObjectRef {
+  readonly group: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export function formatRef(ref: ObjectRef): string {
+  return `${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
+}
+
+const API_ERROR = Symbol.for("syncworker.ApiError");
+
+/**
+ * A Kubernetes API failure naming the object involved. `statusReason` is the API Status reason
+ * (`NotFound`, `Conflict`, …) that the worker classifies; `code` is the HTTP status.
+ */
+export class ApiError extends Error {
+  readonly [API_ERROR] = true;
+  constructor(
+    readonly object: ObjectRef,
+    readonly statusReason: string,
+    readonly code: number,
+    detail: string,
+    cause?: unknown,
+  ) {
+    super(`${formatRef(object)}: ${statusReason}: ${detail}`, cause === undefined ? undefined : { cause });
+    this.name = "ApiError";
+  }
+  static override [Symbol.hasInstance](value: unknown): value is ApiError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[API_ERROR] === true;
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof ApiError && err.statusReason === "NotFound";
+}

@@ -1,0 +1,141 @@
+/**
+ * Runs a {@link TaskGraph} on a bounded pool of workers (CVO `RunGraph`, §2.5).
+ */
+import type { Task } from "./task.js";
+import type { TaskGraph } from "./task-graph.js";
+
+/** Called once per node with its tasks (possibly none, for anchors) and the run's child signal. */
+export type NodeFunc = (tasks: readonly Task[], signal: AbortSignal) => Promise<void>;
+
+/**
+ * The error to report for an aborted signal, the way Go reports `ctx.Err()`.
+ * A reason that is an `Error` with its own message is returned as-is; the default reasons map to Go's
+ * texts: `AbortError` (plain `abort()`) → "context canceled", `TimeoutError` (`AbortSignal.timeout`) →
+ * "context deadline exceeded"; anything else → "context canceled" with the reason as `cause`.
+ * Meant for signals that are aborted; callers check `signal.aborted` first.
+ */
+export function contextError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) {
+    if (reason.name === "TimeoutError") return new Error("context deadline exceeded", { cause: reason });
+    if (reason.name !== "AbortError" && reason.message !== "") return reason;
+  }
+  return new Error("context canceled", { cause: reason });
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+/** Outcome of a node that ran; `error` is undefined on success. */
+interface Finished {
+  readonly error: Error | undefined;
+}
+
+/**
+ * Executes `graph` with at most `max(1, maxParallelism)` nodes in flight and returns the errors, or
+ * `null` when every node succeeded.
+ *
+ * Ordering contract:
+ * - a node starts only after every node in its `in` finished without error, and among runnable
+ *   nodes the lowest index always starts first;
+ * - when a node fails, its descendants never run, but independent branches keep going; only the
+ *   parent `signal` stops new nodes from starting;
+ * - nodes already running when `signal` aborts are awaited (their results are kept), so the promise
+ *   settles only after every `fn` call has settled.
+ *
+ * Each run gets a child `AbortController` linked to `signal` and aborted when the run ends; `fn`
+ * receives its signal. Errors come back in node-index order (only nodes that ran and failed). When no
+ * node failed but some node with tasks never ran, the result is
+ * `"{N} incomplete task nodes, beginning with {task}"` (N counts every unfinished node, anchors
+ * included), followed by {@link contextError} of `signal` if it was aborted.
+ *
+ * Unlike upstream, nodes are handed to a worker only when one is free (no queue ahead of the
+ * workers), so there is never a queued-but-unstarted node to take back on cancellation.
+ */
+export async function runGraph(
+  graph: TaskGraph,
+  maxParallelism: number,
+  fn: NodeFunc,
+  signal: AbortSignal,
+): Promise<Error[] | null> {
+  const nodes = graph.nodes;
+  const workers = Number.isNaN(maxParallelism) ? 1 : Math.max(1, Math.floor(maxParallelism));
+  const submitted: boolean[] = nodes.map(() => false);
+  const finished: (Finished | undefined)[] = nodes.map(() => undefined);
+
+  const child = new AbortController();
+  const forward = (): void => child.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener("abort", forward, { once: true });
+
+  const runnable = (i: number): boolean =>
+    !submitted[i] &&
+    (nodes[i]?.in ?? []).every((p) => {
+      const result = finished[p];
+      return result !== undefined && result.error === undefined;
+    });
+
+  try {
+    await new Promise<void>((resolve) => {
+      let inflight = 0;
+
+      const schedule = (): void => {
+        while (!signal.aborted && inflight < workers) {
+          let next = -1;
+          for (let i = 0; i < nodes.length; i++) {
+            if (runnable(i)) {
+              next = i;
+              break;
+            }
+          }
+          if (next < 0) break;
+          submitted[next] = true;
+          inflight++;
+          void execute(next);
+        }
+        if (inflight === 0) resolve();
+      };
+
+      // Never rejects: fn failures become results, and scheduling resumes only after an await,
+      // so a synchronous fn cannot re-enter the loop above.
+      const execute = async (index: number): Promise<void> => {
+        let error: Error | undefined;
+        try {
+          await fn(nodes[index]?.tasks ?? [], child.signal);
+        } catch (err: unknown) {
+          error = asError(err);
+        }
+        finished[index] = { error };
+        inflight--;
+        schedule();
+      };
+
+      schedule();
+    });
+  } finally {
+    signal.removeEventListener("abort", forward);
+    // Anything fn left running in the background must observe the end of the run.
+    if (!child.signal.aborted) child.abort(new Error("context canceled"));
+  }
+
+  const errors: Error[] = [];
+  let incomplete = 0;
+  let firstIncomplete: Task | undefined;
+  nodes.forEach((node, i) => {
+    const result = finished[i];
+    if (result === undefined) {
+      incomplete++;
+      firstIncomplete ??= node.tasks[0];
+    } else if (result.error !== undefined) {
+      errors.push(result.error);
+    }
+  });
+  if (errors.length === 0 && firstIncomplete !== undefined) {
+    errors.push(
+      new Error(`${incomplete} incomplete task nodes, beginning with ${firstIncomplete.toString()}`),
+    );
+    if (signal.aborted) errors.push(contextError(signal));
+  }
+  return errors.length > 0 ? errors : null;
+}

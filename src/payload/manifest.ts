@@ -1,0 +1,64 @@
+/** A Kubernetes object as decoded from a payload document. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** One document of a payload file, in load order. */
+export interface Manifest {
+  /** Base file name the document came from; drives graph grouping. */
+  readonly originalFilename: string;
+  /** Compact JSON (sorted keys for YAML input, verbatim for JSON input); feeds the manifest hash. */
+  readonly raw: string;
+  readonly gvk: GroupVersionKind;
+  readonly obj: KubeObject;
+}
+
+export interface Release {
+  readonly version: string;
+  readonly image: string;
+  readonly url: string;
+  readonly channels: readonly string[];
+}
+
+/** A loaded release payload (the CVO's `payload.Update`). */
+export interface PayloadUpdate {
+  readonly release: Release;
+  readonly architecture: string;
+  readonly manifestHash: string;
+  readonly manifests: readonly Manifest[];
+  /** Set by the worker after retrieval. */
+  verifiedImage: boolean;
+  loadedAt?: Date;
+}
+
+/** Splits `apiVersion` into group and version ("v1" has the empty core group). */
+export function gvkOf(obj: KubeObject): GroupVersionKind {
+  const apiVersion = obj.apiVersion ?? "";
+  const slash = apiVersion.indexOf("/");
+  const group = slash < 0 ? "" : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  return { group, version, kind: obj.kind ?? "" };
+}
+
+export function nameOf(manifest: Manifest): string {
+  return manifest.obj.metadata?.name ?? "";
+}
+
+export function namespaceOf(manifest: Manifest): string {
+  return manifest.obj.metadata?.namespace ?? "";
+}

@@ -1,0 +1,63 @@
+/**
+ * How an error affects overall progress (CVO `UpdateEffectType`). The empty string means "unset",
+ * which the status derivation treats like `Fail`.
+ */
+export type UpdateEffect = "Report" | "None" | "FailAfterInterval" | "Fail" | "";
+
+/** Anything that can name the task that failed; kept structural so payload stays below graph. */
+export interface TaskLike {
+  readonly index: number;
+  readonly total: number;
+  toString(): string;
+}
+
+const UPDATE_ERROR = Symbol.for("syncworker.UpdateError");
+
+export interface UpdateErrorInit {
+  reason: string;
+  message: string;
+  effect?: UpdateEffect;
+  pluralReason?: string;
+  pluralMessageFormat?: string;
+  name?: string;
+  names?: readonly string[];
+  task?: TaskLike;
+  cause?: unknown;
+}
+
+/**
+ * The structured error used throughout the worker (CVO `payload.UpdateError`): a machine reason, a
+ * human message (which is also `toString()`), and the error policy as data in `effect`.
+ */
+export class UpdateError extends Error {
+  readonly [UPDATE_ERROR] = true;
+  readonly reason: string;
+  readonly effect: UpdateEffect;
+  readonly pluralReason: string;
+  readonly pluralMessageFormat: string;
+  /** Object name, or the joined names after condensation. */
+  readonly objectName: string;
+  readonly names: readonly string[];
+  task: TaskLike | undefined;
+
+  constructor(init: UpdateErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = "UpdateError";
+    this.reason = init.reason;
+    this.effect = init.effect ?? "";
+    this.pluralReason = init.pluralReason ?? "";
+    this.pluralMessageFormat = init.pluralMessageFormat ?? "";
+    this.objectName = init.name ?? "";
+    this.names = init.names ?? [];
+    this.task = init.task;
+  }
+
+  /** Safe across duplicate module copies (tests and bundles may load two). */
+  static override [Symbol.hasInstance](value: unknown): value is UpdateError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[UPDATE_ERROR] === true;
+  }
+
+  override toString(): string {
+    return this.message;
+  }
+}

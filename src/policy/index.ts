@@ -1,0 +1,2 @@
+export * from "./capabilities.js";
+export * from "./overrides.js";

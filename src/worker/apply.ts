@@ -1,0 +1,140 @@
+import {
+  byNumberAndComponent,
+  createRng,
+  flattenByNumberAndComponent,
+  permuteOrder,
+  runGraph,
+  shiftOrder,
+  splitOnJobs,
+  Task,
+  TaskGraph,
+  type Backoff,
+} from "../graph/index.js";
+import { exclusionReason } from "../payload/include.js";
+import type { PayloadUpdate } from "../payload/manifest.js";
+import { UpdateError } from "../payload/update-error.js";
+import { capabilitiesStatus, overrideFor } from "../policy/index.js";
+import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
+import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
+import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
+import type { SyncWork } from "./types.js";
+
+export interface ApplyDeps extends TaskRunDeps {
+  readonly backoff: Backoff;
+  readonly architecture: string;
+  readonly onProgress?: (version: string, done: number, total: number) => void;
+}
+
+/** The shorter schedule used while installing, so a fresh cluster converges quickly. */
+const INITIALIZING_BACKOFF: Backoff = { durationMs: 1000, factor: 2, jitter: 0, steps: 4, capMs: 15_000 };
+const RECONCILE_STRIDE = 8;
+
+function isClusterOperator(task: Task): boolean {
+  const { group, version, kind } = task.manifest.gvk;
+  return group === "config.openshift.io" && version === "v1" && kind === "ClusterOperator";
+}
+
+/**
+ * Applies the payload once (CVO `SyncWorker.apply`): builds the task graph for the work's state, runs
+ * it, and reports progress through `reporter`. Throws the summarized failure; cancellation through
+ * `signal` stops new manifests from starting.
+ */
+export async function applyPayload(
+  payload: PayloadUpdate,
+  work: SyncWork,
+  maxWorkers: number,
+  reporter: StatusWrapper,
+  deps: ApplyDeps,
+  signal: AbortSignal,
+): Promise<void> {
+  const total = payload.manifests.length;
+  const progress = new ConsistentReporter(
+    {
+      ...reporter.previous,
+      failure: undefined,
+      lastProgress: undefined,
+      generation: work.generation,
+      initial: work.state === "Initializing",
+      reconciling: work.state === "Reconciling",
+      versionHash: payload.manifestHash,
+      architecture: deps.architecture,
+      actual: payload.release,
+      verified: payload.verifiedImage,
+      completed: 0,
+    },
+    total,
+    work.completed,
+    reporter,
+    (done, all) => deps.onProgress?.(payload.release.version, done, all),
+  );
+
+  let backoff = deps.backoff;
+  if (backoff.steps === 0) throw new Error("SyncWorker requires at least one backoff step to apply any manifests");
+  if (backoff.steps > 1 && work.state === "Initializing") backoff = INITIALIZING_BACKOFF;
+
+  const tasks = payload.manifests.map((manifest, i) => new Task(i + 1, total, manifest, backoff));
+  const graph = new TaskGraph(tasks);
+  graph.split(splitOnJobs);
+  let precreate = false;
+  switch (work.state) {
+    case "Initializing":
+      graph.parallelize(flattenByNumberAndComponent);
+      maxWorkers = graph.nodes.length;
+      precreate = true;
+      break;
+    case "Reconciling": {
+      // Same shuffle for 8 attempts in a row, rotated further each time, so repeated failures
+      // still cover the whole payload in a reproducible order.
+      const epoch = Math.floor(work.attempt / RECONCILE_STRIDE);
+      const step = work.attempt % RECONCILE_STRIDE;
+      graph.parallelize(shiftOrder(permuteOrder(flattenByNumberAndComponent, createRng(epoch)), step, RECONCILE_STRIDE));
+      maxWorkers = 2;
+      break;
+    }
+    default:
+      graph.parallelize(byNumberAndComponent);
+      precreate = true;
+  }
+
+  const caps = { capabilities: capabilitiesStatus(work.capabilities) };
+  const skip = (task: Task): boolean =>
+    overrideFor(work.overrides, task.manifest)?.unmanaged === true || exclusionReason(task.manifest, caps) !== undefined;
+  const reportEffectErrors: Error[] = [];
+
+  const errs = await runGraph(
+    graph,
+    maxWorkers,
+    async (nodeTasks, nodeSignal) => {
+      if (precreate) {
+        for (const task of nodeTasks) {
+          if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+          if (!isClusterOperator(task) || skip(task)) continue;
+          // Precreation only makes the operator visible early; failures are retried by the real apply.
+          await deps.applier.apply(task.manifest, "Precreating", nodeSignal).catch(() => undefined);
+        }
+      }
+      for (const task of nodeTasks) {
+        if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+        progress.update();
+        if (skip(task)) continue;
+        try {
+          await runTask(task, work.state, deps, nodeSignal);
+        } catch (err) {
+          // A superseded or timed-out pass is not a failure of the manifest: report it as cancellation.
+          if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+          if (!(err instanceof UpdateError && err.effect === "Report")) throw err;
+          reportEffectErrors.push(err);
+        }
+        progress.inc();
+      }
+    },
+    signal,
+  );
+  if (errs && errs.length > 0) {
+    const summary = summarizeTaskGraphErrors(errs);
+    progress.errors(summary);
+    throw summary ?? errs[0];
+  }
+  progress.complete();
+  if (reportEffectErrors.length > 0) throw new AggregateUpdateErrors(reportEffectErrors);
+}

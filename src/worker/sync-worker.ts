@@ -1,0 +1,448 @@
+import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
+import type { Manifest, PayloadUpdate } from "../payload/manifest.js";
+import { exclusionReason } from "../payload/include.js";
+import {
+  capabilitiesStatus,
+  equalCapabilities,
+  equalOverrides,
+  NO_CAPABILITIES,
+  setCapabilities,
+  setFromImplicitlyEnabled,
+  type CapabilitiesSpec,
+  type ComponentOverride,
+} from "../policy/index.js";
+import type { Backoff } from "../graph/index.js";
+import { applyPayload, type ApplyDeps } from "./apply.js";
+import { StatusWrapper } from "./reporter.js";
+import { abortError } from "./task-run.js";
+import type { ResourceApplier } from "./task-run.js";
+import { EMPTY_STATUS, NO_UPDATE } from "./types.js";
+import type { Clock, DesiredUpdate, LoadPayloadStatus, PayloadState, Random, SyncWork, SyncWorkerStatus } from "./types.js";
+
+/** Minimal logger; pino satisfies it. */
+export interface Logger {
+  debug(msg: string): void;
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
+/** Loads a retrieved payload directory; injected so the worker stays free of file I/O. */
+export type PayloadLoader = (directory: string, releaseImage: string) => Promise<PayloadUpdate>;
+
+export interface SyncWorkerOptions {
+  readonly retriever: PayloadRetriever;
+  readonly loadPayload: PayloadLoader;
+  readonly applier: ResourceApplier;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly log: Logger;
+  /** Minimum time between reconcile passes; also bounds the error backoff. */
+  readonly minimumReconcileIntervalMs: number;
+  /** Retry schedule of each manifest (Initializing uses its own shorter one when steps > 1). */
+  readonly backoff: Backoff;
+  /** Receives every status the worker records (the CVO's report channel, without loss). */
+  readonly onStatus: (status: SyncWorkerStatus) => void;
+  /** Progress counters for metrics. */
+  readonly onProgress?: (version: string, done: number, total: number) => void;
+}
+
+/** What a client asks for; `state` is only honored on the first call. */
+export interface UpdateInput {
+  readonly generation: number;
+  readonly desired: DesiredUpdate;
+  readonly overrides: readonly ComponentOverride[];
+  readonly capabilities: CapabilitiesSpec;
+  readonly state: PayloadState;
+}
+
+function equalUpdate(a: DesiredUpdate, b: DesiredUpdate): boolean {
+  return a.force === b.force && a.image === b.image;
+}
+
+function compareWork(a: SyncWork | undefined, b: SyncWork | undefined): [boolean, boolean, boolean] {
+  if (a === b) return [true, true, true];
+  if (!a || !b) return [false, false, false];
+  return [equalUpdate(a.desired, b.desired), equalOverrides(a.overrides, b.overrides), equalCapabilities(a.capabilities, b.capabilities)];
+}
+
+const q = (s: string): string => JSON.stringify(s);
+
+function emptyWork(): SyncWork {
+  return { generation: 0, desired: NO_UPDATE, overrides: [], state: "Updating", completed: 0, attempt: 0, capabilities: NO_CAPABILITIES };
+}
+
+/**
+ * Retrieves and applies the desired payload and keeps it applied (CVO `SyncWorker`).
+ *
+ * State transitions of the loop's work:
+ *   Initial: wait for a valid update(), report empty status
+ *     update() -> Sync
+ *   Sync: apply()
+ *     apply() fails -> Error; apply() succeeds -> Reconciling
+ *   Reconciling: apply() no more often than the minimum reconcile interval
+ *     update() with different values -> Sync (state Updating)
+ *   Error: back off (R/8, R/4, R/2, then R) and apply() again
+ *
+ * update() and the loop share `#work` and `#status`; every status write goes through
+ * updateApplyStatus/updateLoadStatus, which own disjoint fields so neither clobbers the other.
+ */
+export class SyncWorker {
+  readonly #o: SyncWorkerOptions;
+  #work: SyncWork | undefined;
+  #status: SyncWorkerStatus = EMPTY_STATUS;
+  #payload: PayloadUpdate | undefined;
+  #cancelApply: ((reason: Error) => void) | undefined;
+  /** One pending notification at most; more coalesce (the CVO's notify channel of capacity 1). */
+  #pendingNotify: string | undefined;
+  #wake: (() => void) | undefined;
+  #updates: Promise<unknown> = Promise.resolve();
+
+  constructor(options: SyncWorkerOptions) {
+    this.#o = options;
+  }
+
+  status(): SyncWorkerStatus {
+    return this.#status;
+  }
+
+  /** True once the current work exists (an update() loaded a payload). */
+  hasWork(): boolean {
+    return this.#work !== undefined;
+  }
+
+  /** Wakes the loop early; returns false when a notification was already pending. */
+  notify(message: string): boolean {
+    if (this.#pendingNotify !== undefined) {
+      this.#o.log.debug(`The sync worker already has a pending notification, so do not notify about: ${message}`);
+      return false;
+    }
+    this.#pendingNotify = message;
+    this.#wake?.();
+    return true;
+  }
+
+  /**
+   * Sets the desired state and returns the status right after it was taken. Calls are serialized:
+   * each sees the outcome of the previous one.
+   */
+  update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
+    const run = this.#updates.then(() => this.#update(input, signal));
+    this.#updates = run.catch(() => undefined);
+    return run;
+  }
+
+  async #update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
+    const work: SyncWork = { ...emptyWork(), generation: input.generation, desired: input.desired, overrides: input.overrides };
+    let priorEnabled: ReadonlySet<string> = new Set();
+    if (this.#work) {
+      this.#work.generation = input.generation;
+      priorEnabled = this.#work.capabilities.enabled;
+    }
+    if (!work.desired.image) {
+      this.#o.log.info("Update work has no release image; ignoring requested change");
+      return this.#status;
+    }
+    work.capabilities = setCapabilities(input.capabilities, priorEnabled);
+    const [versionEqual, overridesEqual, capabilitiesEqual] = compareWork(this.#work, work);
+    this.#status = {
+      ...this.#status,
+      capabilitiesStatus: { ...this.#status.capabilitiesStatus, implicitlyEnabled: work.capabilities.implicitlyEnabled },
+    };
+
+    if (versionEqual && overridesEqual && capabilitiesEqual && this.#work) {
+      if (!equalUpdate(this.#work.desired, this.#status.loadPayloadStatus.update)) {
+        await this.#loadUpdatedPayload(this.#work, signal).catch((err: unknown) => {
+          this.#o.log.warn(`Error when attempting to reset payload status to currently loaded payload: ${String(err)}`);
+        });
+      }
+      return this.#status;
+    }
+
+    const oldDesired = this.#work?.desired;
+    if (!this.#work) {
+      work.state = input.state;
+      this.#status = {
+        ...this.#status,
+        generation: input.generation,
+        reconciling: input.state === "Reconciling",
+        actual: { version: work.desired.version, image: work.desired.image, url: "", channels: [] },
+      };
+    }
+    if (!versionEqual && this.#work && oldDesired && input.state === "Initializing") {
+      this.#o.log.warn(`Ignoring detected version change from ${oldDesired.image} to ${work.desired.image} during payload initialization`);
+      this.#work.desired = oldDesired;
+      if (overridesEqual && capabilitiesEqual) return this.#status;
+    }
+
+    let implicit: readonly string[];
+    try {
+      implicit = await this.#loadUpdatedPayload(work, signal);
+    } catch {
+      if (this.#work) {
+        this.#work.overrides = input.overrides;
+        this.#work.capabilities = work.capabilities;
+        this.#setCapabilitiesStatus(this.#work);
+      }
+      return this.#status;
+    }
+    if (!oldDesired) this.#o.log.info(`Propagating initial target version ${work.desired.version} to sync worker loop in state ${input.state}.`);
+
+    this.#work = work;
+    work.capabilities = setFromImplicitlyEnabled(implicit, work.capabilities);
+    this.#setCapabilitiesStatus(work);
+    this.#status = { ...this.#status, architecture: this.#payload?.architecture ?? "" };
+    if (this.#cancelApply) {
+      this.#o.log.debug("Cancel the sync worker's current loop");
+      this.#cancelApply(new Error("context canceled"));
+      this.#cancelApply = undefined;
+    }
+    this.notify("new work is available");
+    return this.#status;
+  }
+
+  #setCapabilitiesStatus(work: SyncWork): void {
+    const { enabled, known } = capabilitiesStatus(work.capabilities);
+    this.#status = { ...this.#status, capabilitiesStatus: { enabled, known, implicitlyEnabled: work.capabilities.implicitlyEnabled } };
+  }
+
+  async #loadUpdatedPayload(work: SyncWork, signal: AbortSignal): Promise<readonly string[]> {
+    const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
+    return this.#syncPayload(work, reporter, signal);
+  }
+
+  /** Retrieves, loads and verifies the payload unless it is the one already loaded (CVO `syncPayload`). */
+  async #syncPayload(work: SyncWork, reporter: StatusWrapper, signal: AbortSignal): Promise<readonly string[]> {
+    const implicit = work.capabilities.implicitlyEnabled;
+    let desired: DesiredUpdate = { ...work.desired };
+    const report = (s: Omit<LoadPayloadStatus, "update" | "lastTransitionTime">): void =>
+      reporter.reportPayload({ ...s, update: desired, lastTransitionTime: this.#o.clock.now() });
+    const names = (): string => `version=${q(desired.version)} image=${q(desired.image)}`;
+
+    if (this.#payload && this.#payload.release.image === desired.image) {
+      if (!reporter.validPayloadStatus(desired)) {
+        report({ step: "PayloadLoaded", message: `Payload loaded ${names()}`, verified: this.#status.verified });
+      }
+      return implicit;
+    }
+
+    report({ step: "RetrievePayload", message: `Retrieving and verifying payload ${names()}`, verified: false });
+    let info: PayloadInfo;
+    try {
+      info = await this.#o.retriever.retrieve(work.desired, signal);
+    } catch (err) {
+      const failure = asError(err);
+      report({ step: "RetrievePayload", failure, message: `Retrieving payload failed ${names()} failure=${failure.message}`, verified: false });
+      throw failure;
+    }
+    if (info.verificationError) this.#o.log.warn(`Payload verification failed: ${info.verificationError.message}`);
+
+    let loaded: PayloadUpdate;
+    try {
+      loaded = await this.#o.loadPayload(info.directory, desired.image);
+    } catch (err) {
+      const failure = asError(err);
+      report({ step: "LoadPayload", failure, message: `Loading payload failed ${names()} failure=${failure.message}`, verified: info.verified });
+      throw failure;
+    }
+    loaded.verifiedImage = info.verified;
+    loaded.loadedAt = this.#o.clock.now();
+
+    if (!work.desired.version) {
+      work.desired = { ...work.desired, version: loaded.release.version };
+      desired = { ...desired, version: loaded.release.version };
+    } else if (loaded.release.version !== work.desired.version) {
+      const failure = new Error(`release image version ${loaded.release.version} does not match the expected upstream version ${work.desired.version}`);
+      report({ step: "VerifyPayloadVersion", failure, message: `Verifying payload failed ${names()} failure=${failure.message}`, verified: info.verified });
+      throw failure;
+    }
+
+    const result = this.#payload ? implicitlyEnabledCapabilities(loaded.manifests, this.#payload.manifests, work) : implicit;
+    this.#payload = loaded;
+    report({ step: "PayloadLoaded", message: `Payload loaded ${names()} architecture=${q(loaded.architecture)}`, verified: info.verified });
+    this.#o.log.info(`Payload loaded from ${desired.image} with hash ${loaded.manifestHash}, architecture ${loaded.architecture}`);
+    return result;
+  }
+
+  /** Records apply-owned fields; load-owned ones are kept. */
+  updateApplyStatus(update: SyncWorkerStatus): void {
+    this.#status = { ...update, loadPayloadStatus: this.#status.loadPayloadStatus, capabilitiesStatus: this.#status.capabilitiesStatus };
+    this.#o.onStatus(this.#status);
+  }
+
+  /** Records load-owned fields; apply-owned ones are kept. */
+  updateLoadStatus(update: SyncWorkerStatus): void {
+    const s = this.#status;
+    const { failure: _f, lastProgress: _l, ...rest } = update;
+    this.#status = {
+      ...rest,
+      ...(s.failure ? { failure: s.failure } : {}),
+      ...(s.lastProgress ? { lastProgress: s.lastProgress } : {}),
+      done: s.done,
+      total: s.total,
+      completed: s.completed,
+      initial: s.initial,
+      versionHash: s.versionHash,
+    };
+    this.#o.onStatus(this.#status);
+  }
+
+  /**
+   * Runs the loop until `signal` aborts: edge-triggered by update() and notify(), level-driven
+   * (a pass every minimum reconcile interval) once the payload applied.
+   */
+  async start(maxWorkers: number, signal: AbortSignal): Promise<void> {
+    const work = emptyWork();
+    const interval = this.#o.minimumReconcileIntervalMs;
+    let consecutiveErrors = 0; // never reset on success, as upstream
+    let nextAt: number | undefined;
+    while (!signal.aborted) {
+      let waitingToReconcile = work.state === "Reconciling";
+      const woke = await this.#waitForWake(nextAt, signal);
+      if (woke === "stopped") break;
+      if (woke === "timer") {
+        nextAt = undefined;
+        waitingToReconcile = false;
+      }
+      const changed = this.#calculateNext(work);
+      if (!changed && waitingToReconcile) continue;
+      if (!work.desired.image) {
+        nextAt = this.#o.clock.now().getTime() + interval;
+        continue;
+      }
+      try {
+        await this.#applyWithTimeout(work, maxWorkers, signal);
+      } catch (err) {
+        consecutiveErrors++;
+        let wait = interval;
+        if (consecutiveErrors < 4) wait = (interval / 16) * 2 ** consecutiveErrors;
+        wait *= 1 + 0.2 * this.#o.random();
+        nextAt = this.#o.clock.now().getTime() + wait;
+        work.completed = 0;
+        work.attempt++;
+        this.#o.log.info(`unable to synchronize image (waiting ${Math.round(wait)}ms): ${asError(err).message}`);
+        continue;
+      }
+      if (work.state !== "Reconciling") this.#o.log.info(`Sync succeeded, transitioning from ${work.state} to Reconciling`);
+      work.completed++;
+      work.attempt = 0;
+      work.state = "Reconciling";
+      nextAt = this.#o.clock.now().getTime() + interval;
+    }
+    this.#o.log.info("Worker shut down");
+  }
+
+  async #applyWithTimeout(work: SyncWork, maxWorkers: number, signal: AbortSignal): Promise<void> {
+    const payload = this.#payload;
+    if (!payload) throw new Error("no payload is loaded");
+    const interval = this.#o.minimumReconcileIntervalMs;
+    const timeoutMs = work.state === "Initializing" ? interval : interval * 2;
+    const controller = new AbortController();
+    const stop = (reason: unknown): void => controller.abort(reason);
+    const onParentAbort = (): void => stop(abortError(signal));
+    signal.addEventListener("abort", onParentAbort, { once: true });
+    const timer = new AbortController();
+    void this.#o.clock.sleep(timeoutMs, timer.signal).then(
+      () => stop(new Error("context deadline exceeded")),
+      () => undefined,
+    );
+    this.#cancelApply = stop;
+    try {
+      const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
+      const deps: ApplyDeps = { ...this.#o, architecture: this.#status.architecture };
+      await applyPayload(payload, work, maxWorkers, reporter, deps, controller.signal);
+    } finally {
+      timer.abort();
+      signal.removeEventListener("abort", onParentAbort);
+      if (this.#cancelApply === stop) this.#cancelApply = undefined;
+    }
+  }
+
+  /** Copies the desired work into the loop's own (CVO `calculateNext`); true when it changed. */
+  #calculateNext(work: SyncWork): boolean {
+    const current = this.#work;
+    if (!current) return false;
+    const [sameVersion, sameOverrides, sameCaps] = compareWork(work, current);
+    const changed = !sameVersion || !sameOverrides || !sameCaps;
+    if (!work.desired.image) {
+      work.state = current.state;
+      work.attempt = 0;
+    } else if (changed && work.state !== "Initializing") {
+      this.#o.log.info(`Work changed, transitioning from ${work.state} to Updating`);
+      work.state = "Updating";
+      work.attempt = 0;
+    }
+    work.desired = current.desired;
+    work.overrides = current.overrides;
+    work.capabilities = current.capabilities;
+    work.generation = current.generation;
+    return changed;
+  }
+
+  /** Waits for the timer, a notification, or the end; a pending notification wins at once. */
+  async #waitForWake(nextAt: number | undefined, signal: AbortSignal): Promise<"timer" | "notify" | "stopped"> {
+    if (signal.aborted) return "stopped";
+    const takeNotify = (): "notify" => {
+      this.#o.log.debug(this.#pendingNotify ?? "");
+      this.#pendingNotify = undefined;
+      return "notify";
+    };
+    if (this.#pendingNotify !== undefined) return takeNotify();
+    const done = new AbortController();
+    const onAbort = (): void => done.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const waits: Promise<"timer" | "notify" | "stopped">[] = [
+        new Promise((resolve) => (this.#wake = () => resolve("notify"))),
+        new Promise((resolve) => done.signal.addEventListener("abort", () => resolve("stopped"), { once: true })),
+      ];
+      if (nextAt !== undefined) {
+        const ms = Math.max(0, nextAt - this.#o.clock.now().getTime());
+        waits.push(this.#o.clock.sleep(ms, done.signal).then(() => "timer" as const, () => "stopped" as const));
+      }
+      const woke = await Promise.race(waits);
+      if (woke === "stopped" && !signal.aborted) return "stopped";
+      return woke === "notify" ? takeNotify() : woke;
+    } finally {
+      this.#wake = undefined;
+      signal.removeEventListener("abort", onAbort);
+      done.abort();
+    }
+  }
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function capabilityList(m: Manifest): string[] {
+  const value = m.obj.metadata?.annotations?.["capability.openshift.io/name"] ?? "";
+  return value ? value.split("+") : [];
+}
+
+function resourceId(m: Manifest): string {
+  return [m.gvk.group, m.gvk.kind, m.obj.metadata?.namespace ?? "", m.obj.metadata?.name ?? ""].join("/");
+}
+
+/**
+ * Capabilities that must stay on because a resource installed today would otherwise vanish in the
+ * new payload (CVO `GetImplicitlyEnabledCapabilities`).
+ */
+export function implicitlyEnabledCapabilities(updated: readonly Manifest[], current: readonly Manifest[], work: SyncWork): string[] {
+  const caps = work.capabilities;
+  const filter = { capabilities: capabilitiesStatus(caps) };
+  const result = [...caps.implicitlyEnabled];
+  const currentById = new Map<string, Manifest[]>();
+  for (const c of current) currentById.set(resourceId(c), [...(currentById.get(resourceId(c)) ?? []), c]);
+  for (const u of updated) {
+    if (exclusionReason(u, filter) === undefined) continue;
+    for (const c of currentById.get(resourceId(u)) ?? []) {
+      if (exclusionReason(c, filter) !== undefined) continue;
+      const had = capabilityList(c);
+      for (const cap of capabilityList(u)) {
+        if (!had.includes(cap) && !caps.enabled.has(cap) && !result.includes(cap)) result.push(cap);
+      }
+    }
+  }
+  return result;
+}
+

@@ -1,0 +1,107 @@
+import type { Task } from "../graph/index.js";
+import type { Manifest } from "../payload/manifest.js";
+import { UpdateError } from "../payload/update-error.js";
+import type { Clock, PayloadState, Random } from "./types.js";
+
+/**
+ * The seam between the worker and a cluster (CVO `payload.ResourceBuilder`). Implementations throw
+ * an UpdateError for a verdict that must not be retried (readiness), or any other error, which is
+ * retried with the task's backoff. Errors from a Kubernetes API carry its Status `reason`
+ * (`NotFound`, `Conflict`, …) in `statusReason` so the worker can classify them.
+ */
+export interface ResourceApplier {
+  apply(manifest: Manifest, mode: PayloadState, signal: AbortSignal): Promise<void>;
+}
+
+export interface TaskRunDeps {
+  readonly applier: ResourceApplier;
+  readonly clock: Clock;
+  readonly random: Random;
+}
+
+const CLASSES: ReadonlyArray<readonly [readonly string[], string, string]> = [
+  [["NotFound", "AlreadyExists"], "UpdatePayloadResourceNotFound", "resource may have been deleted"],
+  [["Conflict"], "UpdatePayloadResourceConflict", "someone else is updating this resource"],
+  [["Timeout", "ServiceUnavailable", "UnexpectedServerError"], "UpdatePayloadClusterDown", "the server is down or not responding"],
+  [["InternalError"], "UpdatePayloadClusterError", "the server is reporting an internal error"],
+  [["Invalid"], "UpdatePayloadResourceInvalid", "the object is invalid, possibly due to local cluster configuration"],
+  [["Unauthorized"], "UpdatePayloadClusterUnauthorized", "could not authenticate to the server"],
+  [["Forbidden"], "UpdatePayloadResourceForbidden", "the server has forbidden updates to this resource"],
+  [["ServerTimeout", "TooManyRequests"], "UpdatePayloadClusterOverloaded", "the server is overloaded and is not accepting updates"],
+];
+
+/** Maps an applier error to the CVO's reason and cause text (§3.1 of the spec). */
+export function classifyApplyError(err: unknown): { reason: string; cause: string } {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const statusReason = (e as { statusReason?: unknown }).statusReason;
+    const match = CLASSES.find(([reasons]) => typeof statusReason === "string" && reasons.includes(statusReason));
+    if (match) return { reason: match[1], cause: match[2] };
+    if (e.message.includes("no matches for kind")) {
+      return { reason: "UpdatePayloadResourceTypeMissing", cause: "the server does not recognize this resource, check extension API servers" };
+    }
+  }
+  return { reason: "UpdatePayloadFailed", cause: "" };
+}
+
+const TIMED_OUT = "timed out waiting for the condition";
+
+/**
+ * Applies one task with retries (CVO `Task.Run`). UpdateErrors fail fast; other errors are retried
+ * while backoff steps remain, then wrapped into an UpdateError naming the task. Reproduces the
+ * upstream quirk that a capped backoff ends the retries after the next sleep.
+ */
+export async function runTask(task: Task, mode: PayloadState, deps: TaskRunDeps, signal: AbortSignal): Promise<void> {
+  let { durationMs, steps } = task.backoff;
+  const { factor, capMs, jitter } = task.backoff;
+  let lastErr: unknown;
+  let result: Error | undefined;
+  while (steps > 0) {
+    if (signal.aborted) {
+      result = abortError(signal);
+      break;
+    }
+    try {
+      await deps.applier.apply(task.manifest, mode, signal);
+      return;
+    } catch (err) {
+      lastErr = err;
+      if (err instanceof UpdateError) {
+        err.task = task;
+        throw err;
+      }
+    }
+    if (steps === 1) {
+      result = new Error(TIMED_OUT);
+      break;
+    }
+    const wait = durationMs;
+    steps -= 1;
+    durationMs *= factor;
+    if (capMs > 0 && durationMs > capMs) {
+      durationMs = capMs;
+      steps = 0;
+    }
+    try {
+      await deps.clock.sleep(wait + (jitter > 0 ? wait * jitter * deps.random() : 0), signal);
+    } catch {
+      result = abortError(signal);
+      break;
+    }
+  }
+  const err = lastErr ?? result ?? new Error(TIMED_OUT);
+  if (err instanceof UpdateError) throw err;
+  const { reason, cause } = classifyApplyError(err);
+  throw new UpdateError({
+    reason,
+    message: `Could not update ${task.toString()}${cause ? `: ${cause}` : ""}`,
+    task,
+    cause: err,
+  });
+}
+
+/** The error an aborted signal stands for ("context canceled" unless the reason says otherwise). */
+export function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name !== "AbortError") return reason;
+  return new Error("context canceled");
+}
