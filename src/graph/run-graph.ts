@@ -42,7 +42,7 @@ interface Finished {
  * - when a node fails, its descendants never run, but independent branches keep going; only the
  *   parent `signal` stops new nodes from starting;
  * - nodes already running when `signal` aborts are awaited (their results are kept), so the promise
- *   settles only after every `fn` call has settled.
+ *   settles only after every `fn` call has settled: `fn` must settle promptly once its signal aborts.
  *
  * Each run gets a child `AbortController` linked to `signal` and aborted when the run ends; `fn`
  * receives its signal. Errors come back in node-index order (only nodes that ran and failed). When no
@@ -50,8 +50,9 @@ interface Finished {
  * `"{N} incomplete task nodes, beginning with {task}"` (N counts every unfinished node, anchors
  * included), followed by {@link contextError} of `signal` if it was aborted.
  *
- * Unlike upstream, nodes are handed to a worker only when one is free (no queue ahead of the
- * workers), so there is never a queued-but-unstarted node to take back on cancellation.
+ * Nodes are handed out only when a worker is free (upstream also queues up to `maxParallelism`
+ * ahead of the workers); a handed-out node starts on the next microtask, and if `signal` aborted in
+ * between it is taken back unstarted, like upstream's queued work.
  */
 export async function runGraph(
   graph: TaskGraph,
@@ -97,9 +98,18 @@ export async function runGraph(
         if (inflight === 0) resolve();
       };
 
-      // Never rejects: fn failures become results, and scheduling resumes only after an await,
-      // so a synchronous fn cannot re-enter the loop above.
+      // Never rejects: fn failures become results. The first await makes every fn start outside the
+      // scheduler's stack, so a synchronous fn can neither re-enter the loop nor delay sibling hand-offs.
       const execute = async (index: number): Promise<void> => {
+        await Promise.resolve();
+        if (signal.aborted) {
+          // Handed out but not started when the parent was cancelled: take it back, as upstream
+          // drains queued work, so it counts as incomplete rather than running on a dead signal.
+          submitted[index] = false;
+          inflight--;
+          schedule();
+          return;
+        }
         let error: Error | undefined;
         try {
           await fn(nodes[index]?.tasks ?? [], child.signal);

@@ -96,6 +96,7 @@ export class SyncWorker {
   #pendingNotify: string | undefined;
   #wake: (() => void) | undefined;
   #updates: Promise<unknown> = Promise.resolve();
+  #published: SyncWorkerStatus = EMPTY_STATUS;
 
   constructor(options: SyncWorkerOptions) {
     this.#o = options;
@@ -126,7 +127,12 @@ export class SyncWorker {
    * each sees the outcome of the previous one.
    */
   update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
-    const run = this.#updates.then(() => this.#update(input, signal));
+    const run = this.#updates.then(async () => {
+      const status = await this.#update(input, signal);
+      // update() also edits fields directly (capabilities, architecture); watchers must see them too.
+      if (status !== this.#published) this.#publish(status);
+      return status;
+    });
     this.#updates = run.catch(() => undefined);
     return run;
   }
@@ -263,10 +269,15 @@ export class SyncWorker {
     return result;
   }
 
+  #publish(status: SyncWorkerStatus): void {
+    this.#published = status;
+    this.#o.onStatus(status);
+  }
+
   /** Records apply-owned fields; load-owned ones are kept. */
   updateApplyStatus(update: SyncWorkerStatus): void {
     this.#status = { ...update, loadPayloadStatus: this.#status.loadPayloadStatus, capabilitiesStatus: this.#status.capabilitiesStatus };
-    this.#o.onStatus(this.#status);
+    this.#publish(this.#status);
   }
 
   /** Records load-owned fields; apply-owned ones are kept. */
@@ -283,7 +294,7 @@ export class SyncWorker {
       initial: s.initial,
       versionHash: s.versionHash,
     };
-    this.#o.onStatus(this.#status);
+    this.#publish(this.#status);
   }
 
   /**

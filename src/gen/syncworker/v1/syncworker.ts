@@ -250,6 +250,8 @@ export interface SyncWorkerStatus {
   revision: number;
   /** Human summary, e.g. "Working towards 4.16.1: 42 of 180 done (23% complete)". */
   message: string;
+  /** When the service published this snapshot; lets watchers measure their delay. */
+  publishedAt?: Date | undefined;
 }
 
 function createBaseDesiredUpdate(): DesiredUpdate {
@@ -1709,6 +1711,7 @@ function createBaseSyncWorkerStatus(): SyncWorkerStatus {
     capabilitiesStatus: undefined,
     revision: 0,
     message: "",
+    publishedAt: undefined,
   };
 }
 
@@ -1761,6 +1764,9 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     }
     if (message.message !== "") {
       writer.uint32(130).string(message.message);
+    }
+    if (message.publishedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.publishedAt), writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1906,6 +1912,14 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
             message.message = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.publishedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1952,6 +1966,11 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
         : undefined,
       revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
       message: isSet(object.message) ? globalThis.String(object.message) : "",
+      publishedAt: isSet(object.publishedAt)
+        ? fromJsonTimestamp(object.publishedAt)
+        : isSet(object.published_at)
+        ? fromJsonTimestamp(object.published_at)
+        : undefined,
     };
   },
 
@@ -2005,6 +2024,9 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     if (message.message !== "") {
       obj.message = message.message;
     }
+    if (message.publishedAt !== undefined) {
+      obj.publishedAt = message.publishedAt.toISOString();
+    }
     return obj;
   },
 
@@ -2037,6 +2059,7 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
       : undefined;
     message.revision = object.revision ?? 0;
     message.message = object.message ?? "";
+    message.publishedAt = object.publishedAt ?? undefined;
     return message;
   },
 };

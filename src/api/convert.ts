@@ -1,0 +1,94 @@
+import * as pb from "../gen/syncworker/v1/syncworker.js";
+import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
+import { isKnownCapabilitySet } from "../policy/index.js";
+import type { Snapshot } from "../status/index.js";
+import { describeStatus, type PayloadState, type SyncWorkerStatus, type UpdateInput } from "../worker/index.js";
+import { InvalidArgumentError } from "./errors.js";
+
+const EFFECTS: Record<UpdateEffect, pb.UpdateEffect> = {
+  "": pb.UpdateEffect.UPDATE_EFFECT_UNSPECIFIED,
+  Report: pb.UpdateEffect.UPDATE_EFFECT_REPORT,
+  None: pb.UpdateEffect.UPDATE_EFFECT_NONE,
+  FailAfterInterval: pb.UpdateEffect.UPDATE_EFFECT_FAIL_AFTER_INTERVAL,
+  Fail: pb.UpdateEffect.UPDATE_EFFECT_FAIL,
+};
+
+function toFailure(err: Error | undefined): pb.Failure | undefined {
+  if (!err) return undefined;
+  if (err instanceof UpdateError) {
+    const names = err.names.length > 0 ? [...err.names] : err.objectName ? [err.objectName] : [];
+    return { reason: err.reason, message: err.message, effect: EFFECTS[err.effect], names };
+  }
+  return { reason: "", message: err.message, effect: pb.UpdateEffect.UPDATE_EFFECT_UNSPECIFIED, names: [] };
+}
+
+/** The wire form of a published snapshot. */
+export function toProtoStatus(snapshot: Snapshot<SyncWorkerStatus>): pb.SyncWorkerStatus {
+  const s = snapshot.value;
+  const load = s.loadPayloadStatus;
+  return {
+    generation: s.generation,
+    failure: toFailure(s.failure),
+    done: s.done,
+    total: s.total,
+    completed: s.completed,
+    reconciling: s.reconciling,
+    initial: s.initial,
+    versionHash: s.versionHash,
+    architecture: s.architecture,
+    lastProgress: s.lastProgress,
+    actual: { version: s.actual.version, image: s.actual.image, url: s.actual.url, channels: [...s.actual.channels] },
+    verified: s.verified,
+    loadPayloadStatus: {
+      step: load.step,
+      message: load.message,
+      failure: toFailure(load.failure),
+      update: { ...load.update },
+      verified: load.verified,
+      lastTransitionTime: load.lastTransitionTime,
+    },
+    capabilitiesStatus: {
+      enabled: [...s.capabilitiesStatus.enabled],
+      known: [...s.capabilitiesStatus.known],
+      implicitlyEnabled: [...s.capabilitiesStatus.implicitlyEnabled],
+    },
+    revision: snapshot.revision,
+    message: describeStatus(s),
+    publishedAt: new Date(snapshot.publishedAt),
+  };
+}
+
+const STATES: ReadonlyMap<number, PayloadState | undefined> = new Map([
+  [pb.PayloadState.PAYLOAD_STATE_UNSPECIFIED, undefined],
+  [pb.PayloadState.PAYLOAD_STATE_INITIALIZING, "Initializing"],
+  [pb.PayloadState.PAYLOAD_STATE_UPDATING, "Updating"],
+  [pb.PayloadState.PAYLOAD_STATE_RECONCILING, "Reconciling"],
+]);
+
+/** Validated request, with `state` left undefined when the client lets the service choose. */
+export type ValidatedUpdate = Omit<UpdateInput, "state"> & { state: PayloadState | undefined };
+
+/** Checks an UpdateRequest and names the first offending field. */
+export function fromProtoUpdate(req: pb.UpdateRequest): ValidatedUpdate {
+  if (!Number.isSafeInteger(req.generation) || req.generation < 0) {
+    throw new InvalidArgumentError("generation", `generation must be a non-negative integer, got ${req.generation}`);
+  }
+  const desired = req.desired;
+  if (!desired?.image) throw new InvalidArgumentError("desired.image", "desired.image is required: an absolute payload directory or file:// URL");
+  if (!STATES.has(req.state)) throw new InvalidArgumentError("state", `state ${req.state} is not a known PayloadState`);
+  req.overrides.forEach((ov, i) => {
+    if (!ov.kind) throw new InvalidArgumentError(`overrides[${i}].kind`, `overrides[${i}].kind is required`);
+    if (!ov.name) throw new InvalidArgumentError(`overrides[${i}].name`, `overrides[${i}].name is required`);
+  });
+  const baseline = req.capabilities?.baselineCapabilitySet ?? "";
+  if (!isKnownCapabilitySet(baseline)) {
+    throw new InvalidArgumentError("capabilities.baseline_capability_set", `capabilities.baseline_capability_set "${baseline}" is not a known capability set`);
+  }
+  return {
+    generation: req.generation,
+    desired: { version: desired.version, image: desired.image, force: desired.force },
+    overrides: req.overrides.map((ov) => ({ ...ov })),
+    capabilities: { baselineCapabilitySet: baseline, additionalEnabledCapabilities: [...(req.capabilities?.additionalEnabledCapabilities ?? [])] },
+    state: STATES.get(req.state),
+  };
+}

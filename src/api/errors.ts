@@ -1,0 +1,63 @@
+import { BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
+
+const INVALID_ARGUMENT = Symbol.for("syncworker.InvalidArgumentError");
+
+/** A request field that fails validation; becomes INVALID_ARGUMENT with a google.rpc.BadRequest. */
+export class InvalidArgumentError extends Error {
+  readonly [INVALID_ARGUMENT] = true;
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "InvalidArgumentError";
+  }
+  static override [Symbol.hasInstance](value: unknown): value is InvalidArgumentError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[INVALID_ARGUMENT] === true;
+  }
+}
+
+const DOMAIN = "syncworker.v1";
+
+/** google.rpc.Status with one Any detail, encoded by hand to avoid vendoring googleapis. */
+function encodeStatus(code: number, message: string, typeUrl: string, detail: Uint8Array): Buffer {
+  const w = new BinaryWriter();
+  w.uint32(8).int32(code);
+  w.uint32(18).string(message);
+  w.uint32(26).fork().uint32(10).string(typeUrl).uint32(18).bytes(detail).join();
+  return Buffer.from(w.finish());
+}
+
+function badRequest(field: string, description: string): Uint8Array {
+  const w = new BinaryWriter();
+  w.uint32(10).fork().uint32(10).string(field).uint32(18).string(description).join();
+  return w.finish();
+}
+
+function errorInfo(reason: string): Uint8Array {
+  const w = new BinaryWriter();
+  w.uint32(10).string(reason).uint32(18).string(DOMAIN);
+  return w.finish();
+}
+
+function serviceError(code: Status, message: string, typeUrl: string, detail: Uint8Array): Partial<ServiceError> {
+  const metadata = new Metadata();
+  metadata.set("grpc-status-details-bin", encodeStatus(code, message, typeUrl, detail));
+  return { code, details: message, metadata };
+}
+
+/**
+ * The one place where errors become gRPC statuses. Internal errors keep their message (never a
+ * stack trace) and carry a google.rpc.ErrorInfo.
+ */
+export function toServiceError(err: unknown): Partial<ServiceError> {
+  if (err instanceof InvalidArgumentError) {
+    return serviceError(Status.INVALID_ARGUMENT, err.message, "type.googleapis.com/google.rpc.BadRequest", badRequest(err.field, err.message));
+  }
+  if (err instanceof Error && err.name === "AbortError") {
+    return serviceError(Status.CANCELLED, "request cancelled", "type.googleapis.com/google.rpc.ErrorInfo", errorInfo("Cancelled"));
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return serviceError(Status.INTERNAL, message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo("Internal"));
+}

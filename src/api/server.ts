@@ -1,0 +1,143 @@
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+import { ReflectionService } from "@grpc/reflection";
+import { HealthImplementation } from "grpc-health-check";
+import * as pb from "../gen/syncworker/v1/syncworker.js";
+import type { Snapshot, SnapshotStore } from "../status/index.js";
+import type { Logger, PayloadState, SyncWorkerStatus, UpdateInput } from "../worker/index.js";
+import { fromProtoUpdate, toProtoStatus } from "./convert.js";
+import { toServiceError } from "./errors.js";
+
+/** What the edge needs of the worker; the composition root passes the SyncWorker. */
+export interface WorkerPort {
+  update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus>;
+  notify(message: string): boolean;
+}
+
+export interface ApiDeps {
+  readonly worker: WorkerPort;
+  readonly store: SnapshotStore<SyncWorkerStatus>;
+  /** The state to use when a request leaves it unset. */
+  readonly chooseState: () => PayloadState;
+  readonly log: Logger;
+}
+
+const SERVICE_NAME = "syncworker.v1.SyncWorker";
+const PROTO_ROOT = fileURLToPath(new URL("../../proto", import.meta.url));
+
+/**
+ * Every watcher receives the same response object for a snapshot, so its bytes are encoded once
+ * and shared; this keeps 1,000 watchers cheap.
+ */
+function sharedEncodingService(): typeof pb.SyncWorkerService {
+  const encoded = new WeakMap<pb.StatusWatchResponse, Buffer>();
+  const serialize = (value: pb.StatusWatchResponse): Buffer => {
+    let bytes = encoded.get(value);
+    if (!bytes) {
+      bytes = Buffer.from(pb.StatusWatchResponse.encode(value).finish());
+      encoded.set(value, bytes);
+    }
+    return bytes;
+  };
+  return { ...pb.SyncWorkerService, statusWatch: { ...pb.SyncWorkerService.statusWatch, responseSerialize: serialize } };
+}
+
+/** The gRPC edge: SyncWorker, grpc.health.v1 and server reflection on one server. */
+export class ApiServer {
+  readonly #server = new grpc.Server();
+  readonly #health = new HealthImplementation({ "": "NOT_SERVING", [SERVICE_NAME]: "NOT_SERVING" });
+  readonly #streams = new Set<AbortController>();
+  readonly #responses = new WeakMap<Snapshot<SyncWorkerStatus>, pb.StatusWatchResponse>();
+
+  constructor(private readonly deps: ApiDeps) {
+    this.#server.addService(sharedEncodingService(), this.#handlers());
+    this.#health.addToServer(this.#server);
+    const definition = protoLoader.loadSync("syncworker/v1/syncworker.proto", { includeDirs: [PROTO_ROOT] });
+    new ReflectionService(definition).addToServer(this.#server);
+  }
+
+  /** Binds `host:port` (port 0 picks a free one) and returns the bound address. */
+  async listen(address: string): Promise<string> {
+    const port = await new Promise<number>((resolve, reject) =>
+      this.#server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    );
+    this.#setServing("SERVING");
+    const host = address.slice(0, address.lastIndexOf(":"));
+    return `${host}:${port}`;
+  }
+
+  /** Health NOT_SERVING, watch streams ended, then the server drains (forced after `graceMs`). */
+  async shutdown(graceMs: number): Promise<void> {
+    this.#setServing("NOT_SERVING");
+    for (const stream of this.#streams) stream.abort();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.#server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  #setServing(status: "SERVING" | "NOT_SERVING"): void {
+    this.#health.setStatus("", status);
+    this.#health.setStatus(SERVICE_NAME, status);
+  }
+
+  #response(snapshot: Snapshot<SyncWorkerStatus>): pb.StatusWatchResponse {
+    let response = this.#responses.get(snapshot);
+    if (!response) {
+      response = { status: toProtoStatus(snapshot) };
+      this.#responses.set(snapshot, response);
+    }
+    return response;
+  }
+
+  #handlers(): pb.SyncWorkerServer {
+    const { worker, store, log } = this.deps;
+    return {
+      update: (call, callback) => {
+        const controller = new AbortController();
+        call.on("cancelled", () => controller.abort());
+        void (async () => {
+          try {
+            const request = fromProtoUpdate(call.request);
+            const state = request.state ?? this.deps.chooseState();
+            await worker.update({ ...request, state }, controller.signal);
+            callback(null, { status: toProtoStatus(store.latest()) });
+          } catch (err) {
+            callback(toServiceError(err));
+          }
+        })();
+      },
+      getStatus: (_call, callback) => callback(null, { status: toProtoStatus(store.latest()) }),
+      notifyResourceActivity: (call, callback) => {
+        callback(null, { queued: worker.notify(call.request.message || "resource activity") });
+      },
+      statusWatch: (call) => {
+        const controller = new AbortController();
+        this.#streams.add(controller);
+        call.on("cancelled", () => controller.abort());
+        void (async () => {
+          try {
+            for await (const snapshot of store.watch(call.request.sinceRevision, controller.signal)) {
+              if (!call.write(this.#response(snapshot))) {
+                await once(call, "drain", { signal: controller.signal });
+              }
+            }
+          } catch (err) {
+            if (!controller.signal.aborted) log.warn(`status watch ended: ${String(err)}`);
+          } finally {
+            this.#streams.delete(controller);
+            if (!call.cancelled) call.end();
+          }
+        })();
+      },
+    };
+  }
+}

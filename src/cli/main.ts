@@ -1,0 +1,124 @@
+import { pathToFileURL } from "node:url";
+import { isAbsolute, resolve } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { compileServeOptions, ValueError, type ServeOptions } from "../config/index.js";
+import { startService } from "../main.js";
+import { connect, rpc, DEFAULT_ADDRESS, statusJson } from "./client.js";
+import { watch } from "./watch.js";
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError(`"${value}" is not an integer`);
+  return n;
+}
+
+/** Relative payload paths are resolved against the caller's directory, not the server's. */
+function payloadLocation(image: string): string {
+  if (image.includes("://") || isAbsolute(image)) return image;
+  return pathToFileURL(resolve(image)).href;
+}
+
+async function serve(options: ServeOptions): Promise<void> {
+  const service = await startService(compileServeOptions(options, Math.random));
+  process.stdout.write(`listening on ${service.address}\n`);
+  if (service.adminAddress) process.stdout.write(`admin on ${service.adminAddress}\n`);
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      void service.stop().then(done);
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  });
+}
+
+export function program(): Command {
+  const cli = new Command("syncworker").description("Keep a Kubernetes cluster at a desired release").showHelpAfterError();
+  const addressOption = new Option("--address <host:port>", "syncworker service address").default(DEFAULT_ADDRESS);
+
+  cli
+    .command("serve")
+    .description("run the service (against the embedded cluster unless --kubeconfig is given)")
+    .option("--listen <host:port>", "gRPC address; port 0 picks a free port", "127.0.0.1:50051")
+    .option("--admin-listen <host:port>", "HTTP address for /healthz, /readyz and /debug")
+    .option("--kubeconfig <path>", "drive the cluster of this kubeconfig")
+    .option("--reconcile-interval <duration>", "minimum time between reconcile passes (default: random in [2m, 4m))")
+    .option("--operator-delay <duration>", "embedded cluster: time simulated operators take to report", "500ms")
+    .option("--max-workers <n>", "parallelism of an update", integer, 16)
+    .option("--backoff-steps <n>", "attempts per manifest before it fails", integer, 3)
+    .option("--exclude <id>", "skip manifests annotated exclude.release.openshift.io/<id>=true")
+    .option("--cluster-profile <name>", "cluster profile", "self-managed-high-availability")
+    .option("--include-tech-preview", "include TechPreviewNoUpgrade manifests")
+    .action(serve);
+
+  cli
+    .command("update")
+    .description("set the desired release")
+    .requiredOption("--image <dir>", "payload directory (or file:// URL)")
+    .option("--version <version>", "expected release version (empty adopts the payload's)", "")
+    .option("--force", "apply even if verification or preconditions fail", false)
+    .option("--generation <n>", "generation of the desired state", integer, 1)
+    .addOption(addressOption)
+    .action(async (o: { image: string; version: string; force: boolean; generation: number; address: string }) => {
+      const client = connect(o.address);
+      const response = await rpc.update(client, {
+        generation: o.generation,
+        desired: { version: o.version, image: payloadLocation(o.image), force: o.force },
+        overrides: [],
+        capabilities: undefined,
+        state: 0,
+      });
+      process.stdout.write(`${JSON.stringify(statusJson(response.status), null, 2)}\n`);
+      client.close();
+    });
+
+  cli
+    .command("watch")
+    .description("stream status: a progress bar on a terminal, JSON lines otherwise")
+    .option("--until-complete [version]", "exit once the release (or the given version) is completely applied")
+    .option("--since-revision <n>", "resume after this revision", integer, 0)
+    .addOption(addressOption)
+    .action(async (o: { untilComplete?: string | true; sinceRevision: number; address: string }) => {
+      const client = connect(o.address);
+      const controller = new AbortController();
+      process.once("SIGINT", () => controller.abort());
+      const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
+      await watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal: controller.signal, out: process.stdout });
+      client.close();
+    });
+
+  cli
+    .command("status")
+    .description("print the current status")
+    .addOption(addressOption)
+    .action(async (o: { address: string }) => {
+      const client = connect(o.address);
+      const response = await rpc.getStatus(client);
+      process.stdout.write(`${JSON.stringify(statusJson(response.status), null, 2)}\n`);
+      client.close();
+    });
+
+  cli
+    .command("notify")
+    .description("wake the worker because a managed resource changed")
+    .option("--message <text>", "why", "resource activity")
+    .addOption(addressOption)
+    .action(async (o: { message: string; address: string }) => {
+      const client = connect(o.address);
+      const response = await rpc.notify(client, o.message);
+      process.stdout.write(response.queued ? "notified\n" : "a notification was already pending\n");
+      client.close();
+    });
+  return cli;
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await program().parseAsync([...argv]);
+  } catch (err) {
+    const message = err instanceof ValueError || err instanceof Error ? err.message : String(err);
+    process.stderr.write(`syncworker: ${message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,94 @@
+/** Options of `syncworker serve`, as a user gives them (flags or code). */
+export interface ServeOptions {
+  /** gRPC address `HOST:PORT`; port 0 picks a free port. */
+  listen?: string;
+  /** HTTP address for /healthz, /readyz and debug endpoints; empty disables it. */
+  adminListen?: string;
+  /** A kubeconfig to drive a real cluster; without it the embedded cluster is the target. */
+  kubeconfig?: string;
+  /** Minimum time between reconcile passes, e.g. "3m" or "500ms"; default: random in [2m, 4m) as upstream. */
+  reconcileInterval?: string;
+  /** How long simulated operators of the embedded cluster take to report, e.g. "300ms". */
+  operatorDelay?: string;
+  /** Parallelism of an update; install and reconcile choose their own, as upstream. */
+  maxWorkers?: number;
+  /** Exclusion id: manifests annotated `exclude.release.openshift.io/<id>=true` are skipped. */
+  exclude?: string;
+  /** Cluster profile; manifests need `include.release.openshift.io/<profile>=true`. */
+  clusterProfile?: string;
+  includeTechPreview?: boolean;
+  /** Manifest retries: steps of the backoff (1 = a single attempt). */
+  backoffSteps?: number;
+}
+
+const VALUE_ERROR = Symbol.for("syncworker.ValueError");
+
+/** An option that fails validation; names the option. */
+export class ValueError extends Error {
+  readonly [VALUE_ERROR] = true;
+  constructor(
+    readonly option: string,
+    message: string,
+  ) {
+    super(`--${option}: ${message}`);
+    this.name = "ValueError";
+  }
+  static override [Symbol.hasInstance](value: unknown): value is ValueError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[VALUE_ERROR] === true;
+  }
+}
+
+export interface CompiledServeOptions {
+  readonly listen: string;
+  readonly adminListen: string;
+  readonly kubeconfig: string;
+  readonly reconcileIntervalMs: number;
+  readonly operatorDelayMs: number;
+  readonly maxWorkers: number;
+  readonly exclude: string;
+  readonly clusterProfile: string;
+  readonly includeTechPreview: boolean;
+  readonly backoffSteps: number;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses durations such as "250ms", "5s", "2m", "1.5h". */
+export function parseDuration(option: string, text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
+  if (!match?.[1] || !match[2]) throw new ValueError(option, `"${text}" is not a duration like 500ms, 5s or 2m`);
+  return Number(match[1]) * (UNITS[match[2]] ?? 1);
+}
+
+function checkAddress(option: string, address: string): string {
+  const colon = address.lastIndexOf(":");
+  const port = Number(address.slice(colon + 1));
+  if (colon <= 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ValueError(option, `"${address}" is not HOST:PORT (port 0 picks a free port)`);
+  }
+  return address;
+}
+
+function positiveInteger(option: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new ValueError(option, `must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** Applies defaults and validates once; everything downstream reads the frozen result. */
+export function compileServeOptions(options: ServeOptions, random: () => number): Readonly<CompiledServeOptions> {
+  const reconcileIntervalMs =
+    options.reconcileInterval === undefined ? 120_000 * (1 + random()) : parseDuration("reconcile-interval", options.reconcileInterval);
+  if (reconcileIntervalMs <= 0) throw new ValueError("reconcile-interval", "must be positive");
+  return Object.freeze({
+    listen: checkAddress("listen", options.listen ?? "127.0.0.1:50051"),
+    adminListen: options.adminListen ? checkAddress("admin-listen", options.adminListen) : "",
+    kubeconfig: options.kubeconfig ?? "",
+    reconcileIntervalMs,
+    operatorDelayMs: parseDuration("operator-delay", options.operatorDelay ?? "500ms"),
+    maxWorkers: positiveInteger("max-workers", options.maxWorkers ?? 16),
+    exclude: options.exclude ?? "",
+    clusterProfile: options.clusterProfile || "self-managed-high-availability",
+    includeTechPreview: options.includeTechPreview ?? false,
+    backoffSteps: positiveInteger("backoff-steps", options.backoffSteps ?? 3),
+  });
+}

@@ -1,0 +1,99 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino } from "pino";
+import { ApiServer } from "./api/index.js";
+import { createEmbeddedCluster } from "./cluster/embedded/index.js";
+import type { CompiledServeOptions } from "./config/index.js";
+import { DirectoryRetriever, loadUpdate, nodePayloadFs } from "./payload/index.js";
+import { KNOWN_CAPABILITIES } from "./policy/index.js";
+import { SnapshotStore } from "./status/index.js";
+import { EMPTY_STATUS, SyncWorker, systemClock, type SyncWorkerStatus } from "./worker/index.js";
+
+/** Node's CPU names in the GOARCH spelling the CVO reports. */
+const GOARCH: Record<string, string> = { x64: "amd64", arm64: "arm64", ppc64: "ppc64le", s390x: "s390x", ia32: "386", arm: "arm" };
+
+export interface RunningService {
+  /** The bound gRPC address. */
+  readonly address: string;
+  /** The bound admin HTTP address, or "" when disabled. */
+  readonly adminAddress: string;
+  /** Health NOT_SERVING, streams ended, worker stopped, servers closed. */
+  stop(): Promise<void>;
+}
+
+/** Composition root: builds the dependencies from compiled options and starts serving. */
+export async function startService(options: CompiledServeOptions): Promise<RunningService> {
+  const log = pino({ level: process.env["LOG_LEVEL"] ?? "info" }, pino.destination(2));
+  const lifetime = new AbortController();
+  const clock = systemClock;
+  const store = new SnapshotStore<SyncWorkerStatus>(EMPTY_STATUS, Date.now);
+  if (options.kubeconfig) throw new Error("--kubeconfig: driving a real cluster is not available in this build yet; omit it to use the embedded cluster");
+
+  let notify: (message: string) => void = () => undefined;
+  const cluster = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m) }, lifetime.signal);
+  const architecture = GOARCH[process.arch] ?? process.arch;
+  const worker = new SyncWorker({
+    retriever: new DirectoryRetriever(nodePayloadFs),
+    loadPayload: (directory, releaseImage) =>
+      loadUpdate(directory, releaseImage, {
+        exclude: options.exclude,
+        includeTechPreview: options.includeTechPreview,
+        clusterProfile: options.clusterProfile,
+        knownCapabilities: KNOWN_CAPABILITIES,
+        architecture,
+      }),
+    applier: cluster.applier,
+    clock,
+    random: Math.random,
+    log: log.child({ component: "worker" }),
+    minimumReconcileIntervalMs: options.reconcileIntervalMs,
+    backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
+    onStatus: (status) => store.publish(status),
+  });
+  notify = (message) => worker.notify(message);
+
+  const api = new ApiServer({
+    worker,
+    store,
+    chooseState: () => (worker.hasWork() ? "Updating" : "Initializing"),
+    log: log.child({ component: "api" }),
+  });
+  const address = await api.listen(options.listen);
+  const loop = worker.start(options.maxWorkers, lifetime.signal);
+  const admin = options.adminListen ? await startAdmin(options.adminListen, () => !lifetime.signal.aborted, () => cluster.store.list()) : undefined;
+  log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs }, "serving");
+
+  return {
+    address,
+    adminAddress: admin ? formatAddress(admin.address() as AddressInfo) : "",
+    stop: async () => {
+      await api.shutdown(5_000);
+      lifetime.abort();
+      await loop;
+      await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
+    },
+  };
+}
+
+function formatAddress(info: AddressInfo): string {
+  return info.family === "IPv6" ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
+}
+
+/** Liveness, readiness and a read-only view of the embedded cluster's objects. */
+async function startAdmin(address: string, ready: () => boolean, objects: () => unknown[]): Promise<Server> {
+  const server = createServer((req, res) => {
+    const send = (code: number, body: string, type = "text/plain"): void => {
+      res.writeHead(code, { "content-type": type }).end(body);
+    };
+    if (req.url === "/healthz") return send(200, "ok");
+    if (req.url === "/readyz") return ready() ? send(200, "ok") : send(503, "shutting down");
+    if (req.url === "/debug/embedded/objects") return send(200, JSON.stringify(objects()), "application/json");
+    return send(404, "not found");
+  });
+  const colon = address.lastIndexOf(":");
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(Number(address.slice(colon + 1)), address.slice(0, colon), resolve);
+  });
+  return server;
+}
