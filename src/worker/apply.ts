@@ -130,10 +130,12 @@ export async function applyPayload(
     },
     signal,
   );
-  if (errs && errs.length > 0) {
+  const [firstError] = errs ?? [];
+  if (errs && firstError) {
     const summary = summarizeTaskGraphErrors(errs);
     progress.errors(summary);
-    throw summary ?? errs[0];
+    // Only cancellations: nothing to show users, but the pass still did not complete.
+    throw summary ?? firstError;
   }
   progress.complete();
   if (reportEffectErrors.length > 0) throw new AggregateUpdateErrors(reportEffectErrors);

@@ -1,0 +1,35 @@
+// Lint: type-aware TypeScript rules, and the architecture rule that keeps the pure cores free of I/O edges.
+import tseslint from "typescript-eslint";
+
+const PURE = ["payload", "graph", "policy", "readiness", "worker", "status"];
+
+export default tseslint.config(
+  { ignores: ["src/gen/**", "clients/**", "node_modules/**", "dist/**", "eslint.config.js", "bin/**"] },
+  {
+    files: ["**/*.ts"],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      // Interface implementations are async by contract even when one needs no await.
+      "@typescript-eslint/require-await": "off",
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-unused-vars": ["error", { varsIgnorePattern: "^_", argsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: PURE.map((dir) => `src/${dir}/**/*.ts`),
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@grpc/*", "@grpc/grpc-js"], message: "Pure cores must not depend on gRPC; only src/api may." },
+            { group: ["@kubernetes/client-node"], message: "Pure cores must not depend on Kubernetes; only src/cluster/kube may." },
+            { group: ["**/api", "**/api/**", "**/cluster", "**/cluster/**"], message: "Pure cores must not import the edges (src/api, src/cluster)." },
+          ],
+        },
+      ],
+    },
+  },
+);

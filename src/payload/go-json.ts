@@ -1,0 +1,245 @@
+/**
+ * Go `encoding/json` compatibility: the payload hash is computed over bytes the CVO produced with Go, so
+ * YAML documents must be re-encoded exactly as `json.Marshal` would, and JSON syntax errors read like Go's.
+ * @internal
+ */
+
+/**
+ * A decoded value as Go holds it after `yaml.v2` → `interface{}`: integers stay exact (`bigint`), maps
+ * use `Map` so keys such as `__proto__` are plain data.
+ */
+export type GoValue = null | boolean | number | bigint | string | GoValue[] | Map<string, GoValue>;
+
+/** Thrown when a value has no JSON form (Go: `json: unsupported value: NaN`). */
+export class UnsupportedValueError extends Error {}
+
+/**
+ * Orders strings by UTF-8 bytes (Go's `sort.Strings`). UTF-16 order differs only when a surrogate meets
+ * a BMP character at or above U+E000, and the surrogate (a code point ≥ U+10000) must sort last.
+ */
+export function compareGoStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys) return xs ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+const HEX = "0123456789abcdef";
+
+/**
+ * Quotes a string like Go's JSON encoder with HTML escaping on: `<`, `>`, `&`, U+2028 and U+2029 become
+ * `\u` escapes, other control characters use `\n`, `\r`, `\t` or `\u00XX` (Go before 1.22 had no `\b`/`\f`
+ * short forms; we follow the CVO revision the spec describes). Lone surrogates become U+FFFD, as invalid
+ * UTF-8 does in Go.
+ */
+export function goQuoteJson(s: string): string {
+  let out = '"';
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    let esc: string | undefined;
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26) {
+      if (c === 0x22) esc = '\\"';
+      else if (c === 0x5c) esc = "\\\\";
+      else if (c === 0x0a) esc = "\\n";
+      else if (c === 0x0d) esc = "\\r";
+      else if (c === 0x09) esc = "\\t";
+      else esc = `\\u00${HEX[c >> 4]}${HEX[c & 15]}`;
+    } else if (c === 0x2028 || c === 0x2029) {
+      esc = `\\u202${HEX[c & 15]}`;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      const next = s.charCodeAt(i + 1);
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+      esc = "\ufffd";
+    }
+    if (esc !== undefined) {
+      out += s.slice(start, i) + esc;
+      start = i + 1;
+    }
+  }
+  return out + s.slice(start) + '"';
+}
+
+/** Formats a float64 like Go's JSON encoder ('f' between 1e-6 and 1e21, else 'e'; same as JS there). */
+export function goJsonFloat(f: number): string {
+  if (Number.isNaN(f)) throw new UnsupportedValueError("json: unsupported value: NaN");
+  if (!Number.isFinite(f)) throw new UnsupportedValueError(`json: unsupported value: ${f > 0 ? "+Inf" : "-Inf"}`);
+  return Object.is(f, -0) ? "-0" : String(f);
+}
+
+/** `json.Marshal` of a decoded YAML value: compact, map keys sorted bytewise, HTML-safe strings. */
+export function goJsonMarshal(v: GoValue): string {
+  if (v === null) return "null";
+  switch (typeof v) {
+    case "boolean":
+      return v ? "true" : "false";
+    case "bigint":
+      return v.toString();
+    case "number":
+      return goJsonFloat(v);
+    case "string":
+      return goQuoteJson(v);
+  }
+  if (Array.isArray(v)) return `[${v.map(goJsonMarshal).join(",")}]`;
+  const keys = [...v.keys()].sort(compareGoStrings);
+  return `{${keys.map((k) => `${goQuoteJson(k)}:${goJsonMarshal(v.get(k) ?? null)}`).join(",")}}`;
+}
+
+/**
+ * A JSON syntax error at `index` (UTF-16 position in the scanned text). `message` is Go's scanner text,
+ * e.g. `invalid character '}' looking for beginning of value`, or `unexpected EOF`.
+ */
+export class JsonSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly index: number,
+    readonly eof: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** JSON insignificant whitespace (space, tab, LF, CR), the only separators Go's decoder skips. */
+export function isJsonSpace(c: string | undefined): boolean {
+  return c === " " || c === "\t" || c === "\n" || c === "\r";
+}
+
+/** Go's `quoteChar` for scanner messages. */
+function quoteChar(c: string): string {
+  if (c === "'") return "'\\''";
+  if (c === '"') return "'\"'";
+  const code = c.codePointAt(0) ?? 0;
+  const named: Record<number, string> = { 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r" };
+  if (named[code] !== undefined) return `'${named[code]}'`;
+  if (code < 0x20 || code === 0x7f) return `'\\x${HEX[code >> 4]}${HEX[code & 15]}'`;
+  return `'${c}'`;
+}
+
+/**
+ * Scans one JSON value starting at `start` (which must not be whitespace) and returns the index just past
+ * it, validating the grammar as Go's scanner does. Throws {@link JsonSyntaxError}.
+ */
+export function scanJsonValue(s: string, start: number): number {
+  let i = start;
+  const fail = (context: string): never => {
+    if (i >= s.length) throw new JsonSyntaxError("unexpected EOF", s.length, true);
+    throw new JsonSyntaxError(`invalid character ${quoteChar(s[i] ?? "")} ${context}`, i, false);
+  };
+  const ws = (): void => {
+    while (isJsonSpace(s[i])) i++;
+  };
+  const digits = (context: string): void => {
+    if (!/[0-9]/.test(s[i] ?? "")) fail(context);
+    while (/[0-9]/.test(s[i] ?? "")) i++;
+  };
+  const literal = (word: string): void => {
+    for (let k = 1; k < word.length; k++) {
+      i++;
+      if (s[i] !== word[k]) fail(`in literal ${word} (expecting ${quoteChar(word[k] ?? "")})`);
+    }
+    i++;
+  };
+  const str = (): void => {
+    i++;
+    for (;;) {
+      const c = s[i];
+      if (c === undefined) fail("");
+      else if (c === '"') return void i++;
+      else if (c === "\\") {
+        i++;
+        const e = s[i];
+        if (e === "u") {
+          for (let k = 0; k < 4; k++) {
+            i++;
+            if (!/[0-9a-fA-F]/.test(s[i] ?? "")) fail("in \\u hexadecimal character escape");
+          }
+        } else if (e === undefined || !'"\\/bfnrt'.includes(e)) fail("in string escape code");
+        i++;
+      } else if (c < " ") fail("in string literal");
+      else i++;
+    }
+  };
+  const value = (context: string): void => {
+    const c = s[i];
+    if (c === "{") {
+      i++;
+      ws();
+      if (s[i] === "}") return void i++;
+      for (;;) {
+        if (s[i] !== '"') fail("looking for beginning of object key string");
+        str();
+        ws();
+        if (s[i] !== ":") fail("after object key");
+        i++;
+        ws();
+        value("looking for beginning of value");
+        ws();
+        if (s[i] === "}") return void i++;
+        if (s[i] !== ",") fail("after object key:value pair");
+        i++;
+        ws();
+      }
+    }
+    if (c === "[") {
+      i++;
+      ws();
+      if (s[i] === "]") return void i++;
+      for (;;) {
+        value("looking for beginning of value");
+        ws();
+        if (s[i] === "]") return void i++;
+        if (s[i] !== ",") fail("after array element");
+        i++;
+        ws();
+      }
+    }
+    if (c === '"') return str();
+    if (c === "t") return literal("true");
+    if (c === "f") return literal("false");
+    if (c === "n") return literal("null");
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) {
+      if (c === "-") i++;
+      if (s[i] === "0") i++;
+      else digits("in numeric literal");
+      if (s[i] === ".") {
+        i++;
+        digits("after decimal point in numeric literal");
+      }
+      if (s[i] === "e" || s[i] === "E") {
+        i++;
+        if (s[i] === "+" || s[i] === "-") i++;
+        digits("in exponent of numeric literal");
+      }
+      return;
+    }
+    fail(context);
+  };
+  value("looking for beginning of value");
+  return i;
+}
+
+/** Byte offset Go reports for an error at UTF-16 `index` (bytes consumed including the bad one). */
+export function goErrorOffset(s: string, index: number): number {
+  return new TextEncoder().encode(s.slice(0, index + 1)).length;
+}
+
+/** Line (1-based) and column (1-based, UTF-16 units) of `index` in `s`. */
+export function lineColumnOf(s: string, index: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = s.indexOf("\n"); i >= 0 && i < index; i = s.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: index - lineStart + 1 };
+}

@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { credentials } from "@grpc/grpc-js";
+import { SyncWorkerClient, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const FIXTURES = fileURLToPath(new URL("../../../shared/fixtures/payloads", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/syncworker.js", import.meta.url));
+
+export interface ServerProcess {
+  readonly address: string;
+  readonly adminAddress: string;
+  readonly client: SyncWorkerClient;
+  readonly child: ChildProcess;
+  /** Everything the server wrote to stderr (its JSON log), for failure messages. */
+  readonly stderr: () => string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts a real `syncworker serve` process on free ports and waits for its "listening on" line.
+ * The process is killed when the test process exits, even if a test fails.
+ */
+export async function startServer(extraArgs: readonly string[] = []): Promise<ServerProcess> {
+  const args = [BIN, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...extraArgs];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "info" } });
+  const kill = (): void => void child.kill("SIGKILL");
+  process.once("exit", kill);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  let address = "";
+  let adminAddress = "";
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`server exited early with ${code}: ${stderr}`)));
+    lines.on("line", (line) => {
+      const [, listening] = /^listening on (.+)$/.exec(line) ?? [];
+      const [, admin] = /^admin on (.+)$/.exec(line) ?? [];
+      if (listening) address = listening;
+      if (admin) adminAddress = admin;
+      if (address && adminAddress) resolve();
+    });
+  });
+  await ready;
+  const client = new SyncWorkerClient(address, credentials.createInsecure());
+  return {
+    address,
+    adminAddress,
+    client,
+    child,
+    stderr: () => stderr,
+    stop: async () => {
+      client.close();
+      process.off("exit", kill);
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
+
+/** Reads statuses from a watch until `predicate` holds; fails with the last status after `timeoutMs`. */
+export async function waitForStatus(
+  client: SyncWorkerClient,
+  predicate: (s: SyncWorkerStatus) => boolean,
+  timeoutMs: number,
+): Promise<SyncWorkerStatus> {
+  const stream = client.statusWatch({ sinceRevision: 0 });
+  let last: SyncWorkerStatus | undefined;
+  const timer = setTimeout(() => stream.cancel(), timeoutMs);
+  try {
+    for await (const response of stream as AsyncIterable<{ status?: SyncWorkerStatus }>) {
+      last = response.status;
+      if (last && predicate(last)) return last;
+    }
+  } catch {
+    // cancelled by the timer; reported below with the last status
+  } finally {
+    clearTimeout(timer);
+    stream.cancel();
+  }
+  throw new Error(`status did not reach the expected state within ${timeoutMs}ms; last: ${JSON.stringify(last)}`);
+}
+
+/** The embedded cluster's objects, read from the admin endpoint. */
+export async function embeddedObjects(adminAddress: string): Promise<Array<{ apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>> {
+  const res = await fetch(`http://${adminAddress}/debug/embedded/objects`);
+  return (await res.json()) as Array<{ apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>;
+}

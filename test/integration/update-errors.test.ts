@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { mkdtemp, mkdir, writeFile, cp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
+import { rpc } from "../../src/cli/client.js";
+import type { UpdateRequest } from "../../src/gen/syncworker/v1/syncworker.js";
+import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+
+let server: ServerProcess;
+before(async () => (server = await startServer()));
+after(async () => assert.equal(await server.stop(), 0));
+
+const DEMO = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
+
+function request(image: string, generation = 1, state = 0): UpdateRequest {
+  return { generation, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state };
+}
+
+async function rejected(req: UpdateRequest): Promise<ServiceError> {
+  try {
+    await rpc.update(server.client, req);
+  } catch (err) {
+    return err as ServiceError;
+  }
+  assert.fail("expected the request to be rejected");
+}
+
+/** Decodes the field path of the first google.rpc.BadRequest field violation in the status details. */
+function violatedField(metadata: Metadata): string {
+  const [details] = metadata.get("grpc-status-details-bin");
+  assert.ok(Buffer.isBuffer(details), "the error carries google.rpc.Status details");
+  const text = details.toString("latin1");
+  assert.ok(text.includes("type.googleapis.com/google.rpc.BadRequest"));
+  const match = /\x0a[\s\S]\x0a([\s\S])/.exec(text.slice(text.indexOf("BadRequest") + "BadRequest".length));
+  const length = match?.[1]?.charCodeAt(0) ?? 0;
+  const start = (match?.index ?? 0) + text.indexOf("BadRequest") + "BadRequest".length + 4;
+  return text.slice(start, start + length);
+}
+
+for (const tc of [
+  { name: "no image", req: request(""), field: "desired.image" },
+  { name: "negative generation", req: request(DEMO, -1), field: "generation" },
+  { name: "unknown state", req: request(DEMO, 1, 42), field: "state" },
+]) {
+  test(`INVALID_ARGUMENT names the field: ${tc.name}`, async () => {
+    const err = await rejected(tc.req);
+    assert.equal(err.code, Status.INVALID_ARGUMENT);
+    assert.match(err.details, new RegExp(tc.field.replace(".", "\\.")));
+    assert.equal(violatedField(err.metadata), tc.field);
+  });
+}
+
+test("a bad payload is reported in load_payload_status and the accepted payload stays in effect", { timeout: 60_000 }, async () => {
+  const accepted = await rpc.update(server.client, request(DEMO, 1));
+  assert.equal(accepted.status?.loadPayloadStatus?.step, "PayloadLoaded");
+  await waitForStatus(server.client, (s) => s.completed >= 1 && s.done === s.total && !s.failure, 30_000);
+
+  const missing = "/nonexistent/syncworker/payload";
+  const notFound = await rpc.update(server.client, request(missing, 2));
+  assert.equal(notFound.status?.loadPayloadStatus?.step, "RetrievePayload");
+  assert.match(notFound.status?.loadPayloadStatus?.failure?.message ?? "", /nonexistent\/syncworker\/payload/);
+  assert.equal(notFound.status?.actual?.version, "1.0.0", "the accepted release is still the actual one");
+
+  const broken = await mkdtemp(join(tmpdir(), "syncworker-broken-"));
+  await cp(DEMO, broken, { recursive: true });
+  await mkdir(join(broken, "release-manifests"), { recursive: true });
+  await writeFile(join(broken, "release-manifests/0000_50_demo-web_04_broken.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n");
+  const malformed = await rpc.update(server.client, request(broken, 3));
+  const load = malformed.status?.loadPayloadStatus;
+  assert.equal(load?.step, "LoadPayload");
+  assert.equal(load?.failure?.reason, "UpdatePayloadIntegrity");
+  assert.match(load?.failure?.message ?? "", /0000_50_demo-web_04_broken\.yaml/);
+  assert.match(load?.failure?.message ?? "", /line \d+/);
+
+  const status = await rpc.getStatus(server.client);
+  assert.equal(status.status?.actual?.version, "1.0.0");
+  assert.equal(status.status?.actual?.image, DEMO);
+  assert.equal(status.status?.failure, undefined, "the worker keeps applying the accepted payload");
+});

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { rpc } from "../../src/cli/client.js";
+import type { SyncWorkerClient, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+
+let server: ServerProcess;
+before(async () => (server = await startServer(["--reconcile-interval", "60s"])));
+after(async () => assert.equal(await server.stop(), 0));
+
+const DEMO = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
+
+/** Collects the revisions a watch delivers until `stop` says so. */
+async function collect(client: SyncWorkerClient, sinceRevision: number, stop: (s: SyncWorkerStatus, count: number) => boolean): Promise<SyncWorkerStatus[]> {
+  const stream = client.statusWatch({ sinceRevision });
+  const seen: SyncWorkerStatus[] = [];
+  try {
+    for await (const response of stream as AsyncIterable<{ status?: SyncWorkerStatus }>) {
+      if (response.status) seen.push(response.status);
+      if (response.status && stop(response.status, seen.length)) break;
+    }
+  } finally {
+    stream.cancel();
+  }
+  return seen;
+}
+
+const complete = (s: SyncWorkerStatus): boolean => s.completed >= 1 && s.done === s.total && !s.failure;
+
+test("a watcher that resumes with since_revision receives no snapshot twice", { timeout: 60_000 }, async () => {
+  const first = await collect(server.client, 0, (_s, n) => n === 1);
+  await rpc.update(server.client, { generation: 1, desired: { version: "", image: DEMO, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  const beforeResume = await collect(server.client, first[0]!.revision, (_s, n) => n === 3);
+  const resumeFrom = beforeResume.at(-1)!.revision;
+  const afterResume = await collect(server.client, resumeFrom, complete);
+
+  const revisions = [...first, ...beforeResume, ...afterResume].map((s) => s.revision);
+  assert.deepEqual(revisions, [...revisions].sort((a, b) => a - b), "revisions strictly increase across resumes");
+  assert.equal(new Set(revisions).size, revisions.length, "no snapshot is delivered twice");
+  assert.ok(afterResume.every((s) => s.revision > resumeFrom));
+});
+
+test("200 watchers at once all converge on the final snapshot", { timeout: 90_000 }, async () => {
+  const image = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
+  const last = new Array<SyncWorkerStatus | undefined>(200);
+  const streams = Array.from({ length: 200 }, (_, i) => {
+    const stream = server.client.statusWatch({ sinceRevision: 0 });
+    stream.on("data", (response: { status?: SyncWorkerStatus }) => (last[i] = response.status));
+    stream.on("error", () => undefined);
+    return stream;
+  });
+  try {
+    await rpc.update(server.client, { generation: 2, desired: { version: "1.1.0", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
+    const final = await waitForStatus(server.client, (s) => s.actual?.version === "1.1.0" && complete(s), 60_000);
+    // The reconcile interval is long, so after completion the store stays at its final snapshot.
+    const deadline = Date.now() + 20_000;
+    const current = async (): Promise<number> => (await rpc.getStatus(server.client)).status!.revision;
+    while (Date.now() < deadline && !last.every((s) => s?.revision === final.revision)) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(await current(), final.revision, "nothing was published after completion");
+    const behind = last.filter((s) => s?.revision !== final.revision).length;
+    assert.equal(behind, 0, `${behind} of 200 watchers did not converge on revision ${final.revision}`);
+    assert.ok(last.every((s) => s && complete(s) && s.actual?.version === "1.1.0"));
+  } finally {
+    for (const stream of streams) stream.cancel();
+  }
+});

@@ -1,0 +1,183 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Manifest, PayloadUpdate } from "../../../src/payload/manifest.js";
+import type { PayloadRetriever } from "../../../src/payload/retrieve.js";
+import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateInput } from "../../../src/worker/index.js";
+import { ManualClock, settle } from "../../harness/manual-clock.js";
+
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+
+function configMap(name: string, file: string): Manifest {
+  const obj = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: "ns", annotations: { "include.release.openshift.io/self-managed-high-availability": "true" } },
+  };
+  return { originalFilename: file, raw: JSON.stringify(obj), gvk: { group: "", version: "v1", kind: "ConfigMap" }, obj };
+}
+
+function payload(image: string, version = "1.0.0-abc"): PayloadUpdate {
+  return {
+    release: { version, image, url: "", channels: [] },
+    architecture: "amd64",
+    manifestHash: "DL-FFQ2Uem8=",
+    manifests: [configMap("a", "file-json"), configMap("b", "file-yaml"), configMap("c", "file-yml")],
+    verifiedImage: false,
+  };
+}
+
+class RecordingApplier implements ResourceApplier {
+  applied: Array<[string, PayloadState]> = [];
+  failOn = new Map<string, Error>();
+  async apply(manifest: Manifest, mode: PayloadState): Promise<void> {
+    const name = manifest.obj.metadata?.name ?? "";
+    this.applied.push([name, mode]);
+    const failure = this.failOn.get(name);
+    if (failure) throw failure;
+  }
+}
+
+function setup(steps = 1) {
+  const clock = new ManualClock();
+  const applier = new RecordingApplier();
+  const statuses: SyncWorkerStatus[] = [];
+  let retrievals = 0;
+  const retriever: PayloadRetriever = {
+    retrieve: async (desired) => {
+      retrievals++;
+      if (desired.image === "missing") throw new Error("no such payload: missing");
+      return { directory: `/payloads/${desired.image}`, local: false, verified: false };
+    },
+  };
+  const worker = new SyncWorker({
+    retriever,
+    loadPayload: async (_dir, image) => payload(image, image === "image/image:2" ? "1.0.1-abc" : "1.0.0-abc"),
+    applier,
+    clock,
+    random: () => 0,
+    log: quiet,
+    minimumReconcileIntervalMs: 500,
+    backoff: { durationMs: 100, factor: 2, jitter: 0, steps, capMs: 0 },
+    onStatus: (s) => statuses.push(s),
+  });
+  return { clock, applier, statuses, worker, retrievals: () => retrievals };
+}
+
+const input = (image: string, state: PayloadState = "Initializing", generation = 1): UpdateInput => ({
+  generation,
+  desired: { version: "", image, force: false },
+  overrides: [],
+  capabilities: { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
+  state,
+});
+
+test("fresh install: load, then progress 0..2, then completion in Reconciling", async () => {
+  const { clock, applier, statuses, worker } = setup();
+  const controller = new AbortController();
+  const status = await worker.update(input("image/image:1"), controller.signal);
+  assert.equal(status.loadPayloadStatus.step, "PayloadLoaded");
+  assert.equal(status.loadPayloadStatus.message, 'Payload loaded version="1.0.0-abc" image="image/image:1" architecture="amd64"');
+  assert.equal(status.actual.image, "image/image:1");
+  assert.deepEqual(
+    statuses.map((s) => s.loadPayloadStatus.step),
+    ["RetrievePayload", "PayloadLoaded"],
+  );
+
+  const loop = worker.start(1, controller.signal);
+  await clock.advance(0);
+  const applied = statuses.slice(2);
+  assert.deepEqual(
+    applied.map((s) => [s.initial, s.done, s.total, s.completed, s.reconciling]),
+    [
+      [true, 0, 3, 0, false],
+      [true, 1, 3, 0, false],
+      [true, 2, 3, 0, false],
+      [false, 3, 3, 1, true],
+    ],
+  );
+  assert.deepEqual(
+    applier.applied.map(([name]) => name),
+    ["a", "b", "c"],
+  );
+  assert.ok(applied.at(-1)?.lastProgress, "completion counts as progress");
+  assert.equal(applied.at(-1)?.versionHash, "DL-FFQ2Uem8=");
+
+  // After the minimum reconcile interval the payload is re-applied in Reconciling state, without a new retrieval.
+  applier.applied = [];
+  await clock.advance(500);
+  assert.deepEqual(new Set(applier.applied.map(([, mode]) => mode)), new Set(["Reconciling"]));
+  assert.equal(statuses.at(-1)?.completed, 2);
+  controller.abort();
+  await loop;
+});
+
+test("a plain error while reconciling becomes UpdatePayloadFailed naming the task", async () => {
+  const { clock, applier, statuses, worker } = setup();
+  const controller = new AbortController();
+  await worker.update(input("image/image:1", "Reconciling"), controller.signal);
+  applier.failOn.set("c", new Error("injected"));
+  const loop = worker.start(1, controller.signal);
+  await clock.advance(0);
+  const last = statuses.at(-1)!;
+  assert.equal(last.done, 2);
+  assert.equal(last.reconciling, true);
+  assert.equal((last.failure as { reason?: string } | undefined)?.reason, "UpdatePayloadFailed");
+  assert.equal(last.failure?.message, 'Could not update configmap "ns/c" (3 of 3)');
+  controller.abort();
+  await loop;
+});
+
+test("a failed load keeps the accepted payload and names the step", async () => {
+  const { clock, worker } = setup();
+  const controller = new AbortController();
+  await worker.update(input("image/image:1"), controller.signal);
+  const loop = worker.start(1, controller.signal);
+  await clock.advance(0);
+  const status = await worker.update(input("missing", "Updating", 2), controller.signal);
+  assert.equal(status.loadPayloadStatus.step, "RetrievePayload");
+  assert.equal(status.loadPayloadStatus.message, 'Retrieving payload failed version="" image="missing" failure=no such payload: missing');
+  assert.equal(status.actual.image, "image/image:1");
+  assert.equal(status.completed, 1);
+  controller.abort();
+  await loop;
+});
+
+test("a version mismatch fails VerifyPayloadVersion", async () => {
+  const { worker } = setup();
+  const status = await worker.update({ ...input("image/image:2"), desired: { version: "1.0.0-abc", image: "image/image:2", force: false } }, new AbortController().signal);
+  assert.equal(status.loadPayloadStatus.step, "VerifyPayloadVersion");
+  assert.equal(status.loadPayloadStatus.failure?.message, "release image version 1.0.1-abc does not match the expected upstream version 1.0.0-abc");
+});
+
+test("an unchanged update hits the payload cache", async () => {
+  const { worker, retrievals } = setup();
+  const signal = new AbortController().signal;
+  await worker.update(input("image/image:1"), signal);
+  await worker.update(input("image/image:1", "Initializing", 2), signal);
+  assert.equal(retrievals(), 1);
+  assert.equal(worker.status().generation, 1, "apply-owned generation changes with the next report");
+});
+
+test("notifications coalesce: one pending at most", async () => {
+  const { worker } = setup();
+  assert.equal(worker.notify("first"), true);
+  assert.equal(worker.notify("second"), false);
+});
+
+test("an update to a new payload cancels the running pass and the loop moves to Updating", async () => {
+  const { clock, applier, statuses, worker } = setup();
+  const controller = new AbortController();
+  await worker.update(input("image/image:1", "Updating"), controller.signal);
+  const loop = worker.start(1, controller.signal);
+  await clock.advance(0);
+  await worker.update(input("image/image:2", "Updating", 2), controller.signal);
+  await settle();
+  await clock.advance(0);
+  const last = statuses.at(-1)!;
+  assert.equal(last.actual.version, "1.0.1-abc");
+  assert.equal(last.completed, 2, "as upstream, a change of target does not reset the completed count");
+  assert.equal(last.generation, 2);
+  assert.ok(applier.applied.slice(-3).every(([, mode]) => mode === "Updating"));
+  controller.abort();
+  await loop;
+});
