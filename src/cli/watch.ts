@@ -8,6 +8,8 @@ export interface WatchOptions {
   readonly sinceRevision?: number;
   readonly signal: AbortSignal;
   readonly out: NodeJS.WriteStream;
+  /** How to show snapshots when `out` is not a terminal: JSON lines (default) or one human line each. */
+  readonly plain?: "json" | "lines";
 }
 
 /**
@@ -33,6 +35,8 @@ export async function watch(client: SyncWorkerClient, options: WatchOptions): Pr
         started = true;
         bar.setTotal(Math.max(status.total, 1));
         bar.update(status.done, { message: status.message });
+      } else if (options.plain === "lines") {
+        options.out.write(`[rev ${status.revision}] ${status.done}/${status.total} ${status.message}\n`);
       } else {
         options.out.write(`${JSON.stringify(statusJson(status))}\n`);
       }

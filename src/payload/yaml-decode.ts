@@ -202,7 +202,7 @@ export function yamlDocumentToGo(doc: Document, sourceLength: number): GoValue {
     if (single) return decodeMapInto(single, out);
     if (isSeq(value)) {
       const maps = (value as YAMLSeq<unknown>).items.map(asMap);
-      if (maps.every((m) => m !== undefined)) {
+      if (maps.every((m): m is YAMLMap<unknown, unknown> => m !== undefined)) {
         // Backwards, so that earlier maps in the list overwrite later ones (yaml.v2 precedence).
         for (const m of maps.reverse()) decodeMapInto(m, out);
         return;

@@ -1,0 +1,12 @@
+// `npm run bench -- NAME`: runs one benchmark; its last line is `RESULT NAME key=value …`.
+const benches: Record<string, () => Promise<void>> = {
+  watch: async () => (await import("./watch.js")).run(),
+};
+
+const name = process.argv[2] ?? "";
+const bench = benches[name];
+if (!bench) {
+  console.error(`unknown benchmark "${name}"; available: ${Object.keys(benches).join(", ")}`);
+  process.exit(2);
+}
+await bench();

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { readFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { connect, isComplete, rpc } from "../src/cli/client.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const PAYLOAD = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
+const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 1000);
+
+async function rssKiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+}
+
+async function firstLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) if (pattern.test(line)) return line;
+  throw new Error(`process ended before printing ${pattern}`);
+}
+
+const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One server; STREAMS concurrent StatusWatch streams from a separate process during a sync of
+ * real-a on the embedded cluster. Reports the publish-to-arrival delay of every snapshot at every
+ * watcher, and the server's resident memory per open stream.
+ */
+export async function run(): Promise<void> {
+  const server = spawn(process.execPath, [`${ROOT}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, LOG_LEVEL: "warn" },
+  });
+  const address = (await firstLine(server, /^listening on /)).replace(/^listening on /, "");
+  await settle(1000);
+  const baseline = await rssKiB(server.pid!);
+
+  const watchers = spawn(process.execPath, ["--import", "tsx", `${ROOT}bench/watch-clients.ts`, address, String(STREAMS)], { stdio: ["pipe", "pipe", "inherit"] });
+  const output = createInterface({ input: watchers.stdout! });
+  const lines = output[Symbol.asyncIterator]();
+  if ((await lines.next()).value !== "connected") throw new Error("watchers did not connect");
+  await settle(1000);
+  const withStreams = await rssKiB(server.pid!);
+
+  const client = connect(address);
+  const started = Date.now();
+  await rpc.update(client, { generation: 1, desired: { version: "", image: PAYLOAD, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  for (;;) {
+    const status = (await rpc.getStatus(client)).status;
+    if (status && isComplete(status, "")) break;
+    await settle(50);
+  }
+  const syncMs = Date.now() - started;
+  await settle(500);
+  watchers.stdin!.write("stop\n");
+  const summary = JSON.parse((await lines.next()).value as string) as { deliveries: number; p50: number; p99: number; max: number };
+  client.close();
+  server.kill("SIGTERM");
+  await once(server, "exit");
+
+  const kibPerStream = (withStreams - baseline) / STREAMS;
+  console.log(`sync of real-a: ${syncMs} ms; snapshots delivered: ${summary.deliveries}; delay p50 ${summary.p50} ms, max ${summary.max} ms`);
+  console.log(`server RSS: ${baseline} KiB idle, ${withStreams} KiB with ${STREAMS} streams`);
+  console.log(`RESULT watch streams=${STREAMS} p99_ms=${summary.p99} kib_per_stream=${kibPerStream.toFixed(1)} deliveries=${summary.deliveries} sync_ms=${syncMs}`);
+}
