@@ -11,7 +11,7 @@ const perChannel = Number(perChannelText);
 const delays: number[] = [];
 let connected = 0;
 const clients: SyncWorkerClient[] = [];
-const streams = [];
+const streams: ReturnType<SyncWorkerClient["statusWatch"]>[] = [];
 for (let i = 0; i < count; i++) {
   if (i % perChannel === 0) {
     // A distinct option makes grpc-js open a separate connection for each group of streams.

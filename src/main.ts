@@ -27,10 +27,12 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const lifetime = new AbortController();
   const clock = systemClock;
   const store = new SnapshotStore<SyncWorkerStatus>(EMPTY_STATUS, Date.now);
-  if (options.kubeconfig) throw new Error("--kubeconfig: driving a real cluster is not available in this build yet; omit it to use the embedded cluster");
-
   let notify: (message: string) => void = () => undefined;
-  const cluster = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m) }, lifetime.signal);
+  const embedded = options.kubeconfig
+    ? undefined
+    : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m) }, lifetime.signal);
+  // Only a real cluster loads the Kubernetes client.
+  const applier = embedded?.applier ?? (await import("./cluster/kube/index.js")).createKubeApplier(options.kubeconfig);
   const architecture = GOARCH[process.arch] ?? process.arch;
   const worker = new SyncWorker({
     retriever: new DirectoryRetriever(nodePayloadFs),
@@ -42,7 +44,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         knownCapabilities: KNOWN_CAPABILITIES,
         architecture,
       }),
-    applier: cluster.applier,
+    applier,
     clock,
     random: Math.random,
     log: log.child({ component: "worker" }),
@@ -60,7 +62,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   });
   const address = await api.listen(options.listen);
   const loop = worker.start(options.maxWorkers, lifetime.signal);
-  const admin = options.adminListen ? await startAdmin(options.adminListen, () => !lifetime.signal.aborted, () => cluster.store.list()) : undefined;
+  const admin = options.adminListen ? await startAdmin(options.adminListen, () => !lifetime.signal.aborted, embedded ? () => embedded.store.list() : undefined) : undefined;
   log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs }, "serving");
 
   return {
@@ -79,15 +81,15 @@ function formatAddress(info: AddressInfo): string {
   return info.family === "IPv6" ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
 }
 
-/** Liveness, readiness and a read-only view of the embedded cluster's objects. */
-async function startAdmin(address: string, ready: () => boolean, objects: () => unknown[]): Promise<Server> {
+/** Liveness, readiness and (on the embedded cluster) a read-only view of its objects. */
+async function startAdmin(address: string, ready: () => boolean, objects: (() => unknown[]) | undefined): Promise<Server> {
   const server = createServer((req, res) => {
     const send = (code: number, body: string, type = "text/plain"): void => {
       res.writeHead(code, { "content-type": type }).end(body);
     };
     if (req.url === "/healthz") return send(200, "ok");
     if (req.url === "/readyz") return ready() ? send(200, "ok") : send(503, "shutting down");
-    if (req.url === "/debug/embedded/objects") return send(200, JSON.stringify(objects()), "application/json");
+    if (req.url === "/debug/embedded/objects" && objects) return send(200, JSON.stringify(objects()), "application/json");
     return send(404, "not found");
   });
   const colon = address.lastIndexOf(":");

@@ -1,9 +1,19 @@
+import { gvkOf, type KubeObject } from "../payload/manifest.js";
+
 /** Identifies a Kubernetes object in messages. */
 export interface ObjectRef {
   readonly group: string;
+  /** API version within the group; addressing a real API server needs it. */
+  readonly version: string;
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;
+}
+
+/** The identity of an object as the API addresses it. */
+export function refOf(obj: KubeObject): ObjectRef {
+  const { group, version, kind } = gvkOf(obj);
+  return { group, version, kind, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
 }
 
 export function formatRef(ref: ObjectRef): string {

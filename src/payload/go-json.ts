@@ -114,8 +114,8 @@ export function isJsonSpace(c: string | undefined): boolean {
   return c === " " || c === "\t" || c === "\n" || c === "\r";
 }
 
-/** Go's `quoteChar` for scanner messages. */
-function quoteChar(c: string): string {
+/** Go's `quoteChar` for scanner messages: `'x'`. */
+export function quoteChar(c: string): string {
   if (c === "'") return "'\\''";
   if (c === '"') return "'\"'";
   const code = c.codePointAt(0) ?? 0;
@@ -242,4 +242,17 @@ export function lineColumnOf(s: string, index: number): { line: number; column: 
     lineStart = i + 1;
   }
   return { line, column: index - lineStart + 1 };
+}
+
+/** Go `%q` (strconv.Quote) for the printable strings found in object names; control characters escaped. */
+export function goQuote(s: string): string {
+  const named: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v" };
+  let out = '"';
+  for (const ch of s) {
+    if (ch === '"' || ch === "\\") out += `\\${ch}`;
+    else if (named[ch] !== undefined) out += named[ch];
+    else if (ch < " " || ch === "\x7f") out += `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`;
+    else out += ch;
+  }
+  return out + '"';
 }

@@ -77,19 +77,20 @@ function parseTemplate(text: string, name: string): Segment[] {
     segs.push({ text: chunk });
 
     let bodyEnd: number;
-    if (text.startsWith("/*", p)) {
+    const comment = text.startsWith("/*", p);
+    if (comment) {
       const close = text.indexOf("*/", p + 2);
       if (close < 0) fail(openLine, "unclosed comment");
       bodyEnd = close + 2;
       if (!atRightDelim(text, bodyEnd)) fail(openLine, "comment ends before closing delimiter");
     } else {
-      bodyEnd = scanAction(text, p, (detail) => fail(lineAt(pos, p), detail), () => fail(openLine, "unclosed action"));
+      bodyEnd = scanAction(text, p, (detail) => fail(openLine, detail));
     }
     trimNext = isSpace(text[bodyEnd]) && text[bodyEnd + 1] === "-" && text.startsWith("}}", bodyEnd + 2);
     const next = trimNext ? bodyEnd + 4 : bodyEnd + 2;
     const action = text.slice(open, next);
 
-    if (!text.startsWith("/*", p)) {
+    if (!comment) {
       const body = text.slice(p, bodyEnd).replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
       const field = FIELD.exec(body);
       if (field?.[1] !== undefined) {
@@ -116,7 +117,7 @@ function atRightDelim(text: string, i: number): boolean {
 }
 
 /** Index of the action's closing delimiter (or of the space before ` -}}`), skipping quoted text. */
-function scanAction(text: string, from: number, bad: (detail: string) => never, unclosed: () => never): number {
+function scanAction(text: string, from: number, bad: (detail: string) => never): number {
   let i = from;
   while (i < text.length) {
     if (atRightDelim(text, i)) return i;
@@ -129,7 +130,7 @@ function scanAction(text: string, from: number, bad: (detail: string) => never, 
       i++;
     }
   }
-  return unclosed();
+  return bad("unclosed action");
 }
 
 /** End (exclusive) of the quoted literal starting at `start`, or -1 if unterminated (Go lexer rules). */

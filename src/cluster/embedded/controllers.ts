@@ -1,6 +1,7 @@
 import type { KubeObject } from "../../payload/manifest.js";
 import type { Clock } from "../../worker/types.js";
-import { refOf, type ObjectStore, type StoredObject } from "./store.js";
+import { refOf } from "../errors.js";
+import type { ObjectStore, StoredObject } from "./store.js";
 
 export interface ControllerOptions {
   /** How long a simulated operator takes to roll out and report. */

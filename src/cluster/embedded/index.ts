@@ -1,14 +1,15 @@
 import type { Clock } from "../../worker/types.js";
-import { EmbeddedApplier } from "./applier.js";
+import { ClusterApplier } from "../applier.js";
 import { SimulatedControllers } from "./controllers.js";
+import { EmbeddedObjectClient } from "./object-client.js";
 import { ObjectStore } from "./store.js";
 
-export { EmbeddedApplier, ObjectStore, SimulatedControllers };
+export { ObjectStore, SimulatedControllers };
 export type { StoredObject, ChangeAction } from "./store.js";
 
 export interface EmbeddedCluster {
   readonly store: ObjectStore;
-  readonly applier: EmbeddedApplier;
+  readonly applier: ClusterApplier;
 }
 
 /** An in-process cluster: object store, simulated operators, and an applier for the worker. */
@@ -18,5 +19,6 @@ export function createEmbeddedCluster(
 ): EmbeddedCluster {
   const store = new ObjectStore(() => options.clock.now());
   const controllers = new SimulatedControllers(store, { delayMs: options.operatorDelayMs, clock: options.clock, onActivity: options.onActivity }, signal);
-  return { store, applier: new EmbeddedApplier(store, controllers) };
+  const applier = new ClusterApplier(new EmbeddedObjectClient(store), { onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co) });
+  return { store, applier };
 }

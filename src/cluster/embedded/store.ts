@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../../payload/manifest.js";
-import { gvkOf } from "../../payload/manifest.js";
-import { ApiError, type ObjectRef } from "../errors.js";
+import { ApiError, refOf, type ObjectRef } from "../errors.js";
 
 export type ChangeAction = "created" | "configured" | "unchanged" | "deleted";
 
@@ -14,11 +13,6 @@ export interface StoredObject extends KubeObject {
     generation: number;
     creationTimestamp: string;
   };
-}
-
-export function refOf(obj: KubeObject): ObjectRef {
-  const { group, kind } = gvkOf(obj);
-  return { group, kind, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
 }
 
 function keyOf(ref: ObjectRef): string {

@@ -1,0 +1,69 @@
+import type { KubeObject, Manifest } from "../payload/manifest.js";
+import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
+import type { PayloadState, ResourceApplier } from "../worker/index.js";
+import { ApiError, refOf } from "./errors.js";
+import type { ObjectClient } from "./object-client.js";
+
+const DELETE_ANNOTATION = "release.openshift.io/delete";
+const CREATE_ONLY_ANNOTATION = "release.openshift.io/create-only";
+
+function withoutStatus(obj: KubeObject): KubeObject {
+  const { status: _status, ...rest } = obj;
+  return rest;
+}
+
+function isClusterOperator(m: Manifest): boolean {
+  return m.gvk.group === "config.openshift.io" && m.gvk.kind === "ClusterOperator";
+}
+
+export interface ClusterApplierHooks {
+  /** Called before a ClusterOperator's health is checked (the embedded cluster's operators react to it). */
+  readonly onClusterOperatorCheck?: (expected: KubeObject) => void;
+}
+
+/**
+ * Applies manifests with the CVO builders' rules that matter to a sync: ClusterOperator precreation
+ * and health, the delete and create-only annotations, and readiness checks after apply.
+ */
+export class ClusterApplier implements ResourceApplier {
+  constructor(
+    private readonly client: ObjectClient,
+    private readonly hooks: ClusterApplierHooks = {},
+  ) {}
+
+  async apply(manifest: Manifest, mode: PayloadState, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    const obj = manifest.obj;
+    const ref = refOf(obj);
+    if (isClusterOperator(manifest)) return this.#clusterOperator(obj, mode, signal);
+
+    const annotations = obj.metadata?.annotations ?? {};
+    const deletion = annotations[DELETE_ANNOTATION];
+    if (deletion !== undefined) {
+      if (deletion !== "true") throw new Error(`Invalid delete annotation "${DELETE_ANNOTATION}" value: "${deletion}"`);
+      // Deletions are only issued while updating, as upstream.
+      if (mode === "Updating" && (await this.client.get(ref, signal))) await this.client.delete(ref, signal);
+      return;
+    }
+    if (annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true" && (await this.client.get(ref, signal))) return;
+
+    const applied = await this.client.apply(withoutStatus(obj), signal);
+    const failure = readinessCheckFor(ref.group, ref.kind)?.(applied, mode);
+    if (failure) throw failure;
+  }
+
+  async #clusterOperator(obj: KubeObject, mode: PayloadState, signal: AbortSignal): Promise<void> {
+    const ref = refOf(obj);
+    if (mode === "Precreating") {
+      if ((await this.client.create(withoutStatus(obj), signal)) === "exists") return;
+      const relatedObjects = (obj["status"] as { relatedObjects?: unknown } | undefined)?.relatedObjects;
+      if (relatedObjects !== undefined) await this.client.patchStatus(ref, { relatedObjects }, signal);
+      return;
+    }
+    this.hooks.onClusterOperatorCheck?.(obj);
+    const live = await this.client.get(ref, signal);
+    if (!live) throw new ApiError(ref, "NotFound", 404, "not found");
+    const failure = checkClusterOperator(obj, live, mode);
+    if (failure) throw failure;
+  }
+}

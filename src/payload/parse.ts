@@ -1,0 +1,170 @@
+/**
+ * One payload file → manifests (library-go `manifest.ParseManifests`): a JSON stream or multi-document
+ * YAML, each document checked for kind and name and for duplicates within the file.
+ * @internal
+ */
+import { LineCounter, parseAllDocuments } from "yaml";
+import {
+  goErrorOffset,
+  goJsonMarshal,
+  goQuote,
+  isJsonSpace,
+  JsonSyntaxError,
+  lineColumnOf,
+  scanJsonValue,
+  UnsupportedValueError,
+} from "./go-json.js";
+import { gvkOf, type KubeObject, type Manifest } from "./manifest.js";
+import { YAML_PARSE_OPTIONS, YamlDecodeError, yamlDocumentToGo } from "./yaml-decode.js";
+
+/**
+ * A file that cannot become manifests. The message carries upstream's text (`error parsing: …`,
+ * `duplicate resource: …`) with the line appended; the loader prefixes `parse {file}: `.
+ */
+export class ManifestParseError extends Error {
+  constructor(
+    message: string,
+    readonly line: number | undefined,
+  ) {
+    super(message);
+    this.name = "ManifestParseError";
+  }
+}
+
+/** Go's `unicode.IsSpace`, which decides the JSON sniff (not JSON's narrower whitespace). */
+const GO_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/;
+
+/** JSON iff the first non-space character within the first 1024 is `{` (k8s `GuessJSONStream`). */
+export function isJsonStream(text: string): boolean {
+  const head = text.slice(0, 1024);
+  return head[GO_SPACE.exec(head)?.[0].length ?? 0] === "{";
+}
+
+/**
+ * Parses every document of a file, in order, stamping `originalFilename`. Empty and `null` documents are
+ * dropped. Throws {@link ManifestParseError} on the first bad document, as upstream does.
+ */
+export function parseManifests(text: string, originalFilename: string): Manifest[] {
+  const out: Manifest[] = [];
+  const seen = new Set<string>();
+  const add = (raw: string, line: number): void => {
+    const m = toManifest(raw, originalFilename, line);
+    if (!m) return;
+    const id = resourceIdString(m);
+    if (seen.has(id)) throw new ManifestParseError(`duplicate resource: (${id}) (line ${line})`, line);
+    seen.add(id);
+    out.push(m);
+  };
+  if (isJsonStream(text)) parseJsonStream(text, add);
+  else parseYamlStream(text, add);
+  return out;
+}
+
+function parseJsonStream(text: string, add: (raw: string, line: number) => void): void {
+  let i = 0;
+  for (;;) {
+    while (isJsonSpace(text[i])) i++;
+    if (i >= text.length) return;
+    const start = i;
+    try {
+      i = scanJsonValue(text, start);
+    } catch (e) {
+      if (!(e instanceof JsonSyntaxError)) throw e;
+      const { line, column } = lineColumnOf(text, e.index);
+      const detail = e.eof ? e.message : `json: offset ${goErrorOffset(text, e.index)}: ${e.message}`;
+      throw new ManifestParseError(`error parsing: ${detail} (line ${line}, column ${column})`, line);
+    }
+    add(text.slice(start, i), lineColumnOf(text, start).line);
+  }
+}
+
+function parseYamlStream(text: string, add: (raw: string, line: number) => void): void {
+  // Go splits documents line by line and rejects a `---` line followed by anything but a comment; it
+  // still yields the documents before that line, so parse only up to it and report it last.
+  const bad = /^---(.*)$/gm;
+  let separator: { index: number; rest: string } | undefined;
+  for (let m = bad.exec(text); m; m = bad.exec(text)) {
+    const rest = (m[1] ?? "").trim();
+    if (rest !== "" && !rest.startsWith("#")) {
+      separator = { index: m.index, rest };
+      break;
+    }
+  }
+  const src = separator ? text.slice(0, separator.index) : text;
+  const lc = new LineCounter();
+  for (const doc of parseAllDocuments(src, { ...YAML_PARSE_OPTIONS, lineCounter: lc })) {
+    const err = doc.errors[0];
+    if (err) {
+      const pos = err.linePos?.[0] ?? lc.linePos(err.pos[0]);
+      const msg = err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
+      throw new ManifestParseError(
+        `error parsing: error converting YAML to JSON: yaml: line ${pos.line}: ${msg} (column ${pos.col})`,
+        pos.line,
+      );
+    }
+    const line = lc.linePos(doc.contents?.range[0] ?? doc.range[0]).line;
+    let raw: string;
+    try {
+      const value = yamlDocumentToGo(doc, src.length);
+      if (value === null) continue;
+      raw = goJsonMarshal(value);
+    } catch (e) {
+      if (!(e instanceof YamlDecodeError || e instanceof UnsupportedValueError)) throw e;
+      const at = e instanceof YamlDecodeError && e.offset !== undefined ? lc.linePos(e.offset).line : line;
+      const detail = e instanceof UnsupportedValueError ? `error converting YAML to JSON: ${e.message}` : e.message;
+      throw new ManifestParseError(`error parsing: ${detail} (line ${at})`, at);
+    }
+    add(raw, line);
+  }
+  if (separator) {
+    const line = lineColumnOf(text, separator.index).line;
+    throw new ManifestParseError(`error parsing: invalid Yaml document separator: ${separator.rest} (line ${line})`, line);
+  }
+}
+
+const JSON_TYPE = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v;
+
+/** Decodes one document as upstream's unstructured decoder would, or undefined for `null`. */
+function toManifest(raw: string, originalFilename: string, line: number): Manifest | undefined {
+  if (raw === "null") return undefined;
+  const fail = (detail: string): never => {
+    throw new ManifestParseError(`error parsing: ${detail} (line ${line})`, line);
+  };
+  const parsed: unknown = JSON.parse(raw);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return fail(`unable to decode manifest: couldn't get version/kind; json parse error: cannot unmarshal ${JSON_TYPE(parsed)} into an object`);
+  }
+  const obj = parsed as KubeObject;
+  for (const field of ["apiVersion", "kind"] as const) {
+    const v = obj[field];
+    if (v !== undefined && v !== null && typeof v !== "string") {
+      fail(`unable to decode manifest: couldn't get version/kind; json parse error: cannot unmarshal ${JSON_TYPE(v)} into ${field} of type string`);
+    }
+  }
+  // A malformed apiVersion (more than one "/") leaves the unstructured GVK empty, hence "Kind is missing".
+  const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "";
+  if (!obj.kind || apiVersion.split("/").length > 2) {
+    fail(`unable to decode manifest: Object 'Kind' is missing in '${raw.length > 200 ? `${raw.slice(0, 200)}...` : raw}'`);
+  }
+  const m: Manifest = { originalFilename, raw, gvk: gvkOf(obj), obj };
+  if (!stringField(obj.metadata, "name")) {
+    fail(`Resource with fields ${resourceIdString(m)} must contain kubernetes required fields kind and name`);
+  }
+  return m;
+}
+
+function stringField(meta: unknown, key: string): string {
+  const v = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)[key] : undefined;
+  return typeof v === "string" ? v : "";
+}
+
+/** Upstream `resourceId.String()`: `Group: "g" Kind: "k" [Namespace: "ns" ]Name: "n"`. */
+export function resourceIdString(m: Manifest): string {
+  const ns = stringField(m.obj.metadata, "namespace");
+  const name = stringField(m.obj.metadata, "name");
+  const q = goQuote;
+  return ns === ""
+    ? `Group: ${q(m.gvk.group)} Kind: ${q(m.gvk.kind)} Name: ${q(name)}`
+    : `Group: ${q(m.gvk.group)} Kind: ${q(m.gvk.kind)} Namespace: ${q(ns)} Name: ${q(name)}`;
+}
