@@ -41,6 +41,8 @@ export interface PayloadUpdate {
   readonly architecture: string;
   readonly manifestHash: string;
   readonly manifests: readonly Manifest[];
+  /** The payload's `image-references` ImageStream; its `creationTimestamp` is the release creation time. */
+  readonly imageRef?: KubeObject;
   /** Set by the worker after retrieval. */
   verifiedImage: boolean;
   loadedAt?: Date;
