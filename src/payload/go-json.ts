@@ -125,6 +125,9 @@ export function quoteChar(c: string): string {
   return `'${c}'`;
 }
 
+/** Go's decoder refuses deeper nesting; it also keeps our recursion far from the stack limit. */
+const MAX_DEPTH = 10000;
+
 /**
  * Scans one JSON value starting at `start` (which must not be whitespace) and returns the index just past
  * it, validating the grammar as Go's scanner does. Throws {@link JsonSyntaxError}.
@@ -135,12 +138,16 @@ export function scanJsonValue(s: string, start: number): number {
     if (i >= s.length) throw new JsonSyntaxError("unexpected EOF", s.length, true);
     throw new JsonSyntaxError(`invalid character ${quoteChar(s[i] ?? "")} ${context}`, i, false);
   };
-  const ws = (): void => {
+  const skipSpace = (): void => {
     while (isJsonSpace(s[i])) i++;
   };
+  const isDigit = (): boolean => {
+    const c = s[i];
+    return c !== undefined && c >= "0" && c <= "9";
+  };
   const digits = (context: string): void => {
-    if (!/[0-9]/.test(s[i] ?? "")) fail(context);
-    while (/[0-9]/.test(s[i] ?? "")) i++;
+    if (!isDigit()) fail(context);
+    while (isDigit()) i++;
   };
   const literal = (word: string): void => {
     for (let k = 1; k < word.length; k++) {
@@ -149,65 +156,40 @@ export function scanJsonValue(s: string, start: number): number {
     }
     i++;
   };
-  const str = (): void => {
-    i++;
-    for (;;) {
+  const string = (): void => {
+    for (i++; s[i] !== '"'; i++) {
       const c = s[i];
       if (c === undefined) fail("");
-      else if (c === '"') return void i++;
+      else if (c < " ") fail("in string literal");
       else if (c === "\\") {
         i++;
-        const e = s[i];
-        if (e === "u") {
+        if (s[i] === "u") {
           for (let k = 0; k < 4; k++) {
             i++;
             if (!/[0-9a-fA-F]/.test(s[i] ?? "")) fail("in \\u hexadecimal character escape");
           }
-        } else if (e === undefined || !'"\\/bfnrt'.includes(e)) fail("in string escape code");
-        i++;
-      } else if (c < " ") fail("in string literal");
-      else i++;
+        } else if (s[i] === undefined || !'"\\/bfnrt'.includes(s[i] ?? "")) {
+          fail("in string escape code");
+        }
+      }
     }
+    i++;
   };
-  const value = (context: string): void => {
+  const objectKey = (): void => {
+    if (s[i] !== '"') fail("looking for beginning of object key string");
+    string();
+    skipSpace();
+    if (s[i] !== ":") fail("after object key");
+    i++;
+    skipSpace();
+  };
+  const scalar = (context: string): void => {
     const c = s[i];
-    if (c === "{") {
-      i++;
-      ws();
-      if (s[i] === "}") return void i++;
-      for (;;) {
-        if (s[i] !== '"') fail("looking for beginning of object key string");
-        str();
-        ws();
-        if (s[i] !== ":") fail("after object key");
-        i++;
-        ws();
-        value("looking for beginning of value");
-        ws();
-        if (s[i] === "}") return void i++;
-        if (s[i] !== ",") fail("after object key:value pair");
-        i++;
-        ws();
-      }
-    }
-    if (c === "[") {
-      i++;
-      ws();
-      if (s[i] === "]") return void i++;
-      for (;;) {
-        value("looking for beginning of value");
-        ws();
-        if (s[i] === "]") return void i++;
-        if (s[i] !== ",") fail("after array element");
-        i++;
-        ws();
-      }
-    }
-    if (c === '"') return str();
-    if (c === "t") return literal("true");
-    if (c === "f") return literal("false");
-    if (c === "n") return literal("null");
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) {
+    if (c === '"') string();
+    else if (c === "t") literal("true");
+    else if (c === "f") literal("false");
+    else if (c === "n") literal("null");
+    else if (c === "-" || isDigit()) {
       if (c === "-") i++;
       if (s[i] === "0") i++;
       else digits("in numeric literal");
@@ -220,12 +202,47 @@ export function scanJsonValue(s: string, start: number): number {
         if (s[i] === "+" || s[i] === "-") i++;
         digits("in exponent of numeric literal");
       }
-      return;
+    } else {
+      fail(context);
     }
-    fail(context);
   };
-  value("looking for beginning of value");
-  return i;
+
+  // Iterative, with an explicit stack of open containers, so nesting depth is bounded by Go's limit
+  // rather than by the JS call stack.
+  const open: ("}" | "]")[] = [];
+  for (;;) {
+    const c = s[i];
+    if (c === "{" || c === "[") {
+      if (open.length >= MAX_DEPTH) fail("exceeded max depth");
+      const close = c === "{" ? "}" : "]";
+      i++;
+      skipSpace();
+      if (s[i] !== close) {
+        open.push(close);
+        if (close === "}") objectKey();
+        continue;
+      }
+      i++;
+    } else {
+      scalar("looking for beginning of value");
+    }
+    // A value just ended: close finished containers, or move on to the next member.
+    for (;;) {
+      const close = open.at(-1);
+      if (close === undefined) return i;
+      skipSpace();
+      if (s[i] === close) {
+        i++;
+        open.pop();
+        continue;
+      }
+      if (s[i] !== ",") fail(close === "}" ? "after object key:value pair" : "after array element");
+      i++;
+      skipSpace();
+      if (close === "}") objectKey();
+      break;
+    }
+  }
 }
 
 /** Byte offset Go reports for an error at UTF-16 `index` (bytes consumed including the bad one). */

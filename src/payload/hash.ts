@@ -5,28 +5,33 @@
  */
 import type { Manifest } from "./manifest.js";
 
-const TWO_32 = 4294967296;
-
 /**
- * 64-bit FNV-1 (multiply, then XOR) of the UTF-8 bytes of `chunks`, big-endian. Uses two 32-bit halves in
- * plain numbers: prime = 2^40 + 0x1b3, so h·prime = (lo << 40) + h·0x1b3, all exact in doubles.
+ * 64-bit FNV-1 (multiply, then XOR) of the UTF-8 bytes of `chunks`, big-endian. The state is four 16-bit
+ * limbs so every step is exact int32 arithmetic; prime = 2^40 + 0x1b3, i.e. limbs [0x1b3, 0, 0x100, 0].
  */
 export function fnv1_64(chunks: Iterable<string>): Uint8Array {
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
   const encoder = new TextEncoder();
   for (const chunk of chunks) {
     for (const byte of encoder.encode(chunk)) {
-      const loProd = lo * 0x1b3;
-      const carry = Math.floor(loProd / TWO_32);
-      hi = (hi * 0x1b3 + carry + (lo & 0xffffff) * 256) % TWO_32;
-      lo = (loProd % TWO_32 ^ byte) >>> 0;
+      const t0 = h0 * 0x1b3;
+      const t1 = h1 * 0x1b3 + (t0 >>> 16);
+      const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+      h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+      h2 = t2 & 0xffff;
+      h1 = t1 & 0xffff;
+      h0 = (t0 & 0xffff) ^ byte;
     }
   }
   const out = new Uint8Array(8);
   const view = new DataView(out.buffer);
-  view.setUint32(0, hi);
-  view.setUint32(4, lo);
+  view.setUint16(0, h3);
+  view.setUint16(2, h2);
+  view.setUint16(4, h1);
+  view.setUint16(6, h0);
   return out;
 }
 

@@ -75,8 +75,8 @@ export function isNotExist(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "ENOENT";
 }
 
-/** Go-style `stat {path}: no such file or directory`, keeping `code` and the original as `cause`. */
-function statError(path: string, err: unknown): Error {
+/** Go-style `stat {path}: no such file or directory`, keeping `code` and the original as `cause`. @internal */
+export function statError(path: string, err: unknown): Error {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
   const reason: Record<string, string> = { ENOENT: "no such file or directory", ENOTDIR: "not a directory", EACCES: "permission denied" };
   const text = typeof code === "string" && reason[code] ? reason[code] : err instanceof Error ? err.message : String(err);

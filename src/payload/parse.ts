@@ -55,8 +55,14 @@ export function parseManifests(text: string, originalFilename: string): Manifest
     seen.add(id);
     out.push(m);
   };
-  if (isJsonStream(text)) parseJsonStream(text, add);
-  else parseYamlStream(text, add);
+  try {
+    if (isJsonStream(text)) parseJsonStream(text, add);
+    else parseYamlStream(text, add);
+  } catch (e) {
+    // The yaml parser recurses per nesting level; a pathological file must stay a per-file error.
+    if (e instanceof RangeError) throw new ManifestParseError(`error parsing: ${e.message}`, undefined);
+    throw e;
+  }
   return out;
 }
 
@@ -142,9 +148,9 @@ function toManifest(raw: string, originalFilename: string, line: number): Manife
       fail(`unable to decode manifest: couldn't get version/kind; json parse error: cannot unmarshal ${JSON_TYPE(v)} into ${field} of type string`);
     }
   }
-  // A malformed apiVersion (more than one "/") leaves the unstructured GVK empty, hence "Kind is missing".
   const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : "";
-  if (!obj.kind || apiVersion.split("/").length > 2) {
+  if (apiVersion.split("/").length > 2) fail(`unable to decode manifest: unexpected GroupVersion string: ${apiVersion}`);
+  if (!obj.kind) {
     fail(`unable to decode manifest: Object 'Kind' is missing in '${raw.length > 200 ? `${raw.slice(0, 200)}...` : raw}'`);
   }
   const m: Manifest = { originalFilename, raw, gvk: gvkOf(obj), obj };

@@ -60,7 +60,8 @@ for (const tc of [
   { name: "versions behind are tolerated while installing", live: live([], healthy), mode: "Initializing", want: undefined },
 ] as const) {
   test(`cluster operator: ${tc.name}`, () => {
-    const result = checkClusterOperator("expected" in tc ? tc.expected : expected, tc.live, tc.mode as PayloadState);
+    const want: KubeObject = "expected" in tc && tc.expected ? tc.expected : expected;
+    const result = checkClusterOperator(want, tc.live, tc.mode as PayloadState);
     if (!tc.want) return assert.equal(result, undefined);
     assert.ok(result instanceof UpdateError);
     assert.deepEqual([result.reason, result.effect], tc.want);

@@ -1,0 +1,28 @@
+/**
+ * Release payloads: retrieve a payload directory, load it (metadata, templated and plain manifests,
+ * inclusion filter) into a {@link PayloadUpdate} with its manifest hash. Pure apart from the injected
+ * {@link PayloadFs}; `nodePayloadFs` is the Node implementation.
+ */
+export { loadUpdate, nodePayloadFs, validateDirectory, isNotExist, goArch, DEFAULT_CLUSTER_PROFILE } from "./load.js";
+export type { LoadOptions, PayloadFs } from "./load.js";
+export { DirectoryRetriever, NO_IMAGE_MESSAGE } from "./retrieve.js";
+export type { PayloadInfo, PayloadRetriever } from "./retrieve.js";
+export { exclusionReason, manifestCapabilities, annotationsOf, CAPABILITY_ANNOTATION } from "./include.js";
+export type { IncludeFilter } from "./include.js";
+export { manifestHash } from "./hash.js";
+export { gvkOf, nameOf, namespaceOf } from "./manifest.js";
+export type { GroupVersionKind, KubeObject, Manifest, PayloadUpdate, Release } from "./manifest.js";
+export { UpdateError } from "./update-error.js";
+export type { TaskLike, UpdateEffect, UpdateErrorInit } from "./update-error.js";
+
+// Symbols below are library-internal: building blocks exported for tests and tools (render/diff CLI).
+export { renderTemplate, TemplateError } from "./template.js";
+export { parseManifests, ManifestParseError, resourceIdString } from "./parse.js";
+export { parseReleaseMetadata, parseImageReferences, semverError, type ReleaseMetadata } from "./metadata.js";
+export { fnv1_64, base64UrlPadded } from "./hash.js";
+export {
+  CVO_MANIFEST_DIR,
+  RELEASE_MANIFEST_DIR,
+  RELEASE_METADATA_FILE,
+  IMAGE_REFERENCES_FILE,
+} from "./load.js";

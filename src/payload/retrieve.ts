@@ -1,0 +1,78 @@
+/**
+ * Payload retrieval: turns a desired release's image into a local directory `loadUpdate` can read. This
+ * build retrieves payloads that are already on disk; pulling OCI images is a separate retriever.
+ */
+import { isAbsolute } from "node:path";
+import { fileURLToPath } from "node:url";
+import { nodePayloadFs, statError, validateDirectory, type PayloadFs } from "./load.js";
+import { UpdateError } from "./update-error.js";
+
+/** Where a retrieved payload is, and whether its signature was verified. */
+export interface PayloadInfo {
+  directory: string;
+  /** True when the payload is the operator's own image (no download happened). */
+  local: boolean;
+  verified: boolean;
+  /** Set when verification failed but the update was forced. */
+  verificationError?: Error;
+}
+
+/** Introduced for testing: the worker depends on this, not on a concrete retriever. */
+export interface PayloadRetriever {
+  /** Makes the payload of `desired` available locally. Must honour `signal`. */
+  retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal): Promise<PayloadInfo>;
+}
+
+export const NO_IMAGE_MESSAGE = "no payload image has been specified and the contents of the payload cannot be retrieved";
+
+/**
+ * Retrieves payloads named by an absolute directory path or a `file://` URL. Nothing is verified
+ * (`verified: false`); a missing or incomplete directory is `UpdatePayloadRetrievalFailed`, as a failed
+ * download is upstream. Image references are rejected until an OCI retriever exists.
+ */
+export class DirectoryRetriever implements PayloadRetriever {
+  constructor(private readonly fs: PayloadFs = nodePayloadFs) {}
+
+  async retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal): Promise<PayloadInfo> {
+    signal.throwIfAborted();
+    const image = desired.image;
+    if (image === "") throw new Error(NO_IMAGE_MESSAGE);
+    let directory: string;
+    if (image.startsWith("file://")) {
+      try {
+        directory = fileURLToPath(image);
+      } catch (err) {
+        throw retrievalFailed(new Error(`invalid file URL ${JSON.stringify(image)}: ${String(err)}`, { cause: err }));
+      }
+    } else if (isAbsolute(image)) {
+      directory = image;
+    } else {
+      throw retrievalFailed(
+        new Error(`OCI image references are not supported yet by this retriever (image ${JSON.stringify(image)}); use an absolute directory path or a file:// URL`),
+      );
+    }
+    let isDirectory: boolean;
+    try {
+      ({ isDirectory } = await this.fs.stat(directory));
+    } catch (err) {
+      throw retrievalFailed(statError(directory, err));
+    }
+    if (!isDirectory) throw retrievalFailed(new Error(`stat ${directory}: not a directory`));
+    signal.throwIfAborted();
+    try {
+      await validateDirectory(directory, this.fs);
+    } catch (err) {
+      throw retrievalFailed(err);
+    }
+    return { directory, local: false, verified: false };
+  }
+}
+
+/** Upstream wraps every download failure this way (spec §7.8). */
+function retrievalFailed(cause: unknown): UpdateError {
+  return new UpdateError({
+    reason: "UpdatePayloadRetrievalFailed",
+    message: `Unable to download and prepare the update: ${cause instanceof Error ? cause.message : String(cause)}`,
+    cause,
+  });
+}

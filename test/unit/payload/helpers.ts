@@ -1,0 +1,84 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Manifest } from "../../../src/payload/manifest.js";
+import { gvkOf, type KubeObject } from "../../../src/payload/manifest.js";
+
+/** The shared real payloads, read in place (never copied into the repo). */
+export const FIXTURES = fileURLToPath(new URL("../../../../shared/fixtures/payloads", import.meta.url));
+export const REAL_A = join(FIXTURES, "real-a");
+export const REAL_B = join(FIXTURES, "real-b");
+
+/** The release image the Go reference hashes below were computed with (it is rendered into manifests/). */
+export const ORACLE_IMAGE = "quay.io/test/release@sha256:abc";
+/** Known capabilities of the spec's CVO revision (§6.1). */
+export const REVISION_CAPS = ["baremetal", "marketplace", "openshift-samples"] as const;
+/** A 4.16-era capability list (Appendix A), under which the real payloads' capability manifests are known. */
+export const CAPS_4_16 = [
+  ...REVISION_CAPS, "Console", "Insights", "Storage", "CSISnapshot", "NodeTuning", "MachineAPI", "Build",
+  "DeploymentConfig", "ImageRegistry", "OperatorLifecycleManager", "OperatorLifecycleManagerV1",
+  "CloudCredential", "Ingress", "CloudControllerManager",
+] as const;
+
+export const METADATA_1_0_0_ABC = `{
+  "kind": "cincinnati-metadata-v0",
+  "version": "1.0.0-abc",
+  "previous": [
+    "1.1.1",
+    "1.2.2"
+  ],
+  "metadata": {
+    "url": "https://example.com/v1.0.0-abc",
+    "io.openshift.upgrades.graph.release.channels": "channel-c,channel-a,channel-b"
+  }
+}
+`;
+export const IMAGE_REFS_1_0_0_ABC = "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0-abc";
+
+const testObject = (name: string, extra = "") =>
+  `kind: Test\napiVersion: v1\nmetadata:\n  name: ${name}\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\n${extra}`;
+const testJson = (name: string) =>
+  `{\n  "kind": "Test",\n  "apiVersion": "v1",\n  "metadata": {\n    "name": "${name}",\n    "annotations": {\n      "include.release.openshift.io/self-managed-high-availability": "true"\n    }\n  }\n}`;
+
+/**
+ * Upstream's `pkg/cvo/testdata/payloadtest` at the spec's revision, byte for byte: with exclude id
+ * `exclude-test` it loads three manifests (one JSON kept verbatim, two YAML) hashing to `DL-FFQ2Uem8=`.
+ */
+export const PAYLOADTEST: Record<string, string> = {
+  "manifests/.gitkeep": "",
+  "release-manifests/0000_10_a_file": testJson("file"),
+  "release-manifests/0000_10_a_file.json": testJson("file-json"),
+  "release-manifests/0000_10_a_file.yaml": testObject("file-yaml"),
+  "release-manifests/0000_10_a_file.yml": testObject("file-yml"),
+  "release-manifests/0000_20_a_exclude.yml": testObject("file-20-yml").replace(
+    '"true"\n',
+    '"true"\n    exclude.release.openshift.io/exclude-test: "true"\n',
+  ),
+  "release-manifests/image-references": IMAGE_REFS_1_0_0_ABC,
+  "release-manifests/release-metadata": METADATA_1_0_0_ABC,
+};
+
+/** A minimal valid payload skeleton to add files to. */
+export const SKELETON: Record<string, string> = {
+  "manifests/.gitkeep": "",
+  "release-manifests/image-references": IMAGE_REFS_1_0_0_ABC,
+  "release-manifests/release-metadata": METADATA_1_0_0_ABC,
+};
+
+/** Writes `files` (relative path → content) under a fresh temp dir; returns it and a cleanup. */
+export async function tempPayload(files: Record<string, string>): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-payload-"));
+  for (const [rel, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, rel)), { recursive: true });
+    await writeFile(join(dir, rel), content);
+  }
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A manifest built from an object, for filter tests. */
+export function manifestOf(obj: KubeObject, originalFilename = "test.yaml"): Manifest {
+  return { originalFilename, raw: JSON.stringify(obj), gvk: gvkOf(obj), obj };
+}
+
+export { testObject };

@@ -1,0 +1,163 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { annotationsOf, exclusionReason, manifestCapabilities, type IncludeFilter } from "../../../src/payload/include.js";
+import type { KubeObject } from "../../../src/payload/manifest.js";
+import { manifestOf } from "./helpers.js";
+
+const PROFILE = "self-managed-high-availability";
+const IN_PROFILE = { [`include.release.openshift.io/${PROFILE}`]: "true" };
+const LOAD_TIME: IncludeFilter = {
+  exclude: "exclude-test",
+  includeTechPreview: false,
+  profile: PROFILE,
+  capabilities: { known: ["baremetal", "marketplace", "openshift-samples"], enabled: ["baremetal", "marketplace", "openshift-samples"] },
+};
+const obj = (annotations?: unknown): KubeObject => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "x", ...(annotations === undefined ? {} : { annotations: annotations as Record<string, string> }) },
+});
+
+const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: string | undefined }[] = [
+  { name: "#0 no annotations at all", obj: obj(), filter: LOAD_TIME, want: "no annotations" },
+  { name: "#0 annotations null", obj: obj(null), filter: LOAD_TIME, want: "no annotations" },
+  { name: "#0 non-string annotation value hides all annotations (GetAnnotations)", obj: obj({ ...IN_PROFILE, n: 1 }), filter: LOAD_TIME, want: "no annotations" },
+  { name: "#0 applies even with an empty filter", obj: obj(), filter: {}, want: "no annotations" },
+  { name: "empty annotations map still counts as annotations", obj: obj({}), filter: {}, want: undefined },
+  { name: "included with profile", obj: obj(IN_PROFILE), filter: LOAD_TIME, want: undefined },
+  {
+    name: "#1 exclude id true",
+    obj: obj({ ...IN_PROFILE, "exclude.release.openshift.io/exclude-test": "true" }),
+    filter: LOAD_TIME,
+    want: "exclude.release.openshift.io/exclude-test=true",
+  },
+  {
+    name: "#1 exclude id other value is not an exclusion",
+    obj: obj({ ...IN_PROFILE, "exclude.release.openshift.io/exclude-test": "True" }),
+    filter: LOAD_TIME,
+    want: undefined,
+  },
+  {
+    name: "#1 exclude beats profile (order)",
+    obj: obj({ "exclude.release.openshift.io/exclude-test": "true" }),
+    filter: LOAD_TIME,
+    want: "exclude.release.openshift.io/exclude-test=true",
+  },
+  {
+    name: "#1 empty exclude id checks the bare prefix key",
+    obj: obj({ ...IN_PROFILE, "exclude.release.openshift.io/": "true" }),
+    filter: { exclude: "" },
+    want: "exclude.release.openshift.io/=true",
+  },
+  {
+    name: "#1 absent exclude skips the check",
+    obj: obj({ ...IN_PROFILE, "exclude.release.openshift.io/exclude-test": "true" }),
+    filter: { profile: PROFILE },
+    want: undefined,
+  },
+  {
+    name: "#2 tech preview excluded",
+    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "TechPreviewNoUpgrade" }),
+    filter: LOAD_TIME,
+    want: "tech-preview excluded, and release.openshift.io/feature-gate=TechPreviewNoUpgrade",
+  },
+  {
+    name: "#2 tech preview included when enabled",
+    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "TechPreviewNoUpgrade" }),
+    filter: { ...LOAD_TIME, includeTechPreview: true },
+    want: undefined,
+  },
+  {
+    name: "#2b any other feature-gate value",
+    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "CustomNoUpgrade" }),
+    filter: { ...LOAD_TIME, includeTechPreview: true },
+    want: "unrecognized value release.openshift.io/feature-gate=CustomNoUpgrade",
+  },
+  {
+    name: "#2b empty feature-gate value",
+    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "" }),
+    filter: LOAD_TIME,
+    want: "unrecognized value release.openshift.io/feature-gate=",
+  },
+  {
+    name: "#2 absent includeTechPreview skips the check",
+    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "Bogus" }),
+    filter: { profile: PROFILE },
+    want: undefined,
+  },
+  { name: "#3 profile unset", obj: obj({ a: "b" }), filter: LOAD_TIME, want: `include.release.openshift.io/${PROFILE} unset` },
+  {
+    name: "#3 profile false",
+    obj: obj({ [`include.release.openshift.io/${PROFILE}`]: "false" }),
+    filter: LOAD_TIME,
+    want: `unrecognized value include.release.openshift.io/${PROFILE}=false`,
+  },
+  {
+    name: "#3 other profile",
+    obj: obj(IN_PROFILE),
+    filter: { profile: "ibm-cloud-managed" },
+    want: "include.release.openshift.io/ibm-cloud-managed unset",
+  },
+  { name: "#3 absent profile skips the check", obj: obj({ a: "b" }), filter: { exclude: "x", includeTechPreview: false }, want: undefined },
+  {
+    name: "#4 known and enabled capability",
+    obj: obj({ ...IN_PROFILE, "capability.openshift.io/name": "baremetal" }),
+    filter: LOAD_TIME,
+    want: undefined,
+  },
+  {
+    name: "#4 unknown capabilities listed in annotation order",
+    obj: obj({ ...IN_PROFILE, "capability.openshift.io/name": "Console+baremetal+Ingress" }),
+    filter: LOAD_TIME,
+    want: "unrecognized capability names: Console, Ingress",
+  },
+  {
+    name: "#4 unknown wins over disabled",
+    obj: obj({ "capability.openshift.io/name": "marketplace+Nope" }),
+    filter: { capabilities: { known: ["marketplace"], enabled: [] } },
+    want: "unrecognized capability names: Nope",
+  },
+  {
+    name: "#4 disabled capabilities",
+    obj: obj({ "capability.openshift.io/name": "marketplace+baremetal+openshift-samples" }),
+    filter: { capabilities: { known: ["baremetal", "marketplace", "openshift-samples"], enabled: ["baremetal"] } },
+    want: "disabled capabilities: marketplace, openshift-samples",
+  },
+  {
+    name: "#4 empty capability annotation means none",
+    obj: obj({ "capability.openshift.io/name": "" }),
+    filter: { capabilities: { known: [], enabled: [] } },
+    want: undefined,
+  },
+  {
+    name: "#4 absent capabilities skip the check",
+    obj: obj({ ...IN_PROFILE, "capability.openshift.io/name": "Nope" }),
+    filter: { profile: PROFILE },
+    want: undefined,
+  },
+  {
+    name: "#4 apply time: only the capability check runs",
+    obj: obj({ "capability.openshift.io/name": "baremetal", "release.openshift.io/feature-gate": "Bogus" }),
+    filter: { capabilities: { known: ["baremetal"], enabled: ["baremetal"] } },
+    want: undefined,
+  },
+];
+
+for (const tc of CASES) {
+  test(`exclusionReason: ${tc.name}`, () => {
+    assert.equal(exclusionReason(manifestOf(tc.obj), tc.filter), tc.want);
+  });
+}
+
+test("manifestCapabilities splits on + and treats empty as none", () => {
+  assert.deepEqual(manifestCapabilities(manifestOf(obj({ "capability.openshift.io/name": "a+b" }))), ["a", "b"]);
+  assert.deepEqual(manifestCapabilities(manifestOf(obj({ "capability.openshift.io/name": "" }))), []);
+  assert.deepEqual(manifestCapabilities(manifestOf(obj())), []);
+});
+
+test("annotationsOf follows Unstructured.GetAnnotations", () => {
+  assert.deepEqual(annotationsOf(obj({ x: "y" })), { x: "y" });
+  assert.equal(annotationsOf(obj(["x"])), undefined);
+  assert.equal(annotationsOf(obj({ x: true })), undefined);
+  assert.equal(annotationsOf({ kind: "K" }), undefined);
+});
