@@ -15,7 +15,7 @@ const releases = [
 
 const server = spawn(
   process.execPath,
-  [`${root}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "30s", "--operator-delay", "300ms"],
+  [`${root}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "30s", "--operator-delay", "800ms"],
   { stdio: ["ignore", "pipe", "ignore"] },
 );
 const [line] = (await once(createInterface({ input: server.stdout! }), "line")) as [string];

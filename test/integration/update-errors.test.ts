@@ -3,7 +3,8 @@ import { mkdtemp, mkdir, writeFile, cp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { status as Status, type Metadata, type ServiceError } from "@grpc/grpc-js";
 import { rpc } from "../../src/cli/client.js";
 import type { UpdateRequest } from "../../src/gen/syncworker/v1/syncworker.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -27,16 +28,27 @@ async function rejected(req: UpdateRequest): Promise<ServiceError> {
   assert.fail("expected the request to be rejected");
 }
 
-/** Decodes the field path of the first google.rpc.BadRequest field violation in the status details. */
+/** Reads the field of the first google.rpc.BadRequest violation from the grpc-status-details-bin trailer. */
 function violatedField(metadata: Metadata): string {
   const [details] = metadata.get("grpc-status-details-bin");
   assert.ok(Buffer.isBuffer(details), "the error carries google.rpc.Status details");
-  const text = details.toString("latin1");
-  assert.ok(text.includes("type.googleapis.com/google.rpc.BadRequest"));
-  const match = /\x0a[\s\S]\x0a([\s\S])/.exec(text.slice(text.indexOf("BadRequest") + "BadRequest".length));
-  const length = match?.[1]?.charCodeAt(0) ?? 0;
-  const start = (match?.index ?? 0) + text.indexOf("BadRequest") + "BadRequest".length + 4;
-  return text.slice(start, start + length);
+  // Walks google.rpc.Status.details (3) -> Any {type_url (1), value (2)} -> BadRequest.field_violations (1) -> field (1).
+  const fields = (bytes: Uint8Array): Map<number, Uint8Array> => {
+    const reader = new BinaryReader(bytes);
+    const out = new Map<number, Uint8Array>();
+    while (reader.pos < reader.len) {
+      const [number, type] = reader.tag();
+      if (type === WireType.LengthDelimited) {
+        const value = reader.bytes();
+        if (!out.has(number)) out.set(number, value);
+      } else reader.skip(type);
+    }
+    return out;
+  };
+  const any = fields(fields(details).get(3)!);
+  assert.equal(Buffer.from(any.get(1)!).toString(), "type.googleapis.com/google.rpc.BadRequest");
+  const violation = fields(fields(any.get(2)!).get(1)!);
+  return Buffer.from(violation.get(1)!).toString();
 }
 
 for (const tc of [

@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { UpdateError } from "../../../src/payload/update-error.js";
+import { describeStatus, EMPTY_STATUS, type SyncWorkerStatus } from "../../../src/worker/index.js";
+
+const base: SyncWorkerStatus = {
+  ...EMPTY_STATUS,
+  actual: { version: "4.16.1", image: "/payloads/4.16.1", url: "", channels: [] },
+  done: 42,
+  total: 180,
+};
+
+for (const tc of [
+  { name: "no update yet", status: EMPTY_STATUS, want: "Waiting for an update" },
+  { name: "progress", status: base, want: "Working towards 4.16.1: 42 of 180 done (23% complete)" },
+  {
+    name: "an operator still updating is a wait",
+    status: { ...base, failure: new UpdateError({ reason: "ClusterOperatorUpdating", effect: "None", message: "Cluster operator dns is updating versions", name: "dns" }) },
+    want: "Working towards 4.16.1: 42 of 180 done (23% complete), waiting on dns",
+  },
+  {
+    name: "a failure",
+    status: { ...base, failure: new UpdateError({ reason: "UpdatePayloadFailed", message: 'Could not update configmap "ns/c" (3 of 3)' }) },
+    want: 'Unable to apply 4.16.1: Could not update configmap "ns/c" (3 of 3)',
+  },
+  { name: "completed", status: { ...base, done: 180, completed: 1, reconciling: true }, want: "Cluster version is 4.16.1" },
+  {
+    name: "a failed load names the step",
+    status: {
+      ...base,
+      loadPayloadStatus: { step: "LoadPayload", message: "", failure: new Error("bad yaml"), update: { version: "4.17.0", image: "/p", force: false }, verified: false },
+    },
+    want: "LoadPayload failed for 4.17.0: bad yaml",
+  },
+] as const) {
+  test(`describeStatus: ${tc.name}`, () => assert.equal(describeStatus(tc.status), tc.want));
+}
