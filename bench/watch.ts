@@ -37,7 +37,7 @@ export async function run(): Promise<void> {
   const baseline = await rssKiB(server.pid!);
 
   const watchers = spawn(process.execPath, ["--import", "tsx", `${ROOT}bench/watch-clients.ts`, address, String(STREAMS)], { stdio: ["pipe", "pipe", "inherit"] });
-  const output = createInterface({ input: watchers.stdout! });
+  const output = createInterface({ input: watchers.stdout });
   const lines = output[Symbol.asyncIterator]();
   if ((await lines.next()).value !== "connected") throw new Error("watchers did not connect");
   await settle(1000);
@@ -53,7 +53,7 @@ export async function run(): Promise<void> {
   }
   const syncMs = Date.now() - started;
   await settle(500);
-  watchers.stdin!.write("stop\n");
+  watchers.stdin.write("stop\n");
   const summary = JSON.parse((await lines.next()).value as string) as { deliveries: number; p50: number; p99: number; max: number };
   client.close();
   server.kill("SIGTERM");

@@ -18,7 +18,7 @@ const server = spawn(
   [`${root}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "30s", "--operator-delay", "800ms"],
   { stdio: ["ignore", "pipe", "ignore"] },
 );
-const [line] = (await once(createInterface({ input: server.stdout! }), "line")) as [string];
+const [line] = (await once(createInterface({ input: server.stdout }), "line")) as [string];
 const address = line.replace(/^listening on /, "");
 console.log(`syncworker ${line} (embedded cluster)`);
 

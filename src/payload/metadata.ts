@@ -101,7 +101,7 @@ function goPrintV(v: unknown): string {
     const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => compareGoStrings(a, b));
     return `map[${entries.map(([k, x]) => `${k}:${goPrintV(x)}`).join(" ")}]`;
   }
-  return String(v);
+  return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? String(v) : typeof v;
 }
 
 /** `json.Unmarshal` syntax check with Go's messages. */

@@ -68,6 +68,8 @@ export function parseManifests(text: string, originalFilename: string): Manifest
 
 function parseJsonStream(text: string, add: (raw: string, line: number) => void): void {
   let i = 0;
+  let line = 1;
+  let counted = 0; // newlines before `counted` are already in `line`
   for (;;) {
     while (isJsonSpace(text[i])) i++;
     if (i >= text.length) return;
@@ -76,56 +78,71 @@ function parseJsonStream(text: string, add: (raw: string, line: number) => void)
       i = scanJsonValue(text, start);
     } catch (e) {
       if (!(e instanceof JsonSyntaxError)) throw e;
-      const { line, column } = lineColumnOf(text, e.index);
+      const { line: at, column } = lineColumnOf(text, e.index);
       const detail = e.eof ? e.message : `json: offset ${goErrorOffset(text, e.index)}: ${e.message}`;
-      throw new ManifestParseError(`error parsing: ${detail} (line ${line}, column ${column})`, line);
+      throw new ManifestParseError(`error parsing: ${detail} (line ${at}, column ${column})`, at);
     }
-    add(text.slice(start, i), lineColumnOf(text, start).line);
+    for (let nl = text.indexOf("\n", counted); nl >= 0 && nl < start; nl = text.indexOf("\n", nl + 1)) line++;
+    counted = start;
+    add(text.slice(start, i), line);
   }
 }
 
-function parseYamlStream(text: string, add: (raw: string, line: number) => void): void {
-  // Go splits documents line by line and rejects a `---` line followed by anything but a comment; it
-  // still yields the documents before that line, so parse only up to it and report it last.
-  const bad = /^---(.*)$/gm;
-  let separator: { index: number; rest: string } | undefined;
-  for (let m = bad.exec(text); m; m = bad.exec(text)) {
-    const rest = (m[1] ?? "").trim();
-    if (rest !== "" && !rest.startsWith("#")) {
-      separator = { index: m.index, rest };
-      break;
+/**
+ * k8s `YAMLReader`: a document ends at any line starting with `---`, which must be followed by nothing
+ * but a comment. A bad separator line is an error before the document it closes is decoded.
+ */
+function splitYamlDocuments(text: string): { docs: { text: string; line: number }[]; bad?: { rest: string; line: number } } {
+  const docs: { text: string; line: number }[] = [];
+  let docStart = 0;
+  let docLine = 1;
+  let line = 1;
+  for (let pos = 0; pos < text.length; line++) {
+    const nl = text.indexOf("\n", pos);
+    const end = nl < 0 ? text.length : nl + 1;
+    if (text.startsWith("---", pos)) {
+      const rest = text.slice(pos + 3, end).trim();
+      if (rest !== "" && !rest.startsWith("#")) return { docs, bad: { rest, line } };
+      if (pos > docStart) docs.push({ text: text.slice(docStart, pos), line: docLine });
+      docStart = end;
+      docLine = line + 1;
     }
+    pos = end;
   }
-  const src = separator ? text.slice(0, separator.index) : text;
-  const lc = new LineCounter();
-  for (const doc of parseAllDocuments(src, { ...YAML_PARSE_OPTIONS, lineCounter: lc })) {
+  if (docStart < text.length) docs.push({ text: text.slice(docStart), line: docLine });
+  return { docs };
+}
+
+function parseYamlStream(text: string, add: (raw: string, line: number) => void): void {
+  const { docs, bad } = splitYamlDocuments(text);
+  for (const chunk of docs) {
+    const lc = new LineCounter();
+    // Like yaml.v2's Unmarshal, only the first document of a chunk counts (a `...` marker ends it).
+    const doc = parseAllDocuments(chunk.text, { ...YAML_PARSE_OPTIONS, lineCounter: lc })[0];
+    if (!doc) continue;
+    const lineOf = (offset: number): number => chunk.line + lc.linePos(offset).line - 1;
     const err = doc.errors[0];
     if (err) {
-      const pos = err.linePos?.[0] ?? lc.linePos(err.pos[0]);
       const msg = err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
-      throw new ManifestParseError(
-        `error parsing: error converting YAML to JSON: yaml: line ${pos.line}: ${msg} (column ${pos.col})`,
-        pos.line,
-      );
+      const { col } = lc.linePos(err.pos[0]);
+      const at = lineOf(err.pos[0]);
+      throw new ManifestParseError(`error parsing: error converting YAML to JSON: yaml: line ${at}: ${msg} (column ${col})`, at);
     }
-    const line = lc.linePos(doc.contents?.range[0] ?? doc.range[0]).line;
+    const line = lineOf(doc.contents?.range[0] ?? doc.range[0]);
     let raw: string;
     try {
-      const value = yamlDocumentToGo(doc, src.length);
+      const value = yamlDocumentToGo(doc, chunk.text.length);
       if (value === null) continue;
       raw = goJsonMarshal(value);
     } catch (e) {
       if (!(e instanceof YamlDecodeError || e instanceof UnsupportedValueError)) throw e;
-      const at = e instanceof YamlDecodeError && e.offset !== undefined ? lc.linePos(e.offset).line : line;
+      const at = e instanceof YamlDecodeError && e.offset !== undefined ? lineOf(e.offset) : line;
       const detail = e instanceof UnsupportedValueError ? `error converting YAML to JSON: ${e.message}` : e.message;
       throw new ManifestParseError(`error parsing: ${detail} (line ${at})`, at);
     }
     add(raw, line);
   }
-  if (separator) {
-    const line = lineColumnOf(text, separator.index).line;
-    throw new ManifestParseError(`error parsing: invalid Yaml document separator: ${separator.rest} (line ${line})`, line);
-  }
+  if (bad) throw new ManifestParseError(`error parsing: invalid Yaml document separator: ${bad.rest} (line ${bad.line})`, bad.line);
 }
 
 const JSON_TYPE = (v: unknown): string =>

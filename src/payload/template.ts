@@ -94,8 +94,11 @@ function parseTemplate(text: string, name: string): Segment[] {
       const body = text.slice(p, bodyEnd).replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
       const field = FIELD.exec(body);
       if (field?.[1] !== undefined) {
-        const lineStart = text.lastIndexOf("\n", open) + 1;
-        segs.push({ field: field[1], line: openLine, column: text.indexOf(body, p) - lineStart });
+        // Go reports execution errors at the field itself (0-based column), which may sit on a later line.
+        const at = text.indexOf(body, p);
+        const before = text.slice(open, at);
+        const fieldLine = openLine + before.split("\n").length - 1;
+        segs.push({ field: field[1], line: fieldLine, column: at - (text.lastIndexOf("\n", at - 1) + 1) });
       } else if ((body.startsWith('"') || body.startsWith("`")) && literalEnd(body) === body.length) {
         const value = body.startsWith("`") ? body.slice(1, -1).replaceAll("\r", "") : unquoteGo(body);
         if (value === undefined) fail(openLine, `invalid syntax in string literal ${body}`);

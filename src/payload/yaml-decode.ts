@@ -7,7 +7,7 @@
  * @internal
  */
 import { isAlias, isMap, isScalar, isSeq } from "yaml";
-import type { Document, DocumentOptions, ParseOptions, SchemaOptions, Scalar, YAMLMap, YAMLSeq } from "yaml";
+import type { Document, DocumentOptions, ParseOptions, SchemaOptions, Scalar, YAMLMap } from "yaml";
 import { UnsupportedValueError, type GoValue } from "./go-json.js";
 
 /** Options for `parseAllDocuments`: failsafe schema, duplicate keys allowed (yaml.v2: last wins). */
@@ -50,10 +50,19 @@ const GO_INT = /^([+-]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
 
+/** yaml.v2's first-character hint: which resolutions a plain scalar can have at all. */
+function hintOf(s: string): "N" | "S" | "D" | "M" | "." | "" {
+  const c = s[0];
+  if (c === undefined) return "N";
+  if (c === "+" || c === "-") return "S";
+  if (c >= "0" && c <= "9") return "D";
+  if ("yYnNtTfFoO~".includes(c)) return "M";
+  return c === "." ? "." : "";
+}
+
 /** yaml.v2 `resolve("", s)`: the implicit type of a plain scalar. */
 export function resolvePlain(s: string): Resolved {
-  const first = s[0] ?? "";
-  const hint = s === "" ? "N" : "+-".includes(first) ? "S" : /[0-9]/.test(first) ? "D" : "yYnNtTfFoO~".includes(first) ? "M" : first === "." ? "." : "";
+  const hint = hintOf(s);
   if (hint === "") return { tag: "str", value: s };
   const special = SPECIAL.get(s);
   if (special) return special;
@@ -85,7 +94,8 @@ function finiteFloat(s: string): Resolved | undefined {
 }
 
 function decodeScalar(node: Scalar): GoValue {
-  const s = String(node.value ?? "");
+  // The failsafe schema leaves every scalar a string.
+  const s = typeof node.value === "string" ? node.value : (node.source ?? "");
   const tag = node.tag;
   if (tag === undefined || tag === "!") {
     return node.type === "PLAIN" && tag === undefined ? resolvePlain(s).value : s;
@@ -130,7 +140,8 @@ function keyString(key: GoValue, offset: number | undefined): string {
   if (typeof key === "boolean") return key ? "true" : "false";
   if (typeof key === "bigint" && key <= INT64_MAX) return key.toString();
   if (typeof key === "number") return goFloat32G(key);
-  throw new YamlDecodeError(`error converting YAML to JSON: Unsupported map key: ${String(key)}`, offset);
+  const type = typeof key === "bigint" ? "uint64" : Array.isArray(key) ? "slice" : key === null ? "<nil>" : typeof key;
+  throw new YamlDecodeError(`error converting YAML to JSON: Unsupported map key of type: ${type}`, offset);
 }
 
 /** strconv.FormatFloat(f, 'g', -1, 32), with YAML spellings for the specials. */
@@ -183,10 +194,10 @@ export function yamlDocumentToGo(doc: Document, sourceLength: number): GoValue {
       }
     }
     if (isScalar(node)) return decodeScalar(node);
-    if (isSeq(node)) return (node as YAMLSeq<unknown>).items.map(decode);
+    if (isSeq(node)) return node.items.map(decode);
     if (isMap(node)) {
       const out = new Map<string, GoValue>();
-      decodeMapInto(node as YAMLMap<unknown, unknown>, out);
+      decodeMapInto(node, out);
       return out;
     }
     throw new YamlDecodeError("yaml: unsupported node", undefined);
@@ -194,14 +205,14 @@ export function yamlDocumentToGo(doc: Document, sourceLength: number): GoValue {
 
   const asMap = (node: unknown): YAMLMap<unknown, unknown> | undefined => {
     const target = isAlias(node) ? node.resolve(doc) : node;
-    return isMap(target) ? (target as YAMLMap<unknown, unknown>) : undefined;
+    return isMap(target) ? target : undefined;
   };
 
   const mergeInto = (value: unknown, out: Map<string, GoValue>, offset: number | undefined): void => {
     const single = asMap(value);
     if (single) return decodeMapInto(single, out);
     if (isSeq(value)) {
-      const maps = (value as YAMLSeq<unknown>).items.map(asMap);
+      const maps = value.items.map(asMap);
       if (maps.every((m): m is YAMLMap<unknown, unknown> => m !== undefined)) {
         // Backwards, so that earlier maps in the list overwrite later ones (yaml.v2 precedence).
         for (const m of maps.reverse()) decodeMapInto(m, out);

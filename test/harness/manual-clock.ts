@@ -19,7 +19,7 @@ export class ManualClock implements Clock {
   }
 
   sleep(ms: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+    if (signal.aborted) return Promise.reject(reasonOf(signal));
     return new Promise((resolve, reject) => {
       const sleeper: Sleeper = { at: this.#now + ms, resolve };
       this.#sleepers.push(sleeper);
@@ -27,7 +27,7 @@ export class ManualClock implements Clock {
         "abort",
         () => {
           this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
-          reject(signal.reason);
+          reject(reasonOf(signal));
         },
         { once: true },
       );
@@ -58,4 +58,8 @@ export class ManualClock implements Clock {
 /** Lets pending promise continuations and immediate callbacks run. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+function reasonOf(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
 }

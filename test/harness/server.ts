@@ -31,7 +31,7 @@ export async function startServer(extraArgs: readonly string[] = []): Promise<Se
   process.once("exit", kill);
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   let address = "";
   let adminAddress = "";
   const ready = new Promise<void>((resolve, reject) => {

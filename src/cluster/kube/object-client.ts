@@ -69,7 +69,7 @@ export class KubeObjectClient implements ObjectClient {
     signal.throwIfAborted();
     try {
       const spec = { apiVersion: apiVersionOf(ref), kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } };
-      return (await this.#objects.read(spec)) as KubeObject;
+      return await this.#objects.read<KubeObject & KubernetesObject>(spec);
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return undefined;
       throw apiError(ref, err);
@@ -79,7 +79,7 @@ export class KubeObjectClient implements ObjectClient {
   async apply(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
     signal.throwIfAborted();
     try {
-      return (await this.#objects.patch(obj as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply)) as KubeObject;
+      return await this.#objects.patch<KubeObject & KubernetesObject>(obj, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
     } catch (err) {
       throw apiError(refOf(obj), err);
     }
@@ -88,7 +88,7 @@ export class KubeObjectClient implements ObjectClient {
   async create(obj: KubeObject, signal: AbortSignal): Promise<"created" | "exists"> {
     signal.throwIfAborted();
     try {
-      await this.#objects.create(obj as KubernetesObject, undefined, undefined, FIELD_MANAGER);
+      await this.#objects.create(obj, undefined, undefined, FIELD_MANAGER);
       return "created";
     } catch (err) {
       if (err instanceof ApiException && err.code === 409) return "exists";

@@ -346,6 +346,7 @@ describe("runGraph contract", () => {
       2,
       (ts) => {
         if (ts[0]?.manifest.originalFilename === "a") throw new Error("sync");
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the case under test: a non-Error rejection
         return Promise.reject("plain string");
       },
       new AbortController().signal,

@@ -200,3 +200,29 @@ test("deeply nested YAML is a per-file parse error, not a crash", () => {
   const text = `kind: A\nmetadata: {name: a}\nx: ${"[".repeat(100000)}${"]".repeat(100000)}\n`;
   assert.throws(() => parseManifests(text, "deep.yaml"), ManifestParseError);
 });
+
+test("non-string map keys are spelled like sigs.k8s.io/yaml (float keys as Go %g of a float32)", () => {
+  const text = "kind: K\nmetadata: {name: nm}\nk:\n  1.5: a\n  0.1: b\n  1234567.0: c\n  1e-5: d\n  100000.0: e\n  3.0: f\n  -2.25: g\n  16777217.0: h\n  0.00012: i\n  .5: j\n  1e20: k\n";
+  // Output of library-go ParseManifests for the same text.
+  const go = '{"k":{"-2.25":"g","0.00012":"i","0.1":"b","0.5":"j","1.234567e+06":"c","1.5":"a","1.6777216e+07":"h","100000":"e","1e+20":"k","1e-05":"d","3":"f"},"kind":"K","metadata":{"name":"nm"}}';
+  assert.equal(parseManifests(text, "k.yaml")[0]?.raw, go);
+});
+
+test("YAML 1.1 makes `name: n` a boolean, so the name is missing (as in Go)", () => {
+  assert.throws(() => parseManifests("kind: K\nmetadata: {name: n}\n", "n.yaml"), /Name: "" must contain kubernetes required fields/);
+});
+
+test("documents split like Go's YAMLReader: `...` ends a document and the rest of that chunk is ignored", () => {
+  const text = "kind: A\nmetadata: {name: a}\n...\nkind: B\nmetadata: {name: b}\n---\nkind: C\nmetadata: {name: c}\n";
+  assert.deepEqual(parseManifests(text, "d.yaml").map((m) => m.obj.kind), ["A", "C"]);
+});
+
+test("a bad separator is reported before the document it would close is decoded", () => {
+  const text = "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: [\n--- x\n";
+  assert.throws(() => parseManifests(text, "d.yaml"), { message: "error parsing: invalid Yaml document separator: x (line 6)" });
+});
+
+test("CRLF line endings", () => {
+  const text = "kind: A\r\nmetadata: {name: a}\r\n---\r\nkind: B\r\nmetadata: {name: b}\r\n";
+  assert.deepEqual(parseManifests(text, "d.yaml").map((m) => m.raw), ['{"kind":"A","metadata":{"name":"a"}}', '{"kind":"B","metadata":{"name":"b"}}']);
+});

@@ -36,6 +36,7 @@ for (const tc of RENDER_CASES) {
 const ERROR_CASES: { name: string; input: string; phase: "parse" | "execute"; line: number; message: RegExp }[] = [
   { name: "function call", input: 'a\n\n  {{ printf "x" }}', phase: "parse", line: 3, message: /^template: manifest:3: unsupported action \{\{ printf "x" \}\}/ },
   { name: "unknown field", input: "x\n  name: {{ .Nope }}", phase: "execute", line: 2, message: /^template: manifest:2:11: executing "manifest" at <\.Nope>: can't evaluate field Nope/ },
+  { name: "unknown field on a later line of the action", input: "a\n{{\n  .Nope\n}}", phase: "execute", line: 3, message: /^template: manifest:3:2: executing "manifest" at <\.Nope>/ },
   { name: "unclosed action", input: "line1\nline2 {{ .ReleaseImage", phase: "parse", line: 2, message: /^template: manifest:2: unclosed action$/ },
   { name: "unterminated string", input: '{{ "abc }}', phase: "parse", line: 1, message: /unterminated quoted string/ },
   { name: "unterminated raw string", input: "{{ `abc }}", phase: "parse", line: 1, message: /unterminated raw quoted string/ },

@@ -3,7 +3,6 @@ import { test } from "node:test";
 import type { KubeObject } from "../../../src/payload/manifest.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
 import { checkClusterOperator, checkDeployment, checkJob } from "../../../src/readiness/index.js";
-import type { PayloadState } from "../../../src/worker/types.js";
 
 const cond = (type: string, status: string, reason = "", message = "") => ({ type, status, reason, message });
 const deployment = (conditions: object[]): KubeObject => ({ kind: "Deployment", metadata: { name: "d", namespace: "ns" }, status: { conditions } });
@@ -31,7 +30,7 @@ for (const tc of [
   },
 ] as const) {
   test(`deployment: ${tc.name}`, () => {
-    const result = checkDeployment(tc.obj, tc.mode as PayloadState);
+    const result = checkDeployment(tc.obj, tc.mode);
     if (!tc.want) return assert.equal(result, undefined);
     assert.ok(result instanceof UpdateError);
     assert.deepEqual([result.reason, result.message], tc.want);
@@ -61,7 +60,7 @@ for (const tc of [
 ] as const) {
   test(`cluster operator: ${tc.name}`, () => {
     const want: KubeObject = "expected" in tc && tc.expected ? tc.expected : expected;
-    const result = checkClusterOperator(want, tc.live, tc.mode as PayloadState);
+    const result = checkClusterOperator(want, tc.live, tc.mode);
     if (!tc.want) return assert.equal(result, undefined);
     assert.ok(result instanceof UpdateError);
     assert.deepEqual([result.reason, result.effect], tc.want);
