@@ -28,7 +28,9 @@ const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, m
  * watcher, and the server's resident memory per open stream.
  */
 export async function run(): Promise<void> {
-  const server = spawn(process.execPath, [`${ROOT}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms"], {
+  // e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server.
+  const nodeArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter(Boolean);
+  const server = spawn(process.execPath, [...nodeArgs, `${ROOT}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms"], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn" },
   });

@@ -26,7 +26,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const log = pino({ level: process.env["LOG_LEVEL"] ?? "info" }, pino.destination(2));
   const lifetime = new AbortController();
   const clock = systemClock;
-  const store = new SnapshotStore<SyncWorkerStatus>(EMPTY_STATUS, Date.now);
+  const store = new SnapshotStore<SyncWorkerStatus>(EMPTY_STATUS, Date.now, setImmediate);
   let notify: (message: string) => void = () => undefined;
   const embedded = options.kubeconfig
     ? undefined

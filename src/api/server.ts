@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -48,7 +47,8 @@ function sharedEncodingService(): typeof pb.SyncWorkerService {
 export class ApiServer {
   readonly #server = new grpc.Server();
   readonly #health = new HealthImplementation({ "": "NOT_SERVING", [SERVICE_NAME]: "NOT_SERVING" });
-  readonly #streams = new Set<AbortController>();
+  /** Ends each open StatusWatch stream. */
+  readonly #streams = new Set<() => void>();
   readonly #responses = new WeakMap<Snapshot<SyncWorkerStatus>, pb.StatusWatchResponse>();
 
   constructor(private readonly deps: ApiDeps) {
@@ -71,7 +71,7 @@ export class ApiServer {
   /** Health NOT_SERVING, watch streams ended, then the server drains (forced after `graceMs`). */
   async shutdown(graceMs: number): Promise<void> {
     this.#setServing("NOT_SERVING");
-    for (const stream of this.#streams) stream.abort();
+    for (const end of this.#streams) end();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.#server.forceShutdown();
@@ -120,23 +120,22 @@ export class ApiServer {
         callback(null, { queued: worker.notify(call.request.message || "resource activity") });
       },
       statusWatch: (call) => {
-        const controller = new AbortController();
-        this.#streams.add(controller);
-        call.on("cancelled", () => controller.abort());
-        void (async () => {
-          try {
-            for await (const snapshot of store.watch(call.request.sinceRevision, controller.signal)) {
-              if (!call.write(this.#response(snapshot))) {
-                await once(call, "drain", { signal: controller.signal });
-              }
-            }
-          } catch (err) {
-            if (!controller.signal.aborted) log.warn(`status watch ended: ${String(err)}`);
-          } finally {
-            this.#streams.delete(controller);
-            if (!call.cancelled) call.end();
-          }
-        })();
+        const end = (): void => {
+          unsubscribe();
+          this.#streams.delete(end);
+          if (!call.cancelled && call.writable) call.end();
+        };
+        // One message in flight per watcher: while it is being sent, newer snapshots coalesce in
+        // the store instead of queueing in the stream's buffers.
+        const unsubscribe = store.subscribe(call.request.sinceRevision, (snapshot, done) => {
+          call.write(this.#response(snapshot), (err?: Error | null) => {
+            if (!err) return done();
+            log.warn(`status watch ended: ${err.message}`);
+            end();
+          });
+        });
+        this.#streams.add(end);
+        call.on("cancelled", end);
       },
     };
   }

@@ -1,6 +1,7 @@
 /**
  * Runs a {@link TaskGraph} on a bounded pool of workers (CVO `RunGraph`, §2.5).
  */
+import { setMaxListeners } from "node:events";
 import type { Task } from "./task.js";
 import type { TaskGraph } from "./task-graph.js";
 
@@ -66,6 +67,8 @@ export async function runGraph(
   const finished: (Finished | undefined)[] = nodes.map(() => undefined);
 
   const child = new AbortController();
+  // Every node of a wide graph (one per component when installing) listens on this one signal.
+  setMaxListeners(0, child.signal);
   const forward = (): void => child.abort(signal.reason);
   if (signal.aborted) forward();
   else signal.addEventListener("abort", forward, { once: true });

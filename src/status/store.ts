@@ -8,18 +8,38 @@ export interface Snapshot<T> {
 }
 
 /**
+ * Hands one snapshot to a watcher; the watcher calls `done` once it has sent it (e.g. the gRPC write
+ * completed). Until then newer snapshots wait in the store, not in a queue of the watcher.
+ */
+export type Deliver<T> = (snapshot: Snapshot<T>, done: () => void) => void;
+
+interface Subscription<T> {
+  seen: number;
+  busy: boolean;
+  readonly deliver: Deliver<T>;
+}
+
+/**
  * Latest-value store with revisions: the worker publishes immutable snapshots, any number of watchers
- * read them. A watcher never queues: when it wakes it reads the newest snapshot, so a slow watcher
- * skips intermediate ones (level-based status, like the CVO's lossy StatusCh) and each watcher costs
- * a constant amount of memory however far behind it is.
+ * read them. Each watcher has at most one snapshot in flight; when it is done it gets the newest
+ * snapshot it has not seen, so a slow watcher skips intermediate ones (level-based status, like the
+ * CVO's lossy StatusCh) and costs constant memory however far behind it is. Publishes made in one
+ * turn of the event loop reach watchers as one (the last).
  */
 export class SnapshotStore<T> {
   #latest: Snapshot<T>;
-  #changed: { promise: Promise<void>; resolve: () => void } | undefined;
-  readonly #now: () => number;
+  readonly #subscriptions = new Set<Subscription<T>>();
+  #flushScheduled = false;
 
-  constructor(initial: T, now: () => number) {
-    this.#now = now;
+  /**
+   * @param now wall clock in milliseconds
+   * @param schedule runs the fan-out after the current turn (setImmediate in the service)
+   */
+  constructor(
+    initial: T,
+    private readonly now: () => number,
+    private readonly schedule: (fn: () => void) => void = queueMicrotask,
+  ) {
     this.#latest = { revision: 1, publishedAt: now(), value: deepFreeze(initial) };
   }
 
@@ -27,47 +47,43 @@ export class SnapshotStore<T> {
     return this.#latest;
   }
 
-  /** Publishes a new snapshot and wakes every waiting watcher once. */
+  get watchers(): number {
+    return this.#subscriptions.size;
+  }
+
+  /** Publishes a new snapshot; watchers receive it after the current turn. */
   publish(value: T): Snapshot<T> {
-    this.#latest = { revision: this.#latest.revision + 1, publishedAt: this.#now(), value: deepFreeze(value) };
-    const changed = this.#changed;
-    this.#changed = undefined;
-    changed?.resolve();
+    this.#latest = { revision: this.#latest.revision + 1, publishedAt: this.now(), value: deepFreeze(value) };
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      this.schedule(() => {
+        this.#flushScheduled = false;
+        for (const subscription of this.#subscriptions) this.#offer(subscription);
+      });
+    }
     return this.#latest;
   }
 
   /**
-   * Yields the current snapshot unless the watcher already has it (`sinceRevision`), then the newest
-   * snapshot after each change. A `sinceRevision` ahead of the store (a resume point from an earlier
-   * process) is treated as stale and gets the current snapshot. Ends when `signal` aborts.
+   * Delivers the current snapshot unless the watcher already has it (`sinceRevision`), then the
+   * newest one after each change. A `sinceRevision` ahead of the store (a resume point from an
+   * earlier process) is treated as stale and gets the current snapshot. Returns the unsubscribe.
    */
-  async *watch(sinceRevision: number, signal: AbortSignal): AsyncGenerator<Snapshot<T>> {
-    let seen = sinceRevision > this.#latest.revision ? 0 : sinceRevision;
-    while (!signal.aborted) {
-      const snapshot = this.#latest;
-      if (snapshot.revision > seen) {
-        seen = snapshot.revision;
-        yield snapshot;
-        continue;
-      }
-      await this.#nextChange(signal);
-    }
+  subscribe(sinceRevision: number, deliver: Deliver<T>): () => void {
+    const subscription: Subscription<T> = { seen: sinceRevision > this.#latest.revision ? 0 : sinceRevision, busy: false, deliver };
+    this.#subscriptions.add(subscription);
+    this.#offer(subscription);
+    return () => this.#subscriptions.delete(subscription);
   }
 
-  #nextChange(signal: AbortSignal): Promise<void> {
-    if (!this.#changed) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#changed = { promise, resolve };
-    }
-    const changed = this.#changed.promise;
-    return new Promise<void>((resolve) => {
-      const onAbort = (): void => resolve();
-      signal.addEventListener("abort", onAbort, { once: true });
-      void changed.then(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      });
+  #offer(subscription: Subscription<T>): void {
+    const snapshot = this.#latest;
+    if (subscription.busy || snapshot.revision <= subscription.seen || !this.#subscriptions.has(subscription)) return;
+    subscription.busy = true;
+    subscription.seen = snapshot.revision;
+    subscription.deliver(snapshot, () => {
+      subscription.busy = false;
+      this.#offer(subscription);
     });
   }
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
 import type { Manifest, PayloadUpdate } from "../payload/manifest.js";
 import { exclusionReason } from "../payload/include.js";
@@ -348,6 +349,7 @@ export class SyncWorker {
     const interval = this.#o.minimumReconcileIntervalMs;
     const timeoutMs = work.state === "Initializing" ? interval : interval * 2;
     const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
     const stop = (reason: unknown): void => controller.abort(reason);
     const onParentAbort = (): void => stop(abortError(signal));
     signal.addEventListener("abort", onParentAbort, { once: true });

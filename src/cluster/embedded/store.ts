@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { isDeepStrictEqual } from "node:util";
 import type { KubeObject } from "../../payload/manifest.js";
 import { ApiError, refOf, type ObjectRef } from "../errors.js";
 
@@ -25,13 +24,26 @@ function specOf(obj: KubeObject): Record<string, unknown> {
   return spec;
 }
 
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /**
  * The embedded cluster's object store: enough Kubernetes semantics for the worker (apply with a
  * field manager, get, delete, metadata.generation bumped on spec changes, a separate status writer,
  * resourceVersion per write) and a change feed for the simulated controllers.
+ *
+ * Stored objects are deeply frozen and shared with readers instead of copied: payloads hold large
+ * CRDs, and a reconcile pass re-applies all of them.
  */
 export class ObjectStore {
   readonly #objects = new Map<string, StoredObject>();
+  /** What the last apply sent, per object: an identical apply is a no-op, like server-side apply. */
+  readonly #lastApplied = new Map<string, string>();
   #resourceVersion = 0;
   readonly #listeners = new Set<(obj: StoredObject, action: ChangeAction) => void>();
 
@@ -40,16 +52,15 @@ export class ObjectStore {
   get(ref: ObjectRef): StoredObject {
     const obj = this.#objects.get(keyOf(ref));
     if (!obj) throw new ApiError(ref, "NotFound", 404, "not found");
-    return structuredClone(obj);
+    return obj;
   }
 
   tryGet(ref: ObjectRef): StoredObject | undefined {
-    const obj = this.#objects.get(keyOf(ref));
-    return obj && structuredClone(obj);
+    return this.#objects.get(keyOf(ref));
   }
 
   list(): StoredObject[] {
-    return [...this.#objects.values()].map((o) => structuredClone(o));
+    return [...this.#objects.values()];
   }
 
   onChange(listener: (obj: StoredObject, action: ChangeAction) => void): () => void {
@@ -67,11 +78,16 @@ export class ObjectStore {
     if (!ref.kind || !ref.name) throw new ApiError(ref, "Invalid", 422, "kind and metadata.name are required");
     const key = keyOf(ref);
     const existing = this.#objects.get(key);
+    const sent = JSON.stringify(obj);
+    if (existing && this.#lastApplied.get(key) === sent) return { object: existing, action: "unchanged" };
+    this.#lastApplied.set(key, sent);
+    const applied = JSON.parse(sent) as KubeObject;
+
     if (!existing) {
       const created: StoredObject = {
-        ...structuredClone(obj),
+        ...applied,
         metadata: {
-          ...structuredClone(obj.metadata ?? {}),
+          ...applied.metadata,
           name: ref.name,
           uid: randomUUID(),
           resourceVersion: String(++this.#resourceVersion),
@@ -79,19 +95,19 @@ export class ObjectStore {
           creationTimestamp: this.now().toISOString(),
         },
       };
-      this.#objects.set(key, created);
-      this.#emit(created, "created");
-      return { object: structuredClone(created), action: "created" };
+      return this.#store(key, created, "created");
     }
-    const labels = { ...existing.metadata.labels, ...obj.metadata?.labels };
-    const annotations = { ...existing.metadata.annotations, ...obj.metadata?.annotations };
-    const spec = { ...specOf(existing), ...structuredClone(specOf(obj)) };
-    const specChanged = !isDeepStrictEqual(spec, specOf(existing));
-    const metaChanged = !isDeepStrictEqual(labels, existing.metadata.labels ?? {}) || !isDeepStrictEqual(annotations, existing.metadata.annotations ?? {});
-    if (!specChanged && !metaChanged) return { object: structuredClone(existing), action: "unchanged" };
+    const labels = { ...existing.metadata.labels, ...applied.metadata?.labels };
+    const annotations = { ...existing.metadata.annotations, ...applied.metadata?.annotations };
+    const spec = { ...specOf(existing), ...specOf(applied) };
+    const specChanged = JSON.stringify(spec) !== JSON.stringify(specOf(existing));
+    const metaChanged =
+      JSON.stringify(labels) !== JSON.stringify(existing.metadata.labels ?? {}) ||
+      JSON.stringify(annotations) !== JSON.stringify(existing.metadata.annotations ?? {});
+    if (!specChanged && !metaChanged) return { object: existing, action: "unchanged" };
     const updated: StoredObject = {
       ...spec,
-      apiVersion: obj.apiVersion ?? existing.apiVersion,
+      apiVersion: applied.apiVersion ?? existing.apiVersion,
       kind: existing.kind,
       metadata: {
         ...existing.metadata,
@@ -102,9 +118,7 @@ export class ObjectStore {
       },
       ...(existing["status"] === undefined ? {} : { status: existing["status"] }),
     };
-    this.#objects.set(key, updated);
-    this.#emit(updated, "configured");
-    return { object: structuredClone(updated), action: "configured" };
+    return this.#store(key, updated, "configured");
   }
 
   /** Replaces the status subresource, as a controller would. */
@@ -113,19 +127,24 @@ export class ObjectStore {
     if (!existing) throw new ApiError(ref, "NotFound", 404, "not found");
     const updated: StoredObject = {
       ...existing,
-      status: structuredClone(status),
+      status: JSON.parse(JSON.stringify(status)) as unknown,
       metadata: { ...existing.metadata, resourceVersion: String(++this.#resourceVersion) },
     };
-    this.#objects.set(keyOf(ref), updated);
-    this.#emit(updated, "configured");
-    return structuredClone(updated);
+    return this.#store(keyOf(ref), updated, "configured").object;
   }
 
   delete(ref: ObjectRef): void {
     const existing = this.#objects.get(keyOf(ref));
     if (!existing) throw new ApiError(ref, "NotFound", 404, "not found");
     this.#objects.delete(keyOf(ref));
+    this.#lastApplied.delete(keyOf(ref));
     this.#emit(existing, "deleted");
+  }
+
+  #store(key: string, obj: StoredObject, action: ChangeAction): { object: StoredObject; action: ChangeAction } {
+    this.#objects.set(key, deepFreeze(obj));
+    this.#emit(obj, action);
+    return { object: obj, action };
   }
 
   #emit(obj: StoredObject, action: ChangeAction): void {
