@@ -4,13 +4,10 @@ import { pino } from "pino";
 import { ApiServer } from "./api/index.js";
 import { createEmbeddedCluster } from "./cluster/embedded/index.js";
 import type { CompiledServeOptions } from "./config/index.js";
-import { DirectoryRetriever, loadUpdate, nodePayloadFs } from "./payload/index.js";
+import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { KNOWN_CAPABILITIES } from "./policy/index.js";
 import { SnapshotStore } from "./status/index.js";
 import { EMPTY_STATUS, SyncWorker, systemClock, type SyncWorkerStatus } from "./worker/index.js";
-
-/** Node's CPU names in the GOARCH spelling the CVO reports. */
-const GOARCH: Record<string, string> = { x64: "amd64", arm64: "arm64", ppc64: "ppc64le", s390x: "s390x", ia32: "386", arm: "arm" };
 
 export interface RunningService {
   /** The bound gRPC address. */
@@ -33,17 +30,17 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m) }, lifetime.signal);
   // Only a real cluster loads the Kubernetes client.
   const applier = embedded?.applier ?? (await import("./cluster/kube/index.js")).createKubeApplier(options.kubeconfig);
-  const architecture = GOARCH[process.arch] ?? process.arch;
+  const architecture = goArch(process.arch);
+  const loader = new ThreadedPayloadLoader({
+    exclude: options.exclude,
+    includeTechPreview: options.includeTechPreview,
+    clusterProfile: options.clusterProfile,
+    knownCapabilities: KNOWN_CAPABILITIES,
+    architecture,
+  });
   const worker = new SyncWorker({
     retriever: new DirectoryRetriever(nodePayloadFs),
-    loadPayload: (directory, releaseImage) =>
-      loadUpdate(directory, releaseImage, {
-        exclude: options.exclude,
-        includeTechPreview: options.includeTechPreview,
-        clusterProfile: options.clusterProfile,
-        knownCapabilities: KNOWN_CAPABILITIES,
-        architecture,
-      }),
+    loadPayload: (directory, releaseImage) => loader.load(directory, releaseImage),
     applier,
     clock,
     random: Math.random,
@@ -72,6 +69,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       await api.shutdown(5_000);
       lifetime.abort();
       await loop;
+      await loader.close();
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
     },
   };

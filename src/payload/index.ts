@@ -6,6 +6,7 @@
 export { loadUpdate, nodePayloadFs, validateDirectory, isNotExist, goArch, DEFAULT_CLUSTER_PROFILE } from "./load.js";
 export type { LoadOptions, PayloadFs } from "./load.js";
 export { DirectoryRetriever, NO_IMAGE_MESSAGE } from "./retrieve.js";
+export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
 export type { PayloadInfo, PayloadRetriever } from "./retrieve.js";
 export { exclusionReason, manifestCapabilities, annotationsOf, CAPABILITY_ANNOTATION } from "./include.js";
 export type { IncludeFilter } from "./include.js";

@@ -1,0 +1,84 @@
+import { Worker } from "node:worker_threads";
+import type { LoadOptions } from "./load.js";
+import type { PayloadUpdate } from "./manifest.js";
+import { UpdateError } from "./update-error.js";
+
+/** The load options that can cross a thread boundary (no callbacks, no signal). */
+export type PortableLoadOptions = Omit<LoadOptions, "onExcluded" | "onWarning" | "signal">;
+
+/** @internal */
+export interface LoadRequest {
+  readonly id: number;
+  readonly directory: string;
+  readonly releaseImage: string;
+  readonly options: PortableLoadOptions;
+}
+
+interface SerializedError {
+  readonly message: string;
+  readonly reason?: string;
+}
+
+/** @internal */
+export type LoadReply = { readonly id: number; readonly update: PayloadUpdate } | { readonly id: number; readonly error: SerializedError };
+
+/** Errors lose their class when posted between threads; keep what the worker reports. @internal */
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof UpdateError) return { message: err.message, reason: err.reason };
+  return { message: err instanceof Error ? err.message : String(err) };
+}
+
+function deserializeError(err: SerializedError): Error {
+  return err.reason ? new UpdateError({ reason: err.reason, message: err.message }) : new Error(err.message);
+}
+
+/**
+ * Loads payloads in one background thread, one at a time. The thread is started on first use and
+ * does not keep the process alive; `close()` ends it.
+ */
+export class ThreadedPayloadLoader {
+  #worker: Worker | undefined;
+  #nextId = 1;
+  readonly #pending = new Map<number, { resolve: (u: PayloadUpdate) => void; reject: (e: Error) => void }>();
+
+  constructor(private readonly options: PortableLoadOptions) {}
+
+  load(directory: string, releaseImage: string): Promise<PayloadUpdate> {
+    const worker = this.#start();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.postMessage({ id, directory, releaseImage, options: this.options } satisfies LoadRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.terminate();
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(new URL("./load-thread-entry.mjs", import.meta.url));
+    worker.unref();
+    worker.on("message", (reply: LoadReply) => {
+      const pending = this.#pending.get(reply.id);
+      this.#pending.delete(reply.id);
+      if ("update" in reply) pending?.resolve(reply.update);
+      else pending?.reject(deserializeError(reply.error));
+    });
+    worker.on("error", (err) => this.#failAll(err));
+    worker.on("exit", (code) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      this.#failAll(new Error(`the payload loader thread exited with code ${code}`));
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #failAll(err: Error): void {
+    for (const { reject } of this.#pending.values()) reject(err);
+    this.#pending.clear();
+  }
+}
