@@ -38,6 +38,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     knownCapabilities: KNOWN_CAPABILITIES,
     architecture,
   });
+  loader.warm();
   const worker = new SyncWorker({
     retriever: new DirectoryRetriever(nodePayloadFs),
     loadPayload: (directory, releaseImage) => loader.load(directory, releaseImage),

@@ -43,6 +43,11 @@ export class ThreadedPayloadLoader {
 
   constructor(private readonly options: PortableLoadOptions) {}
 
+  /** Starts the thread ahead of the first load, so that load does not pay for the start-up. */
+  warm(): void {
+    this.#start();
+  }
+
   load(directory: string, releaseImage: string): Promise<PayloadUpdate> {
     const worker = this.#start();
     const id = this.#nextId++;
