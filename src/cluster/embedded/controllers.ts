@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { KubeObject } from "../../payload/manifest.js";
 import type { Clock } from "../../worker/types.js";
 import { refOf } from "../errors.js";
@@ -36,6 +37,8 @@ export class SimulatedControllers {
     private readonly options: ControllerOptions,
     private readonly signal: AbortSignal,
   ) {
+    // Every pending simulated rollout waits on this signal.
+    setMaxListeners(0, signal);
     const unsubscribe = store.onChange((obj, action) => {
       if (action !== "deleted") this.#reconcile(obj);
     });
