@@ -14,7 +14,7 @@ function integer(value: string): number {
 
 /** Relative payload paths are resolved against the caller's directory, not the server's. */
 function payloadLocation(image: string): string {
-  if (image.includes("://") || isAbsolute(image)) return image;
+  if (image === "" || image.includes("://") || isAbsolute(image)) return image;
   return pathToFileURL(resolve(image)).href;
 }
 
