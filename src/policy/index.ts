@@ -1,2 +1,4 @@
 export * from "./capabilities.js";
 export * from "./overrides.js";
+export * from "./preconditions.js";
+export * from "./implicit.js";

@@ -17,12 +17,12 @@ import { capabilitiesStatus, overrideFor } from "../policy/index.js";
 import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
 import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
-import type { SyncWork } from "./types.js";
+import type { MetricsSink, SyncWork } from "./types.js";
 
 export interface ApplyDeps extends TaskRunDeps {
   readonly backoff: Backoff;
   readonly architecture: string;
-  readonly onProgress?: (version: string, done: number, total: number) => void;
+  readonly metrics: MetricsSink;
 }
 
 /** The shorter schedule used while installing, so a fresh cluster converges quickly. */
@@ -65,7 +65,7 @@ export async function applyPayload(
     total,
     work.completed,
     reporter,
-    (done, all) => deps.onProgress?.(payload.release.version, done, all),
+    (done, all) => deps.metrics.payloadProgress(payload.release.version, all - done, done),
   );
 
   let backoff = deps.backoff;
@@ -100,6 +100,7 @@ export async function applyPayload(
   const skip = (task: Task): boolean =>
     overrideFor(work.overrides, task.manifest)?.unmanaged === true || exclusionReason(task.manifest, caps) !== undefined;
   const reportEffectErrors: Error[] = [];
+  const taskDeps = { ...deps, onAttemptFailed: () => deps.metrics.payloadError(payload.release.version) };
 
   const errs = await runGraph(
     graph,
@@ -118,7 +119,7 @@ export async function applyPayload(
         progress.update();
         if (skip(task)) continue;
         try {
-          await runTask(task, work.state, deps, nodeSignal);
+          await runTask(task, work.state, taskDeps, nodeSignal);
         } catch (err) {
           // A superseded or timed-out pass is not a failure of the manifest: report it as cancellation.
           if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));

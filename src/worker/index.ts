@@ -1,5 +1,6 @@
-export { SyncWorker, implicitlyEnabledCapabilities } from "./sync-worker.js";
-export type { Logger, PayloadLoader, SyncWorkerOptions, UpdateInput } from "./sync-worker.js";
+export { SyncWorker } from "./sync-worker.js";
+export type { Logger, SyncWorkerOptions, UpdateInput } from "./sync-worker.js";
+export type { PayloadLoader, PayloadSyncDeps } from "./payload-sync.js";
 export type { ResourceApplier } from "./task-run.js";
 export { describeStatus } from "./describe.js";
 export { systemClock } from "./clock.js";

@@ -1,7 +1,5 @@
 import { setMaxListeners } from "node:events";
-import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
-import type { Manifest, PayloadUpdate } from "../payload/manifest.js";
-import { exclusionReason } from "../payload/include.js";
+import type { PayloadUpdate } from "../payload/manifest.js";
 import {
   capabilitiesStatus,
   equalCapabilities,
@@ -14,11 +12,12 @@ import {
 } from "../policy/index.js";
 import type { Backoff } from "../graph/index.js";
 import { applyPayload, type ApplyDeps } from "./apply.js";
+import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
 import { StatusWrapper } from "./reporter.js";
 import { abortError } from "./task-run.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS, NO_UPDATE } from "./types.js";
-import type { Clock, DesiredUpdate, LoadPayloadStatus, PayloadState, Random, SyncWork, SyncWorkerStatus } from "./types.js";
+import { EMPTY_STATUS, NO_METRICS, NO_UPDATE } from "./types.js";
+import type { DesiredUpdate, MetricsSink, PayloadState, Random, SyncWork, SyncWorkerStatus } from "./types.js";
 
 /** Minimal logger; pino satisfies it. */
 export interface Logger {
@@ -27,14 +26,8 @@ export interface Logger {
   warn(msg: string): void;
 }
 
-/** Loads a retrieved payload directory; injected so the worker stays free of file I/O. */
-export type PayloadLoader = (directory: string, releaseImage: string) => Promise<PayloadUpdate>;
-
-export interface SyncWorkerOptions {
-  readonly retriever: PayloadRetriever;
-  readonly loadPayload: PayloadLoader;
+export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly applier: ResourceApplier;
-  readonly clock: Clock;
   readonly random: Random;
   readonly log: Logger;
   /** Minimum time between reconcile passes; also bounds the error backoff. */
@@ -43,8 +36,8 @@ export interface SyncWorkerOptions {
   readonly backoff: Backoff;
   /** Receives every status the worker records (the CVO's report channel, without loss). */
   readonly onStatus: (status: SyncWorkerStatus) => void;
-  /** Progress counters for metrics. */
-  readonly onProgress?: (version: string, done: number, total: number) => void;
+  /** Payload metrics; none when absent. */
+  readonly metrics?: MetricsSink;
 }
 
 /** What a client asks for; `state` is only honored on the first call. */
@@ -65,8 +58,6 @@ function compareWork(a: SyncWork | undefined, b: SyncWork | undefined): [boolean
   if (!a || !b) return [false, false, false];
   return [equalUpdate(a.desired, b.desired), equalOverrides(a.overrides, b.overrides), equalCapabilities(a.capabilities, b.capabilities)];
 }
-
-const q = (s: string): string => JSON.stringify(s);
 
 function emptyWork(): SyncWork {
   return { generation: 0, desired: NO_UPDATE, overrides: [], state: "Updating", completed: 0, attempt: 0, capabilities: NO_CAPABILITIES };
@@ -214,60 +205,9 @@ export class SyncWorker {
 
   async #loadUpdatedPayload(work: SyncWork, signal: AbortSignal): Promise<readonly string[]> {
     const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
-    return this.#syncPayload(work, reporter, signal);
-  }
-
-  /** Retrieves, loads and verifies the payload unless it is the one already loaded (CVO `syncPayload`). */
-  async #syncPayload(work: SyncWork, reporter: StatusWrapper, signal: AbortSignal): Promise<readonly string[]> {
-    const implicit = work.capabilities.implicitlyEnabled;
-    let desired: DesiredUpdate = { ...work.desired };
-    const report = (s: Omit<LoadPayloadStatus, "update" | "lastTransitionTime">): void =>
-      reporter.reportPayload({ ...s, update: desired, lastTransitionTime: this.#o.clock.now() });
-    const names = (): string => `version=${q(desired.version)} image=${q(desired.image)}`;
-
-    if (this.#payload && this.#payload.release.image === desired.image) {
-      if (!reporter.validPayloadStatus(desired)) {
-        report({ step: "PayloadLoaded", message: `Payload loaded ${names()}`, verified: this.#status.verified });
-      }
-      return implicit;
-    }
-
-    report({ step: "RetrievePayload", message: `Retrieving and verifying payload ${names()}`, verified: false });
-    let info: PayloadInfo;
-    try {
-      info = await this.#o.retriever.retrieve(work.desired, signal);
-    } catch (err) {
-      const failure = asError(err);
-      report({ step: "RetrievePayload", failure, message: `Retrieving payload failed ${names()} failure=${failure.message}`, verified: false });
-      throw failure;
-    }
-    if (info.verificationError) this.#o.log.warn(`Payload verification failed: ${info.verificationError.message}`);
-
-    let loaded: PayloadUpdate;
-    try {
-      loaded = await this.#o.loadPayload(info.directory, desired.image);
-    } catch (err) {
-      const failure = asError(err);
-      report({ step: "LoadPayload", failure, message: `Loading payload failed ${names()} failure=${failure.message}`, verified: info.verified });
-      throw failure;
-    }
-    loaded.verifiedImage = info.verified;
-    loaded.loadedAt = this.#o.clock.now();
-
-    if (!work.desired.version) {
-      work.desired = { ...work.desired, version: loaded.release.version };
-      desired = { ...desired, version: loaded.release.version };
-    } else if (loaded.release.version !== work.desired.version) {
-      const failure = new Error(`release image version ${loaded.release.version} does not match the expected upstream version ${work.desired.version}`);
-      report({ step: "VerifyPayloadVersion", failure, message: `Verifying payload failed ${names()} failure=${failure.message}`, verified: info.verified });
-      throw failure;
-    }
-
-    const result = this.#payload ? implicitlyEnabledCapabilities(loaded.manifests, this.#payload.manifests, work) : implicit;
-    this.#payload = loaded;
-    report({ step: "PayloadLoaded", message: `Payload loaded ${names()} architecture=${q(loaded.architecture)}`, verified: info.verified });
-    this.#o.log.info(`Payload loaded from ${desired.image} with hash ${loaded.manifestHash}, architecture ${loaded.architecture}`);
-    return result;
+    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified }, work, reporter, signal);
+    if (loaded) this.#payload = loaded;
+    return implicit;
   }
 
   #publish(status: SyncWorkerStatus): void {
@@ -361,7 +301,7 @@ export class SyncWorker {
     this.#cancelApply = stop;
     try {
       const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
-      const deps: ApplyDeps = { ...this.#o, architecture: this.#status.architecture };
+      const deps: ApplyDeps = { ...this.#o, metrics: this.#o.metrics ?? NO_METRICS, architecture: this.#status.architecture };
       await applyPayload(payload, work, maxWorkers, reporter, deps, controller.signal);
     } finally {
       timer.abort();
@@ -422,40 +362,3 @@ export class SyncWorker {
     }
   }
 }
-
-function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
-}
-
-function capabilityList(m: Manifest): string[] {
-  const value = m.obj.metadata?.annotations?.["capability.openshift.io/name"] ?? "";
-  return value ? value.split("+") : [];
-}
-
-function resourceId(m: Manifest): string {
-  return [m.gvk.group, m.gvk.kind, m.obj.metadata?.namespace ?? "", m.obj.metadata?.name ?? ""].join("/");
-}
-
-/**
- * Capabilities that must stay on because a resource installed today would otherwise vanish in the
- * new payload (CVO `GetImplicitlyEnabledCapabilities`).
- */
-export function implicitlyEnabledCapabilities(updated: readonly Manifest[], current: readonly Manifest[], work: SyncWork): string[] {
-  const caps = work.capabilities;
-  const filter = { capabilities: capabilitiesStatus(caps) };
-  const result = [...caps.implicitlyEnabled];
-  const currentById = new Map<string, Manifest[]>();
-  for (const c of current) currentById.set(resourceId(c), [...(currentById.get(resourceId(c)) ?? []), c]);
-  for (const u of updated) {
-    if (exclusionReason(u, filter) === undefined) continue;
-    for (const c of currentById.get(resourceId(u)) ?? []) {
-      if (exclusionReason(c, filter) !== undefined) continue;
-      const had = capabilityList(c);
-      for (const cap of capabilityList(u)) {
-        if (!had.includes(cap) && !caps.enabled.has(cap) && !result.includes(cap)) result.push(cap);
-      }
-    }
-  }
-  return result;
-}
-

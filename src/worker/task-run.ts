@@ -15,6 +15,8 @@ export interface ResourceApplier {
 
 export interface TaskRunDeps {
   readonly applier: ResourceApplier;
+  /** Counts failed attempts (`cluster_operator_payload_errors`), labelled with the payload version. */
+  readonly onAttemptFailed?: () => void;
   readonly clock: Clock;
   readonly random: Random;
 }
@@ -65,6 +67,7 @@ export async function runTask(task: Task, mode: PayloadState, deps: TaskRunDeps,
       return;
     } catch (err) {
       lastErr = err;
+      deps.onAttemptFailed?.();
       if (err instanceof UpdateError) {
         err.task = task;
         throw err;

@@ -93,3 +93,19 @@ export interface Clock {
 
 /** A source of uniform numbers in [0, 1), injected for jitter. */
 export type Random = () => number;
+
+/** Records what the CVO reports as Kubernetes Events on its ClusterVersion. */
+export interface EventRecorder {
+  event(type: "Normal" | "Warning", reason: string, message: string): void;
+}
+
+/** The worker's metrics, behind an interface so the registry is injected (no globals). */
+export interface MetricsSink {
+  /** `cluster_version_payload{version, type=pending|applied}`. */
+  payloadProgress(version: string, pending: number, applied: number): void;
+  /** `cluster_operator_payload_errors{version}`: one failed apply attempt. */
+  payloadError(version: string): void;
+}
+
+export const NO_EVENTS: EventRecorder = { event: () => undefined };
+export const NO_METRICS: MetricsSink = { payloadProgress: () => undefined, payloadError: () => undefined };

@@ -1,0 +1,123 @@
+import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
+import type { PayloadUpdate } from "../payload/manifest.js";
+import { implicitlyEnabledCapabilities, runAll, summarizePreconditions, type Precondition } from "../policy/index.js";
+import type { StatusWrapper } from "./reporter.js";
+import { NO_EVENTS } from "./types.js";
+import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, SyncWork } from "./types.js";
+
+/** Loads a retrieved payload directory; injected so the worker stays free of file I/O. */
+export type PayloadLoader = (directory: string, releaseImage: string) => Promise<PayloadUpdate>;
+
+export interface PayloadSyncDeps {
+  readonly retriever: PayloadRetriever;
+  readonly loadPayload: PayloadLoader;
+  readonly clock: Clock;
+  readonly log: { info(msg: string): void };
+  /** Where the seed's events go; none when absent. */
+  readonly events?: EventRecorder;
+  /** Checked before a new payload is accepted (skipped for the local payload). */
+  readonly preconditions?: readonly Precondition[];
+}
+
+const q = (s: string): string => JSON.stringify(s);
+
+/**
+ * Retrieves, loads and verifies the payload unless it is the one already loaded (CVO `syncPayload`).
+ * Returns the capabilities to keep enabled implicitly, and the newly accepted payload if one was loaded.
+ */
+export async function syncPayload(
+deps: PayloadSyncDeps,
+current: { readonly payload: PayloadUpdate | undefined; readonly verified: boolean },
+work: SyncWork,
+reporter: StatusWrapper,
+signal: AbortSignal,
+): Promise<{ implicit: readonly string[]; loaded?: PayloadUpdate }> {
+  const implicit = work.capabilities.implicitlyEnabled;
+  let desired: DesiredUpdate = { ...work.desired };
+  const report = (s: Omit<LoadPayloadStatus, "update" | "lastTransitionTime">): void =>
+    reporter.reportPayload({ ...s, update: desired, lastTransitionTime: deps.clock.now() });
+  const names = (): string => `version=${q(desired.version)} image=${q(desired.image)}`;
+
+  if (current.payload && current.payload.release.image === desired.image) {
+    if (!reporter.validPayloadStatus(desired)) {
+      report({ step: "PayloadLoaded", message: `Payload loaded ${names()}`, verified: current.verified });
+    }
+    return { implicit };
+  }
+
+  const events = deps.events ?? NO_EVENTS;
+  const retrieving = `Retrieving and verifying payload ${names()}`;
+  events.event("Normal", "RetrievePayload", retrieving);
+  report({ step: "RetrievePayload", message: retrieving, verified: false });
+  let info: PayloadInfo;
+  try {
+    info = await deps.retriever.retrieve(work.desired, signal);
+  } catch (err) {
+    const failure = asError(err);
+    const message = `Retrieving payload failed ${names()} failure=${failure.message}`;
+    events.event("Warning", "RetrievePayloadFailed", message);
+    report({ step: "RetrievePayload", failure, message, verified: false });
+    throw failure;
+  }
+  if (info.verificationError) events.event("Warning", "RetrievePayload", errorChainText(info.verificationError));
+
+  events.event("Normal", "LoadPayload", `Loading payload ${names()}`);
+  let loaded: PayloadUpdate;
+  try {
+    loaded = await deps.loadPayload(info.directory, desired.image);
+  } catch (err) {
+    const failure = asError(err);
+    const message = `Loading payload failed ${names()} failure=${failure.message}`;
+    events.event("Warning", "LoadPayloadFailed", message);
+    report({ step: "LoadPayload", failure, message, verified: info.verified });
+    throw failure;
+  }
+  loaded.verifiedImage = info.verified;
+  loaded.loadedAt = deps.clock.now();
+
+  if (!work.desired.version) {
+    work.desired = { ...work.desired, version: loaded.release.version };
+    desired = { ...desired, version: loaded.release.version };
+  } else if (loaded.release.version !== work.desired.version) {
+    const failure = new Error(`release image version ${loaded.release.version} does not match the expected upstream version ${work.desired.version}`);
+    const message = `Verifying payload failed ${names()} failure=${failure.message}`;
+    events.event("Warning", "VerifyPayloadVersionFailed", message);
+    report({ step: "VerifyPayloadVersion", failure, message, verified: info.verified });
+    throw failure;
+  }
+
+  // The payload is only accepted once its preconditions pass (or are forced through).
+  const preconditions = deps.preconditions ?? [];
+  if (preconditions.length > 0 && !info.local) {
+    const summary = summarizePreconditions(await runAll(preconditions, { desiredVersion: loaded.release.version }, signal), work.desired.force);
+    if (summary.error && summary.block) {
+      const message = `Preconditions failed for payload loaded ${names()}: ${summary.error.message}`;
+      events.event("Warning", "PreconditionBlock", message);
+      report({ step: "PreconditionChecks", failure: summary.error, message, verified: info.verified });
+      throw summary.error;
+    }
+    if (summary.error) events.event("Warning", "PreconditionWarn", `precondition warning for payload loaded ${names()}: ${summary.error.message}`);
+    events.event("Normal", "PreconditionsPassed", `preconditions passed for payload loaded ${names()}`);
+  }
+
+  const result = current.payload ? implicitlyEnabledCapabilities(loaded.manifests, current.payload.manifests, work.capabilities) : implicit;
+  const loadedMessage = `Payload loaded ${names()} architecture=${q(loaded.architecture)}`;
+  events.event("Normal", "PayloadLoaded", loadedMessage);
+  report({ step: "PayloadLoaded", message: loadedMessage, verified: info.verified });
+  deps.log.info(`Payload loaded from ${desired.image} with hash ${loaded.manifestHash}, architecture ${loaded.architecture}`);
+  return { implicit: result, loaded };
+}
+
+
+/** Every distinct message along an error's cause chain, one per line (verification errors wrap details). */
+function errorChainText(err: Error): string {
+  let text = "";
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (!text.includes(e.message)) text = `${text}\n${e.message}`;
+  }
+  return text;
+}
+
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
