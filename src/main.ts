@@ -6,8 +6,10 @@ import { createEmbeddedCluster } from "./cluster/embedded/index.js";
 import type { CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { KNOWN_CAPABILITIES } from "./policy/index.js";
-import { SnapshotStore } from "./status/index.js";
-import { EMPTY_STATUS, SyncWorker, systemClock, type SyncWorkerStatus } from "./worker/index.js";
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { ClusterVersionTracker, SnapshotStore, type ServiceStatus } from "./status/index.js";
+import { workerMetrics } from "./telemetry/metrics.js";
+import { EMPTY_STATUS, OperatorStartTimes, SyncWorker, systemClock } from "./worker/index.js";
 
 export interface RunningService {
   /** The bound gRPC address. */
@@ -23,13 +25,18 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const log = pino({ level: process.env["LOG_LEVEL"] ?? "info" }, pino.destination(2));
   const lifetime = new AbortController();
   const clock = systemClock;
-  const store = new SnapshotStore<SyncWorkerStatus>(EMPTY_STATUS, Date.now, setImmediate);
+  const operatorStartTimes = new OperatorStartTimes(() => clock.now());
+  const tracker = new ClusterVersionTracker(() => clock.now(), (name) => operatorStartTimes.get(name));
+  const store = new SnapshotStore<ServiceStatus>({ worker: EMPTY_STATUS, clusterVersion: tracker.status }, Date.now, setImmediate);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   let notify: (message: string) => void = () => undefined;
   const embedded = options.kubeconfig
     ? undefined
-    : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m) }, lifetime.signal);
+    : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m), operatorStartTimes }, lifetime.signal);
   // Only a real cluster loads the Kubernetes client.
-  const applier = embedded?.applier ?? (await import("./cluster/kube/index.js")).createKubeApplier(options.kubeconfig);
+  const applier = embedded?.applier ?? (await import("./cluster/kube/index.js")).createKubeApplier(options.kubeconfig, { operatorStartTimes });
+  const eventLog = log.child({ component: "events" });
   const architecture = goArch(process.arch);
   const loader = new ThreadedPayloadLoader({
     exclude: options.exclude,
@@ -48,19 +55,26 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     log: log.child({ component: "worker" }),
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
-    onStatus: (status) => store.publish(status),
+    onStatus: (status) => store.publish({ worker: status, clusterVersion: tracker.observe(status) }),
+    metrics: workerMetrics(registry),
+    events: { event: (type, reason, message) => (type === "Warning" ? eventLog.warn({ reason }, message) : eventLog.info({ reason }, message)) },
+    operatorStartTimes,
   });
   notify = (message) => worker.notify(message);
 
   const api = new ApiServer({
     worker,
     store,
-    chooseState: () => (worker.hasWork() ? "Updating" : "Initializing"),
+    chooseState: (image) => tracker.chooseState(image),
     log: log.child({ component: "api" }),
   });
   const address = await api.listen(options.listen);
   const loop = worker.start(options.maxWorkers, lifetime.signal);
-  const admin = options.adminListen ? await startAdmin(options.adminListen, () => !lifetime.signal.aborted, embedded ? () => embedded.store.list() : undefined) : undefined;
+  const admin = options.adminListen ? await startAdmin(options.adminListen, {
+        ready: () => !lifetime.signal.aborted,
+        metrics: registry,
+        ...(embedded ? { objects: () => embedded.store.list() } : {}),
+      }) : undefined;
   log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs }, "serving");
 
   return {
@@ -80,14 +94,24 @@ function formatAddress(info: AddressInfo): string {
   return info.family === "IPv6" ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
 }
 
-/** Liveness, readiness and (on the embedded cluster) a read-only view of its objects. */
-async function startAdmin(address: string, ready: () => boolean, objects: (() => unknown[]) | undefined): Promise<Server> {
+interface AdminEndpoints {
+  readonly ready: () => boolean;
+  readonly metrics: Registry;
+  readonly objects?: () => unknown[];
+}
+
+/** Liveness, readiness, Prometheus metrics and (on the embedded cluster) a read-only view of its objects. */
+async function startAdmin(address: string, { ready, metrics, objects }: AdminEndpoints): Promise<Server> {
   const server = createServer((req, res) => {
     const send = (code: number, body: string, type = "text/plain"): void => {
       res.writeHead(code, { "content-type": type }).end(body);
     };
     if (req.url === "/healthz") return send(200, "ok");
     if (req.url === "/readyz") return ready() ? send(200, "ok") : send(503, "shutting down");
+    if (req.url === "/metrics") {
+      void metrics.metrics().then((text) => send(200, text, metrics.contentType));
+      return;
+    }
     if (req.url === "/debug/embedded/objects" && objects) return send(200, JSON.stringify(objects()), "application/json");
     return send(404, "not found");
   });

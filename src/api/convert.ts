@@ -1,8 +1,8 @@
 import * as pb from "../gen/syncworker/v1/syncworker.js";
 import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
 import { isKnownCapabilitySet } from "../policy/index.js";
-import type { Snapshot } from "../status/index.js";
-import { describeStatus, type PayloadState, type SyncWorkerStatus, type UpdateInput } from "../worker/index.js";
+import type { Condition, HistoryEntry, ServiceStatus, Snapshot } from "../status/index.js";
+import { describeStatus, type PayloadState, type UpdateInput } from "../worker/index.js";
 import { InvalidArgumentError } from "./errors.js";
 
 const EFFECTS: Record<UpdateEffect, pb.UpdateEffect> = {
@@ -22,9 +22,24 @@ function toFailure(err: Error | undefined): pb.Failure | undefined {
   return { reason: "", message: err.message, effect: pb.UpdateEffect.UPDATE_EFFECT_UNSPECIFIED, names: [] };
 }
 
+function toProtoConditions(conditions: readonly Condition[]): pb.Condition[] {
+  return conditions.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime }));
+}
+
+function toProtoHistory(history: readonly HistoryEntry[]): pb.UpdateHistory[] {
+  return history.map((h) => ({
+    state: h.state,
+    version: h.version,
+    image: h.image,
+    verified: h.verified,
+    startedTime: h.startedTime,
+    completionTime: h.completionTime,
+  }));
+}
+
 /** The wire form of a published snapshot. */
-export function toProtoStatus(snapshot: Snapshot<SyncWorkerStatus>): pb.SyncWorkerStatus {
-  const s = snapshot.value;
+export function toProtoStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerStatus {
+  const s = snapshot.value.worker;
   const load = s.loadPayloadStatus;
   return {
     generation: s.generation,
@@ -55,6 +70,8 @@ export function toProtoStatus(snapshot: Snapshot<SyncWorkerStatus>): pb.SyncWork
     revision: snapshot.revision,
     message: describeStatus(s),
     publishedAt: new Date(snapshot.publishedAt),
+    conditions: toProtoConditions(snapshot.value.clusterVersion.conditions),
+    history: toProtoHistory(snapshot.value.clusterVersion.history),
   };
 }
 

@@ -4,7 +4,7 @@ import * as protoLoader from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation } from "grpc-health-check";
 import * as pb from "../gen/syncworker/v1/syncworker.js";
-import type { Snapshot, SnapshotStore } from "../status/index.js";
+import type { ServiceStatus, Snapshot, SnapshotStore } from "../status/index.js";
 import type { Logger, PayloadState, SyncWorkerStatus, UpdateInput } from "../worker/index.js";
 import { fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { toServiceError } from "./errors.js";
@@ -17,9 +17,9 @@ export interface WorkerPort {
 
 export interface ApiDeps {
   readonly worker: WorkerPort;
-  readonly store: SnapshotStore<SyncWorkerStatus>;
-  /** The state to use when a request leaves it unset. */
-  readonly chooseState: () => PayloadState;
+  readonly store: SnapshotStore<ServiceStatus>;
+  /** The state to use when a request leaves it unset, for this desired image. */
+  readonly chooseState: (desiredImage: string) => PayloadState;
   readonly log: Logger;
 }
 
@@ -49,7 +49,7 @@ export class ApiServer {
   readonly #health = new HealthImplementation({ "": "NOT_SERVING", [SERVICE_NAME]: "NOT_SERVING" });
   /** Ends each open StatusWatch stream. */
   readonly #streams = new Set<() => void>();
-  readonly #responses = new WeakMap<Snapshot<SyncWorkerStatus>, pb.StatusWatchResponse>();
+  readonly #responses = new WeakMap<Snapshot<ServiceStatus>, pb.StatusWatchResponse>();
 
   constructor(private readonly deps: ApiDeps) {
     this.#server.addService(sharedEncodingService(), this.#handlers());
@@ -89,7 +89,7 @@ export class ApiServer {
     this.#health.setStatus(SERVICE_NAME, status);
   }
 
-  #response(snapshot: Snapshot<SyncWorkerStatus>): pb.StatusWatchResponse {
+  #response(snapshot: Snapshot<ServiceStatus>): pb.StatusWatchResponse {
     let response = this.#responses.get(snapshot);
     if (!response) {
       response = { status: toProtoStatus(snapshot) };
@@ -107,7 +107,7 @@ export class ApiServer {
         void (async () => {
           try {
             const request = fromProtoUpdate(call.request);
-            const state = request.state ?? this.deps.chooseState();
+            const state = request.state ?? this.deps.chooseState(request.desired.image);
             await worker.update({ ...request, state }, controller.signal);
             callback(null, { status: toProtoStatus(store.latest()) });
           } catch (err) {

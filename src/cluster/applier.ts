@@ -1,6 +1,6 @@
 import type { KubeObject, Manifest } from "../payload/manifest.js";
 import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
-import type { PayloadState, ResourceApplier } from "../worker/index.js";
+import type { OperatorStartTimes, PayloadState, ResourceApplier } from "../worker/index.js";
 import { ApiError, refOf } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
 
@@ -19,6 +19,8 @@ function isClusterOperator(m: Manifest): boolean {
 export interface ClusterApplierHooks {
   /** Called before a ClusterOperator's health is checked (the embedded cluster's operators react to it). */
   readonly onClusterOperatorCheck?: (expected: KubeObject) => void;
+  /** Records when the worker first waited on each ClusterOperator (for the 40-minute grace). */
+  readonly operatorStartTimes?: OperatorStartTimes;
 }
 
 /**
@@ -60,6 +62,7 @@ export class ClusterApplier implements ResourceApplier {
       if (relatedObjects !== undefined) await this.client.patchStatus(ref, { relatedObjects }, signal);
       return;
     }
+    this.hooks.operatorStartTimes?.record(ref.name);
     this.hooks.onClusterOperatorCheck?.(obj);
     const live = await this.client.get(ref, signal);
     if (!live) throw new ApiError(ref, "NotFound", 404, "not found");

@@ -17,12 +17,15 @@ import { capabilitiesStatus, overrideFor } from "../policy/index.js";
 import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
 import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
+import type { OperatorStartTimes } from "./operator-start-times.js";
 import type { MetricsSink, SyncWork } from "./types.js";
 
 export interface ApplyDeps extends TaskRunDeps {
   readonly backoff: Backoff;
   readonly architecture: string;
   readonly metrics: MetricsSink;
+  /** Cleared when a new attempt sequence starts (attempt 0). */
+  readonly operatorStartTimes?: OperatorStartTimes;
 }
 
 /** The shorter schedule used while installing, so a fresh cluster converges quickly. */
@@ -47,6 +50,7 @@ export async function applyPayload(
   deps: ApplyDeps,
   signal: AbortSignal,
 ): Promise<void> {
+  if (work.attempt === 0) deps.operatorStartTimes?.clear();
   const total = payload.manifests.length;
   const progress = new ConsistentReporter(
     {

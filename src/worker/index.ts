@@ -4,6 +4,7 @@ export type { PayloadLoader, PayloadSyncDeps } from "./payload-sync.js";
 export type { ResourceApplier } from "./task-run.js";
 export { describeStatus } from "./describe.js";
 export { systemClock } from "./clock.js";
+export { OperatorStartTimes } from "./operator-start-times.js";
 export * from "./types.js";
 
 // Library-internal below.

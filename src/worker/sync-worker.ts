@@ -13,6 +13,7 @@ import {
 import type { Backoff } from "../graph/index.js";
 import { applyPayload, type ApplyDeps } from "./apply.js";
 import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
+import type { OperatorStartTimes } from "./operator-start-times.js";
 import { StatusWrapper } from "./reporter.js";
 import { abortError } from "./task-run.js";
 import type { ResourceApplier } from "./task-run.js";
@@ -38,6 +39,8 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly onStatus: (status: SyncWorkerStatus) => void;
   /** Payload metrics; none when absent. */
   readonly metrics?: MetricsSink;
+  /** Shared with the applier, which records when it first waits on each ClusterOperator. */
+  readonly operatorStartTimes?: OperatorStartTimes;
 }
 
 /** What a client asks for; `state` is only honored on the first call. */

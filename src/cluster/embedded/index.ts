@@ -1,3 +1,4 @@
+import type { OperatorStartTimes } from "../../worker/index.js";
 import type { Clock } from "../../worker/types.js";
 import { ClusterApplier } from "../applier.js";
 import { SimulatedControllers } from "./controllers.js";
@@ -14,11 +15,14 @@ export interface EmbeddedCluster {
 
 /** An in-process cluster: object store, simulated operators, and an applier for the worker. */
 export function createEmbeddedCluster(
-  options: { operatorDelayMs: number; clock: Clock; onActivity: (message: string) => void },
+  options: { operatorDelayMs: number; clock: Clock; onActivity: (message: string) => void; operatorStartTimes?: OperatorStartTimes },
   signal: AbortSignal,
 ): EmbeddedCluster {
   const store = new ObjectStore(() => options.clock.now());
   const controllers = new SimulatedControllers(store, { delayMs: options.operatorDelayMs, clock: options.clock, onActivity: options.onActivity }, signal);
-  const applier = new ClusterApplier(new EmbeddedObjectClient(store), { onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co) });
+  const applier = new ClusterApplier(new EmbeddedObjectClient(store), {
+    onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co),
+    ...(options.operatorStartTimes ? { operatorStartTimes: options.operatorStartTimes } : {}),
+  });
   return { store, applier };
 }

@@ -251,7 +251,37 @@ export interface SyncWorkerStatus {
   /** Human summary, e.g. "Working towards 4.16.1: 42 of 180 done (23% complete)". */
   message: string;
   /** When the service published this snapshot; lets watchers measure their delay. */
-  publishedAt?: Date | undefined;
+  publishedAt?:
+    | Date
+    | undefined;
+  /**
+   * What the CVO derives for people and tools: Available, Progressing, Failing, ReleaseAccepted,
+   * ImplicitlyEnabledCapabilities and RetrievedUpdates, with the CVO's reasons and messages.
+   */
+  conditions: Condition[];
+  /** Releases the cluster moved towards, newest first. */
+  history: UpdateHistory[];
+}
+
+/** Condition is one ClusterVersion status condition. */
+export interface Condition {
+  type: string;
+  /** "True", "False" or "Unknown". */
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime?: Date | undefined;
+}
+
+/** UpdateHistory is one release the cluster moved towards (configv1.UpdateHistory). */
+export interface UpdateHistory {
+  /** "Partial" until the release was completely applied once, then "Completed". */
+  state: string;
+  version: string;
+  image: string;
+  verified: boolean;
+  startedTime?: Date | undefined;
+  completionTime?: Date | undefined;
 }
 
 function createBaseDesiredUpdate(): DesiredUpdate {
@@ -1712,6 +1742,8 @@ function createBaseSyncWorkerStatus(): SyncWorkerStatus {
     revision: 0,
     message: "",
     publishedAt: undefined,
+    conditions: [],
+    history: [],
   };
 }
 
@@ -1767,6 +1799,12 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     }
     if (message.publishedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.publishedAt), writer.uint32(138).fork()).join();
+    }
+    for (const v of message.conditions) {
+      Condition.encode(v!, writer.uint32(146).fork()).join();
+    }
+    for (const v of message.history) {
+      UpdateHistory.encode(v!, writer.uint32(154).fork()).join();
     }
     return writer;
   },
@@ -1920,6 +1958,22 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
             message.publishedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.conditions.push(Condition.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.history.push(UpdateHistory.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1971,6 +2025,12 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
         : isSet(object.published_at)
         ? fromJsonTimestamp(object.published_at)
         : undefined,
+      conditions: globalThis.Array.isArray(object?.conditions)
+        ? object.conditions.map((e: any) => Condition.fromJSON(e))
+        : [],
+      history: globalThis.Array.isArray(object?.history)
+        ? object.history.map((e: any) => UpdateHistory.fromJSON(e))
+        : [],
     };
   },
 
@@ -2027,6 +2087,12 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     if (message.publishedAt !== undefined) {
       obj.publishedAt = message.publishedAt.toISOString();
     }
+    if (message.conditions?.length) {
+      obj.conditions = message.conditions.map((e) => Condition.toJSON(e));
+    }
+    if (message.history?.length) {
+      obj.history = message.history.map((e) => UpdateHistory.toJSON(e));
+    }
     return obj;
   },
 
@@ -2060,6 +2126,302 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     message.revision = object.revision ?? 0;
     message.message = object.message ?? "";
     message.publishedAt = object.publishedAt ?? undefined;
+    message.conditions = object.conditions?.map((e) => Condition.fromPartial(e)) || [];
+    message.history = object.history?.map((e) => UpdateHistory.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCondition(): Condition {
+  return { type: "", status: "", reason: "", message: "", lastTransitionTime: undefined };
+}
+
+export const Condition: MessageFns<Condition> = {
+  encode(message: Condition, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.message !== "") {
+      writer.uint32(34).string(message.message);
+    }
+    if (message.lastTransitionTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastTransitionTime), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Condition {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCondition();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lastTransitionTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Condition {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      lastTransitionTime: isSet(object.lastTransitionTime)
+        ? fromJsonTimestamp(object.lastTransitionTime)
+        : isSet(object.last_transition_time)
+        ? fromJsonTimestamp(object.last_transition_time)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Condition): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.lastTransitionTime !== undefined) {
+      obj.lastTransitionTime = message.lastTransitionTime.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Condition>, I>>(base?: I): Condition {
+    return Condition.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Condition>, I>>(object: I): Condition {
+    const message = createBaseCondition();
+    message.type = object.type ?? "";
+    message.status = object.status ?? "";
+    message.reason = object.reason ?? "";
+    message.message = object.message ?? "";
+    message.lastTransitionTime = object.lastTransitionTime ?? undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateHistory(): UpdateHistory {
+  return { state: "", version: "", image: "", verified: false, startedTime: undefined, completionTime: undefined };
+}
+
+export const UpdateHistory: MessageFns<UpdateHistory> = {
+  encode(message: UpdateHistory, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.state !== "") {
+      writer.uint32(10).string(message.state);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    if (message.image !== "") {
+      writer.uint32(26).string(message.image);
+    }
+    if (message.verified !== false) {
+      writer.uint32(32).bool(message.verified);
+    }
+    if (message.startedTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedTime), writer.uint32(42).fork()).join();
+    }
+    if (message.completionTime !== undefined) {
+      Timestamp.encode(toTimestamp(message.completionTime), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateHistory {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateHistory();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.verified = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.startedTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.completionTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateHistory {
+    return {
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      image: isSet(object.image) ? globalThis.String(object.image) : "",
+      verified: isSet(object.verified) ? globalThis.Boolean(object.verified) : false,
+      startedTime: isSet(object.startedTime)
+        ? fromJsonTimestamp(object.startedTime)
+        : isSet(object.started_time)
+        ? fromJsonTimestamp(object.started_time)
+        : undefined,
+      completionTime: isSet(object.completionTime)
+        ? fromJsonTimestamp(object.completionTime)
+        : isSet(object.completion_time)
+        ? fromJsonTimestamp(object.completion_time)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateHistory): unknown {
+    const obj: any = {};
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.image !== "") {
+      obj.image = message.image;
+    }
+    if (message.verified !== false) {
+      obj.verified = message.verified;
+    }
+    if (message.startedTime !== undefined) {
+      obj.startedTime = message.startedTime.toISOString();
+    }
+    if (message.completionTime !== undefined) {
+      obj.completionTime = message.completionTime.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateHistory>, I>>(base?: I): UpdateHistory {
+    return UpdateHistory.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateHistory>, I>>(object: I): UpdateHistory {
+    const message = createBaseUpdateHistory();
+    message.state = object.state ?? "";
+    message.version = object.version ?? "";
+    message.image = object.image ?? "";
+    message.verified = object.verified ?? false;
+    message.startedTime = object.startedTime ?? undefined;
+    message.completionTime = object.completionTime ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,169 @@
+import { UpdateError } from "../payload/update-error.js";
+import type { SyncWorkerStatus } from "../worker/types.js";
+import type { HistoryEntry } from "./history.js";
+
+export type ConditionStatus = "True" | "False" | "Unknown";
+
+/** A ClusterVersion-style condition, as people and tools read it. */
+export interface Condition {
+  readonly type: string;
+  readonly status: ConditionStatus;
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime: Date;
+}
+
+const UPDATE_PAYLOAD_SUMMARIES: Record<string, string> = {
+  UpdatePayloadResourceNotFound: "some resources could not be updated",
+  UpdatePayloadResourceConflict: "some resources could not be updated",
+  UpdatePayloadClusterDown: "the control plane is down or not responding",
+  UpdatePayloadClusterError: "the control plane is reporting an internal error",
+  UpdatePayloadClusterOverloaded: "the control plane is overloaded and is not accepting updates",
+  UpdatePayloadClusterUnauthorized: "could not authenticate to the server",
+  UpdatePayloadRetrievalFailed: "could not download the update",
+  UpdatePayloadResourceForbidden: "the server is rejecting updates",
+  UpdatePayloadResourceTypeMissing: "a required extension is not available to update",
+  UpdatePayloadResourceInvalid: "some cluster configuration is invalid",
+  UpdatePayloadIntegrity: "the contents of the update are invalid",
+  ImageVerificationFailed: "the image may not be safe to use",
+  UpgradePreconditionCheckFailed: "it may not be safe to apply this update",
+  ClusterOperatorsNotAvailable: "some cluster operators are not available",
+};
+
+const NAMED_SUMMARIES: Record<string, readonly [string, string]> = {
+  ClusterOperatorDegraded: ["the cluster operator %s is degraded", "a cluster operator is degraded"],
+  ClusterOperatorNotAvailable: ["the cluster operator %s is not available", "a cluster operator is not available"],
+  ClusterOperatorNoVersions: ["the cluster operator %s does not declare expected versions", "a cluster operator does not declare expected versions"],
+  WorkloadNotAvailable: ["the workload %s has not yet successfully rolled out", "a workload has not yet rolled out"],
+  WorkloadNotProgressing: ["the workload %s cannot roll out", "a workload cannot roll out"],
+};
+
+/** A short human reason for a failure, used when nothing better is known (CVO `SummaryForReason`). */
+export function summaryForReason(reason: string, name: string): string {
+  const fixed = UPDATE_PAYLOAD_SUMMARIES[reason];
+  if (fixed) return fixed;
+  const named = NAMED_SUMMARIES[reason];
+  if (named) return name ? named[0].replace("%s", name) : named[1];
+  if (reason.startsWith("UpdatePayload")) return "the update could not be applied";
+  return name ? `${name} has an unknown error: ${reason}` : `an unknown error has occurred: ${reason}`;
+}
+
+/** How long a degraded operator may take before it counts as failing. */
+export const OPERATOR_GRACE_MS = 40 * 60 * 1000;
+
+/**
+ * Whether a failure is shown as progress (a wait) rather than a failure, and with which words
+ * (CVO `convertErrorToProgressing`). `startedAt` tells when the worker first waited on an operator.
+ */
+function errorToProgressing(
+  history: readonly HistoryEntry[],
+  now: Date,
+  ws: SyncWorkerStatus,
+  startedAt: (operator: string) => Date | undefined,
+): { reason: string; message: string; skip: boolean } {
+  const none = { reason: "", message: "", skip: false };
+  const failure = ws.failure;
+  if (history.length === 0 || !failure || ws.reconciling || !(failure instanceof UpdateError)) return none;
+  switch (failure.effect) {
+    case "Report":
+      return { reason: failure.reason, message: failure.message, skip: false };
+    case "None":
+      return { reason: failure.reason, message: `waiting on ${failure.objectName}`, skip: true };
+    case "FailAfterInterval": {
+      const names = failure.names.length > 0 ? failure.names : [failure.objectName];
+      const exceeded = names.filter((n) => {
+        const started = startedAt(n);
+        return !started || started.getTime() < now.getTime() - OPERATOR_GRACE_MS;
+      });
+      if (exceeded.length > 0) {
+        return { reason: failure.reason, message: `wait has exceeded 40 minutes for these operators: ${exceeded.join(", ")}`, skip: false };
+      }
+      return { reason: failure.reason, message: `waiting up to 40 minutes on ${failure.objectName}`, skip: true };
+    }
+    default:
+      return none;
+  }
+}
+
+/** Sets a condition; the transition time changes only when the status does. */
+function setCondition(conditions: Condition[], next: Omit<Condition, "lastTransitionTime">, now: Date): void {
+  const i = conditions.findIndex((c) => c.type === next.type);
+  const existing = conditions[i];
+  if (!existing) {
+    conditions.push({ ...next, lastTransitionTime: now });
+    return;
+  }
+  conditions[i] = { ...next, lastTransitionTime: existing.status === next.status ? existing.lastTransitionTime : now };
+}
+
+/**
+ * Derives the ClusterVersion conditions from the worker's status (CVO `syncStatus` §8.2 steps 8–14):
+ * ImplicitlyEnabledCapabilities, ReleaseAccepted, Available, Failing, Progressing, RetrievedUpdates.
+ */
+export function deriveConditions(
+  previous: readonly Condition[],
+  ws: SyncWorkerStatus,
+  history: readonly HistoryEntry[],
+  now: Date,
+  startedAt: (operator: string) => Date | undefined,
+): Condition[] {
+  const conditions = [...previous];
+  const version = ws.actual.version || ws.actual.image || "<unknown>";
+  const implicit = [...ws.capabilitiesStatus.implicitlyEnabled].sort();
+  setCondition(
+    conditions,
+    implicit.length > 0
+      ? { type: "ImplicitlyEnabledCapabilities", status: "True", reason: "CapabilitiesImplicitlyEnabled", message: `The following capabilities could not be disabled: ${implicit.join(", ")}` }
+      : { type: "ImplicitlyEnabledCapabilities", status: "False", reason: "AsExpected", message: "Capabilities match configured spec" },
+    now,
+  );
+
+  const load = ws.loadPayloadStatus;
+  if (load.step) {
+    const status: ConditionStatus = load.step === "PayloadLoaded" ? "True" : load.failure ? "False" : "Unknown";
+    setCondition(conditions, { type: "ReleaseAccepted", status, reason: load.step, message: load.message }, now);
+  }
+
+  if (ws.completed > 0) {
+    setCondition(conditions, { type: "Available", status: "True", reason: "", message: `Done applying ${version}` }, now);
+  } else if (!conditions.some((c) => c.type === "Available")) {
+    setCondition(conditions, { type: "Available", status: "False", reason: "", message: "" }, now);
+  }
+
+  const progressing = errorToProgressing(history, now, ws, startedAt);
+  const failure = ws.failure;
+  if (failure && !progressing.skip) {
+    const reason = failure instanceof UpdateError ? failure.reason : "";
+    const summary = progressing.message || (failure instanceof UpdateError ? summaryForReason(reason, failure.objectName) : "an error occurred");
+    setCondition(conditions, { type: "Failing", status: "True", reason, message: failure.message }, now);
+    setCondition(
+      conditions,
+      ws.reconciling
+        ? { type: "Progressing", status: "False", reason, message: `Error while reconciling ${version}: ${summary}` }
+        : { type: "Progressing", status: "True", reason, message: `Unable to apply ${version}: ${summary}` },
+      now,
+    );
+  } else {
+    setCondition(conditions, { type: "Failing", status: "False", reason: "", message: "" }, now);
+    if (ws.reconciling) {
+      setCondition(conditions, { type: "Progressing", status: "False", reason: "", message: `Cluster version is ${version}` }, now);
+    } else {
+      const fraction = ws.total > 0 ? Math.fround(ws.done / ws.total) : 0;
+      const percent = Math.floor(Math.fround(fraction * 100));
+      const counts = `${ws.done} of ${ws.total} done (${percent}% complete)`;
+      const [reason, message] =
+        fraction > 0 && progressing.skip
+          ? [progressing.reason, `Working towards ${version}: ${counts}, ${progressing.message}`]
+          : fraction > 0
+            ? ["", `Working towards ${version}: ${counts}`]
+            : progressing.skip
+              ? [progressing.reason, `Working towards ${version}: ${progressing.message}`]
+              : ["", `Working towards ${version}`];
+      setCondition(conditions, { type: "Progressing", status: "True", reason, message }, now);
+    }
+  }
+  if (!conditions.some((c) => c.type === "RetrievedUpdates")) {
+    setCondition(conditions, { type: "RetrievedUpdates", status: "False", reason: "NoUpstream", message: "No upstream server has been set to retrieve updates." }, now);
+  }
+  return conditions;
+}
