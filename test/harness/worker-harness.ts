@@ -1,0 +1,135 @@
+import type { Manifest, PayloadUpdate } from "../../src/payload/manifest.js";
+import { gvkOf } from "../../src/payload/manifest.js";
+import type { PayloadInfo } from "../../src/payload/retrieve.js";
+import type { Precondition } from "../../src/policy/index.js";
+import { ClusterVersionTracker, type Condition } from "../../src/status/index.js";
+import { OperatorStartTimes, SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateInput } from "../../src/worker/index.js";
+import { ManualClock, settle } from "./manual-clock.js";
+
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+const PROFILE = { "include.release.openshift.io/self-managed-high-availability": "true" };
+
+/** A manifest of any kind, as the payload loader would produce it. */
+export function manifest(file: string, obj: Manifest["obj"]): Manifest {
+  const withProfile = { ...obj, metadata: { ...obj.metadata, annotations: { ...PROFILE, ...obj.metadata?.annotations } } };
+  return { originalFilename: file, raw: JSON.stringify(withProfile), gvk: gvkOf(withProfile), obj: withProfile };
+}
+
+export const configMap = (name: string, file = name, annotations: Record<string, string> = {}): Manifest =>
+  manifest(file, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "test", annotations } });
+
+export const job = (name: string, file = name): Manifest => manifest(file, { apiVersion: "batch/v1", kind: "Job", metadata: { name, namespace: "test" } });
+
+export const clusterOperator = (name: string, version: string, file = name): Manifest =>
+  manifest(file, { apiVersion: "config.openshift.io/v1", kind: "ClusterOperator", metadata: { name }, status: { versions: [{ name: "operator", version }] } });
+
+export function payload(version: string, image: string, manifests: Manifest[]): PayloadUpdate {
+  return { release: { version, image, url: `https://example.com/v${version}`, channels: [] }, architecture: "amd64", manifestHash: "DL-FFQ2Uem8=", manifests, verifiedImage: false };
+}
+
+/** What the scripted applier does for one manifest name. */
+export type Script = (attempt: number, mode: PayloadState, signal: AbortSignal) => Promise<void> | void;
+
+/** An applier whose behavior per manifest name is scripted; records every call. */
+export class ScriptedApplier implements ResourceApplier {
+  readonly calls: Array<{ name: string; mode: PayloadState }> = [];
+  readonly scripts = new Map<string, Script>();
+  readonly #attempts = new Map<string, number>();
+  readonly running = new Set<string>();
+  maxConcurrent = 0;
+
+  async apply(m: Manifest, mode: PayloadState, signal: AbortSignal): Promise<void> {
+    const name = m.obj.metadata?.name ?? "";
+    this.calls.push({ name, mode });
+    const attempt = (this.#attempts.get(name) ?? 0) + 1;
+    this.#attempts.set(name, attempt);
+    this.running.add(name);
+    this.maxConcurrent = Math.max(this.maxConcurrent, this.running.size);
+    try {
+      await this.scripts.get(name)?.(attempt, mode, signal);
+    } finally {
+      this.running.delete(name);
+    }
+  }
+}
+
+export interface HarnessOptions {
+  readonly payloads: readonly PayloadUpdate[];
+  /** Per image: an error to fail retrieval with, or a verification error to attach. */
+  readonly retrieve?: (image: string, force: boolean) => Error | Partial<PayloadInfo> | undefined;
+  readonly backoffSteps?: number;
+  readonly preconditions?: readonly Precondition[];
+  readonly reconcileMs?: number;
+  readonly maxWorkers?: number;
+}
+
+/** A worker on fake time with a scripted applier, the status tracker, and every status recorded. */
+export function workerHarness(options: HarnessOptions) {
+  const clock = new ManualClock();
+  const applier = new ScriptedApplier();
+  const statuses: SyncWorkerStatus[] = [];
+  const operatorStartTimes = new OperatorStartTimes(() => clock.now());
+  const tracker = new ClusterVersionTracker(() => clock.now(), (n) => operatorStartTimes.get(n));
+  const retrievals: string[] = [];
+  const byImage = new Map(options.payloads.map((p) => [p.release.image, p]));
+  const worker = new SyncWorker({
+    retriever: {
+      retrieve: async (desired) => {
+        retrievals.push(desired.image);
+        const scripted = options.retrieve?.(desired.image, desired.force);
+        if (scripted instanceof Error) throw scripted;
+        return { directory: desired.image, local: false, verified: false, ...scripted };
+      },
+    },
+    loadPayload: async (dir) => {
+      const found = byImage.get(dir);
+      if (!found) throw new Error(`no payload at ${dir}`);
+      return structuredClone(found);
+    },
+    applier,
+    clock,
+    random: () => 0,
+    log: quiet,
+    minimumReconcileIntervalMs: options.reconcileMs ?? 500,
+    backoff: { durationMs: 100, factor: 2, jitter: 0, steps: options.backoffSteps ?? 1, capMs: 0 },
+    onStatus: (s) => {
+      statuses.push(s);
+      tracker.observe(s);
+    },
+    operatorStartTimes,
+    ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+  });
+  const controller = new AbortController();
+  let loop: Promise<void> | undefined;
+  return {
+    clock,
+    applier,
+    statuses,
+    tracker,
+    worker,
+    retrievals,
+    operatorStartTimes,
+    update: (image: string, extra: Partial<UpdateInput> & { version?: string; force?: boolean } = {}) =>
+      worker.update(
+        {
+          generation: extra.generation ?? 1,
+          desired: { version: extra.version ?? "", image, force: extra.force ?? false },
+          overrides: extra.overrides ?? [],
+          capabilities: extra.capabilities ?? { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
+          state: extra.state ?? tracker.chooseState(image),
+        },
+        controller.signal,
+      ),
+    start: async () => {
+      loop = worker.start(options.maxWorkers ?? 1, controller.signal);
+      await clock.advance(0);
+    },
+    stop: async () => {
+      controller.abort();
+      await loop;
+      await settle();
+    },
+    condition: (type: string): Condition | undefined => tracker.status.conditions.find((c) => c.type === type),
+    last: (): SyncWorkerStatus => statuses.at(-1)!,
+  };
+}
