@@ -5,11 +5,10 @@ import { ApiServer } from "./api/index.js";
 import { createEmbeddedCluster } from "./cluster/embedded/index.js";
 import type { CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
-import { KNOWN_CAPABILITIES } from "./policy/index.js";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { ClusterVersionTracker, SnapshotStore, type ServiceStatus } from "./status/index.js";
+import { ClusterVersionTracker, SnapshotStore, ThrottledNotifier, type ServiceStatus } from "./status/index.js";
 import { workerMetrics } from "./telemetry/metrics.js";
-import { EMPTY_STATUS, OperatorStartTimes, SyncWorker, systemClock } from "./worker/index.js";
+import { describeStatus, EMPTY_STATUS, OperatorStartTimes, SyncWorker, systemClock } from "./worker/index.js";
 
 export interface RunningService {
   /** The bound gRPC address. */
@@ -34,15 +33,23 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const embedded = options.kubeconfig
     ? undefined
     : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m), operatorStartTimes }, lifetime.signal);
-  // Only a real cluster loads the Kubernetes client.
-  const applier = embedded?.applier ?? (await import("./cluster/kube/index.js")).createKubeApplier(options.kubeconfig, { operatorStartTimes });
   const eventLog = log.child({ component: "events" });
+  // Progress is logged on every edge and otherwise at most every 15 s (the CVO's notifier settings).
+  const progressLog = log.child({ component: "status" });
+  const statusLog = new ThrottledNotifier(15_000, 2, clock, (status) => progressLog.info(describeStatus(status)));
+  // Only a real cluster loads the Kubernetes client.
+  const kube = embedded
+    ? undefined
+    : (await import("./cluster/kube/index.js")).createKubeCluster(options.kubeconfig, { operatorStartTimes }, lifetime.signal, (err) =>
+        eventLog.debug({ err }, "event not recorded in the cluster"),
+      );
+  const applier = embedded?.applier ?? kube!.applier;
   const architecture = goArch(process.arch);
   const loader = new ThreadedPayloadLoader({
     exclude: options.exclude,
-    includeTechPreview: options.includeTechPreview,
+    featureSet: options.featureSet,
     clusterProfile: options.clusterProfile,
-    knownCapabilities: KNOWN_CAPABILITIES,
+    knownCapabilities: options.knownCapabilities,
     architecture,
   });
   loader.warm();
@@ -55,9 +62,18 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     log: log.child({ component: "worker" }),
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
-    onStatus: (status) => store.publish({ worker: status, clusterVersion: tracker.observe(status) }),
+    onStatus: (status) => {
+      store.publish({ worker: status, clusterVersion: tracker.observe(status) });
+      statusLog.push(status);
+    },
     metrics: workerMetrics(registry),
-    events: { event: (type, reason, message) => (type === "Warning" ? eventLog.warn({ reason }, message) : eventLog.info({ reason }, message)) },
+    events: {
+      event: (type, reason, message) => {
+        if (type === "Warning") eventLog.warn({ reason }, message);
+        else eventLog.info({ reason }, message);
+        kube?.events.event(type, reason, message);
+      },
+    },
     operatorStartTimes,
   });
   notify = (message) => worker.notify(message);
@@ -84,6 +100,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       await api.shutdown(5_000);
       lifetime.abort();
       await loop;
+      statusLog.stop();
       await loader.close();
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
     },

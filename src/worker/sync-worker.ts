@@ -123,10 +123,11 @@ export class SyncWorker {
    */
   update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
     const run = this.#updates.then(async () => {
-      const status = await this.#update(input, signal);
+      await this.#update(input, signal);
       // update() also edits fields directly (capabilities, architecture); watchers must see them too.
-      if (status !== this.#published) this.#publish(status);
-      return status;
+      // Publish the current status, not the one #update returned: the loop may have reported since.
+      if (this.#status !== this.#published) this.#publish(this.#status);
+      return this.#status;
     });
     this.#updates = run.catch(() => undefined);
     return run;
@@ -220,7 +221,13 @@ export class SyncWorker {
 
   /** Records apply-owned fields; load-owned ones are kept. */
   updateApplyStatus(update: SyncWorkerStatus): void {
-    this.#status = { ...update, loadPayloadStatus: this.#status.loadPayloadStatus, capabilitiesStatus: this.#status.capabilitiesStatus };
+    this.#status = {
+      ...update,
+      // Deliberate deviation: upstream writes a stale pass's lower generation; watchers must never see it go back.
+      generation: Math.max(update.generation, this.#status.generation),
+      loadPayloadStatus: this.#status.loadPayloadStatus,
+      capabilitiesStatus: this.#status.capabilitiesStatus,
+    };
     this.#publish(this.#status);
   }
 
@@ -230,6 +237,8 @@ export class SyncWorker {
     const { failure: _f, lastProgress: _l, ...rest } = update;
     this.#status = {
       ...rest,
+      // The snapshot a load started from may predate newer apply reports (see updateApplyStatus).
+      generation: Math.max(rest.generation, s.generation),
       ...(s.failure ? { failure: s.failure } : {}),
       ...(s.lastProgress ? { lastProgress: s.lastProgress } : {}),
       done: s.done,

@@ -1,0 +1,75 @@
+import type { Clock, SyncWorkerStatus } from "../worker/types.js";
+
+/** An edge: something a consumer must hear about at once (CVO `runThrottledStatusNotifier`). */
+export function isStatusEdge(last: SyncWorkerStatus | undefined, next: SyncWorkerStatus): boolean {
+  return (
+    !last ||
+    next.generation !== last.generation ||
+    next.actual.image !== last.actual.image ||
+    next.reconciling !== last.reconciling ||
+    (next.failure !== undefined) !== (last.failure !== undefined)
+  );
+}
+
+/**
+ * Calls `fn` for every status, but for statuses that are not edges no more often than a token
+ * bucket allows (one token per `intervalMs`, at most `burst` saved). Throttled statuses coalesce:
+ * `fn` runs once when the next token is due. Edges are never throttled and take no token.
+ */
+export class ThrottledNotifier {
+  #last: SyncWorkerStatus | undefined;
+  #tokens: number;
+  #refilledAt: number;
+  #pending: AbortController | undefined;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly burst: number,
+    private readonly clock: Clock,
+    private readonly fn: (status: SyncWorkerStatus) => void,
+  ) {
+    this.#tokens = burst;
+    this.#refilledAt = clock.now().getTime();
+  }
+
+  push(status: SyncWorkerStatus): void {
+    const edge = isStatusEdge(this.#last, status);
+    this.#last = status;
+    if (edge) return this.#fire(status);
+    this.#refill();
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return this.#fire(status);
+    }
+    if (this.#pending) return; // already waiting for a token; it will deliver the latest status
+    const pending = new AbortController();
+    this.#pending = pending;
+    const wait = (1 - this.#tokens) * this.intervalMs;
+    this.clock.sleep(wait, pending.signal).then(
+      () => {
+        this.#pending = undefined;
+        this.#refill();
+        this.#tokens = Math.max(0, this.#tokens - 1);
+        if (this.#last) this.fn(this.#last);
+      },
+      () => undefined,
+    );
+  }
+
+  /** Drops a pending delayed call. */
+  stop(): void {
+    this.#pending?.abort();
+    this.#pending = undefined;
+  }
+
+  #fire(status: SyncWorkerStatus): void {
+    this.stop();
+    this.fn(status);
+  }
+
+  #refill(): void {
+    const now = this.clock.now().getTime();
+    this.#tokens = Math.min(this.burst, this.#tokens + (now - this.#refilledAt) / this.intervalMs);
+    this.#refilledAt = now;
+  }
+}

@@ -1,0 +1,30 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ThrottledNotifier } from "../../../src/status/index.js";
+import { EMPTY_STATUS, type SyncWorkerStatus } from "../../../src/worker/types.js";
+import { ManualClock } from "../../harness/manual-clock.js";
+
+test("throttled notifier: edges are immediate, identical statuses use the bucket (interval 30s, burst 1)", async () => {
+  const clock = new ManualClock();
+  const delivered: SyncWorkerStatus[] = [];
+  const notifier = new ThrottledNotifier(30_000, 1, clock, (s) => delivered.push(s));
+  const withImage: SyncWorkerStatus = { ...EMPTY_STATUS, actual: { ...EMPTY_STATUS.actual, image: "image/image:1" } };
+  notifier.push(withImage);
+  assert.equal(delivered.length, 1, "image set: immediate");
+  notifier.push({ ...withImage, reconciling: true });
+  assert.equal(delivered.length, 2, "reconciling flips: immediate");
+  const failing = { ...withImage, reconciling: true, failure: new Error("x") };
+  notifier.push(failing);
+  assert.equal(delivered.length, 3, "failure appears: immediate");
+  notifier.push({ ...failing, done: 1 });
+  assert.equal(delivered.length, 4, "identical: immediate, uses the token");
+  notifier.push({ ...failing, done: 2 });
+  notifier.push({ ...failing, done: 3 });
+  assert.equal(delivered.length, 4, "identical again: blocked");
+  await clock.advance(29_999);
+  assert.equal(delivered.length, 4);
+  await clock.advance(1);
+  assert.equal(delivered.length, 5, "delivered once the next token is due");
+  assert.equal(delivered.at(-1)?.done, 3, "throttled statuses coalesce into the latest");
+  notifier.stop();
+});
