@@ -267,3 +267,83 @@ test("scenario 27: a Job is a barrier: nothing runs beside it", async () => {
   assert.ok(order.indexOf("migrate") < Math.min(order.indexOf("a2"), order.indexOf("b2")));
   await h.stop();
 });
+
+test("scenario 5/6: a local payload skips verification and preconditions", async () => {
+  const failing: Precondition = { name: "Always", run: async () => new PreconditionError("CheckFailure", "failing", "Always") };
+  const h = workerHarness({
+    payloads: [basic()],
+    preconditions: [failing],
+    retrieve: () => ({ local: true, verificationError: new Error("unverified") }),
+  });
+  const status = await h.update(IMG0);
+  assert.equal(status.loadPayloadStatus.step, "PayloadLoaded");
+  await h.start();
+  assert.equal(h.last().completed, 1);
+  await h.stop();
+});
+
+test("scenario 8/9: a forced unverified upgrade completes; verification is recorded in the history", async () => {
+  const h = workerHarness({
+    payloads: [basic(), basic(V1, IMG1)],
+    retrieve: (image, force) =>
+      image === IMG1 && !force
+        ? new UpdateError({ reason: "ImageVerificationFailed", message: "The update cannot be verified: some random error" })
+        : { verified: image === IMG0 },
+  });
+  await h.update(IMG0, { version: V0 });
+  await h.start();
+  assert.equal((await h.update(IMG1, { version: V1, generation: 2 })).loadPayloadStatus.step, "RetrievePayload");
+  const forced = await h.update(IMG1, { version: V1, generation: 3, force: true });
+  assert.deepEqual([forced.loadPayloadStatus.step, forced.loadPayloadStatus.update.force], ["PayloadLoaded", true]);
+  await h.clock.advance(0);
+  // completed counts passes in a row of the loop's work, which a new target does not reset (upstream).
+  assert.deepEqual([h.last().actual.version, h.last().completed, h.last().initial, h.last().reconciling], [V1, 2, false, true]);
+  assert.deepEqual(h.tracker.status.history.map((e) => [e.state, e.version, e.verified]), [["Completed", V1, false], ["Completed", V0, true]]);
+  assert.equal(cond(h, "Progressing"), `False() Cluster version is ${V1}`);
+  await h.stop();
+});
+
+test("scenario 11: going back to the running release resets the load status from the cache", async () => {
+  const h = workerHarness({
+    payloads: [basic(), basic(V1, IMG1)],
+    retrieve: (image) => (image === IMG1 ? new UpdateError({ reason: "ImageVerificationFailed", message: "The update cannot be verified: x" }) : undefined),
+  });
+  await h.update(IMG0, { version: V0 });
+  await h.start();
+  await h.update(IMG1, { version: V1, generation: 2 });
+  const back = await h.update(IMG0, { version: V0, generation: 3 });
+  assert.equal(back.loadPayloadStatus.step, "PayloadLoaded");
+  assert.equal(back.loadPayloadStatus.message, `Payload loaded version="${V0}" image="${IMG0}"`, "no architecture: the cached branch");
+  assert.deepEqual([back.completed, back.reconciling], [1, true]);
+  assert.deepEqual(h.retrievals, [IMG0, IMG1], "the running payload is not retrieved again");
+  await h.stop();
+});
+
+test("scenario 14: a worker that starts in Reconciling applies in Reconciling and keeps the cached payload", async () => {
+  const h = workerHarness({ payloads: [basic()] });
+  const status = await h.update(IMG0, { state: "Reconciling", version: V0 });
+  assert.deepEqual([status.reconciling, status.completed], [true, 0]);
+  await h.start();
+  assert.ok(h.applier.calls.every((c) => c.mode === "Reconciling"));
+  await h.clock.advance(500);
+  assert.deepEqual(h.retrievals, [IMG0]);
+  assert.equal(h.last().completed, 2);
+  await h.stop();
+});
+
+test("scenario 18/19: failures while updating name what could not be applied", async () => {
+  const h = workerHarness({ payloads: [basic()] });
+  h.applier.scripts.set("file-json", () => {
+    throw new UpdateError({ reason: "UpdatePayloadIntegrity", message: "unable to apply object" });
+  });
+  await h.update(IMG0, { state: "Updating", version: V0 });
+  await h.start();
+  assert.equal(cond(h, "Failing"), "True(UpdatePayloadIntegrity) unable to apply object");
+  assert.equal(cond(h, "Progressing"), `True(UpdatePayloadIntegrity) Unable to apply ${V0}: the contents of the update are invalid`);
+  h.applier.scripts.set("file-json", () => {
+    throw new Error("injected error");
+  });
+  await h.clock.advance(500);
+  assert.equal(cond(h, "Progressing"), `True(UpdatePayloadFailed) Unable to apply ${V0}: the update could not be applied`);
+  await h.stop();
+});
