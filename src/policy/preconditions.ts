@@ -144,3 +144,8 @@ export function etcdRecentBackup(cluster: PreconditionCluster): Precondition {
     },
   };
 }
+
+/** The CVO's built-in list, in its order. */
+export function builtInPreconditions(cluster: PreconditionCluster): Precondition[] {
+  return [clusterVersionUpgradeable(cluster), etcdRecentBackup(cluster)];
+}

@@ -10,6 +10,8 @@ export type { StoredObject, ChangeAction } from "./store.js";
 
 export interface EmbeddedCluster {
   readonly store: ObjectStore;
+  /** Reads and writes objects as the applier does; the preconditions read through it. */
+  readonly client: EmbeddedObjectClient;
   readonly applier: ClusterApplier;
 }
 
@@ -20,9 +22,10 @@ export function createEmbeddedCluster(
 ): EmbeddedCluster {
   const store = new ObjectStore(() => options.clock.now());
   const controllers = new SimulatedControllers(store, { delayMs: options.operatorDelayMs, clock: options.clock, onActivity: options.onActivity }, signal);
-  const applier = new ClusterApplier(new EmbeddedObjectClient(store), {
+  const client = new EmbeddedObjectClient(store);
+  const applier = new ClusterApplier(client, {
     onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co),
     ...(options.operatorStartTimes ? { operatorStartTimes: options.operatorStartTimes } : {}),
   });
-  return { store, applier };
+  return { store, client, applier };
 }
