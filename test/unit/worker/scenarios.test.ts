@@ -347,3 +347,17 @@ test("scenario 18/19: failures while updating name what could not be applied", a
   assert.equal(cond(h, "Progressing"), `True(UpdatePayloadFailed) Unable to apply ${V0}: the update could not be applied`);
   await h.stop();
 });
+
+test("overrides: an unmanaged object is neither precreated nor applied; cluster-scoped objects match any namespace", async () => {
+  const h = workerHarness({ payloads: [payload(V0, IMG0, [configMap("kept"), configMap("left-alone"), clusterOperator("co-unmanaged", V0)])] });
+  const overrides = [
+    { kind: "ConfigMap", group: "", namespace: "test", name: "left-alone", unmanaged: true },
+    { kind: "ClusterOperator", group: "config.openshift.io", namespace: "anything", name: "co-unmanaged", unmanaged: true },
+    { kind: "ConfigMap", group: "", namespace: "other", name: "kept", unmanaged: true },
+  ];
+  await h.update(IMG0, { state: "Updating", overrides });
+  await h.start();
+  assert.deepEqual(h.applier.calls.map((c) => c.name), ["kept"], "an override in another namespace does not match a namespaced object");
+  assert.deepEqual([h.last().completed, h.last().done, h.last().total], [1, 1, 3]);
+  await h.stop();
+});
