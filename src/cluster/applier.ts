@@ -12,6 +12,28 @@ function withoutStatus(obj: KubeObject): KubeObject {
   return rest;
 }
 
+const CRD_SETTLE_MS = 5_000;
+const CRD_POLL_MS = 100;
+
+function isCrd(m: Manifest): boolean {
+  return m.gvk.group === "apiextensions.k8s.io" && m.gvk.kind === "CustomResourceDefinition";
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 function isClusterOperator(m: Manifest): boolean {
   return m.gvk.group === "config.openshift.io" && m.gvk.kind === "ClusterOperator";
 }
@@ -50,7 +72,15 @@ export class ClusterApplier implements ResourceApplier {
     if (annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true" && (await this.client.get(ref, signal))) return;
 
     const applied = await this.client.apply(withoutStatus(obj), signal);
-    const failure = readinessCheckFor(ref.group, ref.kind)?.(applied, mode);
+    const check = readinessCheckFor(ref.group, ref.kind);
+    let failure = check?.(applied, mode);
+    // A real API server establishes a new or changed CRD a moment after accepting it; waiting briefly
+    // here (as the CVO waits for CRD completion) saves a whole task backoff for every CRD in the payload.
+    for (let waited = 0; failure && check && isCrd(manifest) && waited < CRD_SETTLE_MS; waited += CRD_POLL_MS) {
+      await sleep(CRD_POLL_MS, signal);
+      const live = await this.client.get(ref, signal);
+      failure = live ? check(live, mode) : failure;
+    }
     if (failure) throw failure;
   }
 

@@ -1,131 +1,172 @@
-import {
-  ApiException,
-  CustomObjectsApi,
-  KubeConfig,
-  KubernetesObjectApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubernetesObject,
-} from "@kubernetes/client-node";
+import { HttpMethod, KubeConfig, RequestContext } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import { ApiError, refOf, type ObjectRef } from "../errors.js";
 import type { ObjectClient } from "../object-client.js";
+import { compileKubeClientOptions, HygienicHttpLibrary, type KubeClientOptions } from "./http.js";
 
 /** The field manager our server-side applies own fields under. */
 export const FIELD_MANAGER = "syncworker";
 
-/** Exposes the resource discovery the object API already caches (to find a kind's plural). */
-class DiscoveringObjectApi extends KubernetesObjectApi {
-  /** The namespace of the kubeconfig's context, for namespaced objects that name none. */
-  useNamespaceOf(kubeConfig: KubeConfig): void {
-    this.setDefaultNamespace(kubeConfig);
-  }
+interface Response {
+  readonly status: number;
+  readonly body: unknown;
+}
 
-  async pluralOf(apiVersion: string, kind: string): Promise<string> {
-    const resource = await this.resource(apiVersion, kind);
-    if (!resource) throw new Error(`the server does not serve ${kind} in ${apiVersion}: no matches for kind "${kind}"`);
-    return resource.name;
-  }
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** An API Status, the body of every failed request. */
+interface Status {
+  reason?: string;
+  message?: string;
 }
 
 function apiVersionOf(ref: ObjectRef): string {
   return ref.group ? `${ref.group}/${ref.version}` : ref.version;
 }
 
-function header(obj: KubeObject): KubernetesObject {
-  return { apiVersion: obj.apiVersion ?? "", kind: obj.kind ?? "", metadata: { name: obj.metadata?.name ?? "", namespace: obj.metadata?.namespace ?? "" } };
+function groupVersionPath(apiVersion: string): string {
+  return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
-/** Turns a client-node failure into an ApiError carrying the Status reason and naming the object. */
-function apiError(ref: ObjectRef, err: unknown): ApiError {
-  if (err instanceof ApiException) {
-    const body = (typeof err.body === "string" ? safeJson(err.body) : err.body) as { reason?: string; message?: string } | undefined;
-    return new ApiError(ref, body?.reason || String(err.code), err.code, body?.message ?? err.message, err);
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new ApiError(ref, message.includes("no matches for kind") ? "NotFound" : "ServiceUnavailable", 0, message, err);
-}
+/** The reasons the API server gives without a Status body, by HTTP code. */
+const REASON_BY_CODE: Readonly<Record<number, string>> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The applier's object operations on a real cluster, with server-side apply. */
+/**
+ * The applier's object operations on a real cluster, with server-side apply. It speaks plain JSON
+ * over client-node's transport rather than through its typed models, because those serialize known
+ * kinds through generated classes that drop fields they do not know and would mutate the manifest.
+ * Authentication and TLS still come from the kubeconfig, exactly as kubectl would use it.
+ */
 export class KubeObjectClient implements ObjectClient {
-  readonly #objects: DiscoveringObjectApi;
-  readonly #custom: CustomObjectsApi;
+  readonly #http: HygienicHttpLibrary;
+  readonly #server: string;
+  readonly #resources = new Map<string, ApiResource[]>();
 
-  constructor(kubeConfig: KubeConfig) {
-    this.#objects = kubeConfig.makeApiClient(DiscoveringObjectApi);
-    this.#objects.useNamespaceOf(kubeConfig);
-    this.#custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    options: KubeClientOptions = {},
+  ) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error("the kubeconfig has no current cluster");
+    this.#server = cluster.server.replace(/\/+$/, "");
+    this.#http = new HygienicHttpLibrary(compileKubeClientOptions(options));
+  }
+
+  async #request(method: HttpMethod, path: string, signal: AbortSignal, body?: unknown, contentType = "application/json"): Promise<Response> {
+    signal.throwIfAborted();
+    const request = new RequestContext(this.#server + path, method);
+    request.setHeaderParam("Accept", "application/json");
+    request.setSignal(signal);
+    if (body !== undefined) {
+      request.setHeaderParam("Content-Type", contentType);
+      request.setBody(JSON.stringify(body));
+    }
+    await this.kubeConfig.applySecurityAuthentication(request);
+    const response = await this.#http.send(request);
+    const text = await response.body.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = { message: text.slice(0, 500) };
+    }
+    return { status: response.httpStatusCode, body: parsed };
+  }
+
+  /** Resource names per group version; a kind not found is looked up again, since CRDs appear during a sync. */
+  async #resource(ref: ObjectRef, signal: AbortSignal): Promise<ApiResource> {
+    const apiVersion = apiVersionOf(ref);
+    const find = (): ApiResource | undefined => this.#resources.get(apiVersion)?.find((r) => r.kind === ref.kind);
+    const cached = find();
+    if (cached) return cached;
+    const res = await this.#send(ref, HttpMethod.GET, groupVersionPath(apiVersion), signal).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === 404) return undefined;
+      throw err;
+    });
+    if (res) this.#resources.set(apiVersion, (res.body as { resources: ApiResource[] }).resources.filter((r) => !r.name.includes("/")));
+    const found = find();
+    // The same words as kubectl's RESTMapper error, which the worker classifies as a missing type.
+    if (!found) throw new ApiError(ref, "NoMatch", 0, `no matches for kind "${ref.kind}" in version "${apiVersion}"`);
+    return found;
+  }
+
+  async #path(ref: ObjectRef, signal: AbortSignal, withName = true): Promise<string> {
+    const resource = await this.#resource(ref, signal);
+    const ns = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace || "default")}` : "";
+    return `${groupVersionPath(apiVersionOf(ref))}${ns}/${resource.name}${withName ? `/${encodeURIComponent(ref.name)}` : ""}`;
+  }
+
+  /** A request whose failure (a non-2xx status or no answer) is an ApiError naming the object. */
+  async #send(ref: ObjectRef, method: HttpMethod, path: string, signal: AbortSignal, body?: unknown, contentType?: string): Promise<Response> {
+    let res: Response;
+    try {
+      res = await this.#request(method, path, signal, body, contentType);
+    } catch (err) {
+      signal.throwIfAborted();
+      const message = err instanceof Error ? err.message : String(err);
+      throw new ApiError(ref, "ServiceUnavailable", 0, `${method} ${path}: ${message}`, err);
+    }
+    if (res.status >= 200 && res.status < 300) return res;
+    const status = (res.body ?? {}) as Status;
+    throw new ApiError(ref, status.reason || REASON_BY_CODE[res.status] || "UnexpectedServerError", res.status, status.message ?? `HTTP ${res.status}`);
   }
 
   async get(ref: ObjectRef, signal: AbortSignal): Promise<KubeObject | undefined> {
-    signal.throwIfAborted();
     try {
-      const spec = { apiVersion: apiVersionOf(ref), kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace } };
-      return await this.#objects.read<KubeObject & KubernetesObject>(spec);
+      return (await this.#send(ref, HttpMethod.GET, await this.#path(ref, signal), signal)).body as KubeObject;
     } catch (err) {
-      if (err instanceof ApiException && err.code === 404) return undefined;
-      throw apiError(ref, err);
+      if (err instanceof ApiError && err.code === 404) return undefined;
+      throw err;
     }
   }
 
   async apply(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
-    signal.throwIfAborted();
-    try {
-      return await this.#objects.patch<KubeObject & KubernetesObject>(obj, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
-    } catch (err) {
-      throw apiError(refOf(obj), err);
-    }
+    const ref = refOf(obj);
+    const path = `${await this.#path(ref, signal)}?fieldManager=${FIELD_MANAGER}&force=true`;
+    // JSON is YAML, so the apply patch content type takes the object as it is.
+    return (await this.#send(ref, HttpMethod.PATCH, path, signal, obj, "application/apply-patch+yaml")).body as KubeObject;
   }
 
   async create(obj: KubeObject, signal: AbortSignal): Promise<"created" | "exists"> {
-    signal.throwIfAborted();
+    const ref = refOf(obj);
     try {
-      await this.#objects.create(obj, undefined, undefined, FIELD_MANAGER);
+      await this.#send(ref, HttpMethod.POST, `${await this.#path(ref, signal, false)}?fieldManager=${FIELD_MANAGER}`, signal, obj);
       return "created";
     } catch (err) {
-      if (err instanceof ApiException && err.code === 409) return "exists";
-      throw apiError(refOf(obj), err);
+      if (err instanceof ApiError && err.code === 409) return "exists";
+      throw err;
     }
   }
 
   async delete(ref: ObjectRef, signal: AbortSignal): Promise<void> {
-    signal.throwIfAborted();
-    const live = await this.get(ref, signal);
-    if (!live) return;
     try {
-      await this.#objects.delete(header(live));
+      // Background propagation, as the CVO's builders delete: dependents go with the owner.
+      await this.#send(ref, HttpMethod.DELETE, await this.#path(ref, signal), signal, { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
     } catch (err) {
-      if (!(err instanceof ApiException && err.code === 404)) throw apiError(ref, err);
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
   }
 
   async patchStatus(ref: ObjectRef, status: Record<string, unknown>, signal: AbortSignal): Promise<void> {
-    signal.throwIfAborted();
-    const live = await this.get(ref, signal);
-    if (!live) throw new ApiError(ref, "NotFound", 404, "not found");
-    const version = ref.version;
-    try {
-      const plural = await this.#objects.pluralOf(apiVersionOf(ref), ref.kind);
-      const options = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
-      const body = { status };
-      await (ref.namespace
-        ? this.#custom.patchNamespacedCustomObjectStatus({ group: ref.group, version, namespace: ref.namespace, plural, name: ref.name, body }, options)
-        : this.#custom.patchClusterCustomObjectStatus({ group: ref.group, version, plural, name: ref.name, body }, options));
-    } catch (err) {
-      throw apiError(ref, err);
-    }
+    await this.#send(ref, HttpMethod.PATCH, `${await this.#path(ref, signal)}/status`, signal, { status }, "application/merge-patch+json");
   }
 }
 
-/** Loads a kubeconfig file (or the in-cluster service account when `path` is "in-cluster"). */
+/** Loads a kubeconfig file (or the in-cluster service account when `path` is "in-cluster"), as kubectl would. */
 export function loadKubeConfig(path: string): KubeConfig {
   const kubeConfig = new KubeConfig();
   if (path === "in-cluster") kubeConfig.loadFromCluster();

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { test } from "node:test";
+import { HttpMethod, RequestContext } from "@kubernetes/client-node";
+import { compileKubeClientOptions, HygienicHttpLibrary, retryAfterMs, TokenBucket } from "../../../src/cluster/kube/http.js";
+
+test("Retry-After is read as seconds or a date, and capped", () => {
+  assert.equal(retryAfterMs("2"), 2000);
+  assert.equal(retryAfterMs(undefined), undefined);
+  assert.equal(retryAfterMs("3600"), 30_000);
+  assert.equal(retryAfterMs("not a date"), undefined);
+  const inFiveSeconds = new Date(Date.now() + 5_000).toUTCString();
+  assert.ok((retryAfterMs(inFiveSeconds) ?? 0) > 3_000);
+});
+
+test("the token bucket allows a burst, then the sustained rate", async () => {
+  let now = 0;
+  const bucket = new TokenBucket(1000, 3, () => now);
+  const started = performance.now();
+  for (let i = 0; i < 3; i++) await bucket.take();
+  assert.ok(performance.now() - started < 5, "the burst does not wait");
+  now = 0;
+  await bucket.take(); // the fourth waits about 1 ms of real time for a token
+});
+
+test("options are validated once", () => {
+  assert.throws(() => compileKubeClientOptions({ qps: 0 }), /qps must be positive/);
+  assert.equal(compileKubeClientOptions().userAgent.startsWith("syncworker/"), true);
+});
+
+test("throttled and unavailable answers are retried, honouring Retry-After, with our user agent", async () => {
+  const seen: string[] = [];
+  const answers = [503, 429, 200];
+  const server = createServer((req, res) => {
+    seen.push(req.headers["user-agent"] ?? "");
+    const code = answers.shift() ?? 200;
+    res.writeHead(code, code === 429 ? { "retry-after": "0" } : {}).end(JSON.stringify({ code }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const http = new HygienicHttpLibrary(compileKubeClientOptions({ retryBaseMs: 1 }));
+    const { port } = server.address() as AddressInfo;
+    const response = await http.send(new RequestContext(`http://127.0.0.1:${port}/api/v1`, HttpMethod.GET));
+    assert.equal(response.httpStatusCode, 200);
+    assert.equal(seen.length, 3);
+    assert.ok(seen.every((ua) => ua.startsWith("syncworker/")));
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a 4xx other than 429 is returned at once", async () => {
+  let calls = 0;
+  const server = createServer((_req, res) => {
+    calls++;
+    res.writeHead(409).end("{}");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await new HygienicHttpLibrary(compileKubeClientOptions()).send(new RequestContext(`http://127.0.0.1:${port}/`, HttpMethod.GET));
+    assert.equal(response.httpStatusCode, 409);
+    assert.equal(calls, 1);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
