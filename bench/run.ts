@@ -1,6 +1,7 @@
 // `npm run bench -- NAME`: runs one benchmark; its last line is `RESULT NAME key=value …`.
 const benches: Record<string, () => Promise<void>> = {
   watch: async () => (await import("./watch.js")).run(),
+  graph: async () => (await import("./graph.js")).run(),
 };
 
 const name = process.argv[2] ?? "";

@@ -4,6 +4,7 @@
 import { setMaxListeners } from "node:events";
 import type { Task } from "./task.js";
 import type { TaskGraph } from "./task-graph.js";
+import { MinHeap } from "./min-heap.js";
 
 /** Called once per node with its tasks (possibly none, for anchors) and the run's child signal. */
 export type NodeFunc = (tasks: readonly Task[], signal: AbortSignal) => Promise<void>;
@@ -63,8 +64,22 @@ export async function runGraph(
 ): Promise<Error[] | null> {
   const nodes = graph.nodes;
   const workers = Number.isNaN(maxParallelism) ? 1 : Math.max(1, Math.floor(maxParallelism));
-  const submitted: boolean[] = nodes.map(() => false);
   const finished: (Finished | undefined)[] = nodes.map(() => undefined);
+
+  // Runnable = not submitted and every `in` entry succeeded. Rather than re-checking that for every
+  // node on each hand-off (quadratic on wide graphs), count the entries still pending per node and
+  // keep the runnable ones in a min-heap, which yields the lowest index first as the contract asks.
+  // Edges come from `in` alone, as upstream's readiness check reads only `in`; an entry naming no
+  // node (or the node itself) never succeeds, so such a node never becomes runnable.
+  const pending = nodes.map((node) => node.in.length);
+  const dependents: number[][] = nodes.map(() => []);
+  nodes.forEach((node, i) => {
+    for (const p of node.in) dependents[p]?.push(i);
+  });
+  const ready = new MinHeap();
+  pending.forEach((count, i) => {
+    if (count === 0) ready.push(i);
+  });
 
   const child = new AbortController();
   // Every node of a wide graph (one per component when installing) listens on this one signal.
@@ -73,28 +88,14 @@ export async function runGraph(
   if (signal.aborted) forward();
   else signal.addEventListener("abort", forward, { once: true });
 
-  const runnable = (i: number): boolean =>
-    !submitted[i] &&
-    (nodes[i]?.in ?? []).every((p) => {
-      const result = finished[p];
-      return result !== undefined && result.error === undefined;
-    });
-
   try {
     await new Promise<void>((resolve) => {
       let inflight = 0;
 
       const schedule = (): void => {
         while (!signal.aborted && inflight < workers) {
-          let next = -1;
-          for (let i = 0; i < nodes.length; i++) {
-            if (runnable(i)) {
-              next = i;
-              break;
-            }
-          }
-          if (next < 0) break;
-          submitted[next] = true;
+          const next = ready.pop();
+          if (next === undefined) break;
           inflight++;
           void execute(next);
         }
@@ -108,7 +109,7 @@ export async function runGraph(
         if (signal.aborted) {
           // Handed out but not started when the parent was cancelled: take it back, as upstream
           // drains queued work, so it counts as incomplete rather than running on a dead signal.
-          submitted[index] = false;
+          ready.push(index);
           inflight--;
           schedule();
           return;
@@ -120,6 +121,14 @@ export async function runGraph(
           error = asError(err);
         }
         finished[index] = { error };
+        if (error === undefined) {
+          for (const d of dependents[index] ?? []) {
+            // `dependents` has one entry per `in` entry, so a predecessor listed twice counts twice.
+            const left = (pending[d] ?? 0) - 1;
+            pending[d] = left;
+            if (left === 0) ready.push(d);
+          }
+        }
         inflight--;
         schedule();
       };
