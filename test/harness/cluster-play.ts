@@ -100,6 +100,8 @@ const condition = (type: string, status: string, reason: string): Record<string,
 });
 
 export interface OperatorPlayer {
+  /** The last failure of a pass, for a failing test's message. */
+  lastError(): unknown;
   /** Stops the loop and waits for its last pass. */
   stop(): Promise<void>;
   /** ClusterOperators reported with the payload's versions but Available=False (readiness that never comes). */
@@ -120,12 +122,18 @@ export function playOperators(api: KubeRest, manifests: readonly Manifest[], int
   const hold = new Set<string>();
   const stall = new Set<string>();
   let stopped = false;
+  let lastError: unknown;
   const pass = async (): Promise<void> => {
     for (const m of operators) {
       const name = m.obj.metadata?.name ?? "";
       let live = await api.get("config.openshift.io/v1", "ClusterOperator", undefined, name);
       if (!live) {
-        const created = await api.request("POST", await api.pathOf("config.openshift.io/v1", "ClusterOperator"), { apiVersion: "config.openshift.io/v1", kind: "ClusterOperator", metadata: { name } });
+        const created = await api.request("POST", await api.pathOf("config.openshift.io/v1", "ClusterOperator"), {
+          apiVersion: "config.openshift.io/v1",
+          kind: "ClusterOperator",
+          metadata: { name },
+          spec: {},
+        });
         if (created.status !== 201 && created.status !== 409) throw new Error(`creating ClusterOperator ${name}: ${created.status}`);
         live = await api.get("config.openshift.io/v1", "ClusterOperator", undefined, name);
       }
@@ -166,13 +174,14 @@ export function playOperators(api: KubeRest, manifests: readonly Manifest[], int
   const loop = (async () => {
     while (!stopped) {
       // A failed pass (the API server restarting, a race with a create) is simply tried again.
-      await pass().catch(() => undefined);
+      await pass().catch((err: unknown) => (lastError = err));
       await new Promise((r) => setTimeout(r, intervalMs));
     }
   })();
   return {
     hold,
     stall,
+    lastError: () => lastError,
     stop: async () => {
       stopped = true;
       await loop;

@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -47,6 +48,8 @@ async function freePort(): Promise<number> {
 
 /** Processes still running when the test process exits are killed, even after a failed assertion. */
 const live = new Set<ChildProcess>();
+/** Working folders (etcd data, certificates) still to remove when the process exits early. */
+const workDirs = new Set<string>();
 let exitHooked = false;
 function track(child: ChildProcess): void {
   live.add(child);
@@ -55,6 +58,7 @@ function track(child: ChildProcess): void {
   exitHooked = true;
   process.once("exit", () => {
     for (const c of live) c.kill("SIGKILL");
+    for (const dir of workDirs) rmSync(dir, { recursive: true, force: true });
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
@@ -137,6 +141,7 @@ export interface ControlPlane {
 export async function startControlPlane(): Promise<ControlPlane> {
   const bin = await controlPlaneBinaries();
   const dir = await mkdtemp(join(tmpdir(), "syncworker-cp-"));
+  workDirs.add(dir);
   const pki = join(dir, "pki");
   const token = await writePki(pki);
   const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
@@ -221,6 +226,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
       await terminate(etcd.child);
       api.close();
       await rm(dir, { recursive: true, force: true });
+      workDirs.delete(dir);
     },
   };
 }
