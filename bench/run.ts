@@ -2,6 +2,7 @@
 const benches: Record<string, () => Promise<void>> = {
   watch: async () => (await import("./watch.js")).run(),
   graph: async () => (await import("./graph.js")).run(),
+  tracing: async () => (await import("./tracing.js")).run(),
 };
 
 const name = process.argv[2] ?? "";

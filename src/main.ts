@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
@@ -7,7 +8,7 @@ import type { CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ClusterVersionTracker, SnapshotStore, ThrottledNotifier, type ServiceStatus } from "./status/index.js";
-import { workerMetrics } from "./telemetry/metrics.js";
+import { apiMetrics, coalescedSnapshots, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
 import { describeStatus, EMPTY_STATUS, OperatorStartTimes, SyncWorker, systemClock } from "./worker/index.js";
 
 export interface RunningService {
@@ -15,24 +16,34 @@ export interface RunningService {
   readonly address: string;
   /** The bound admin HTTP address, or "" when disabled. */
   readonly adminAddress: string;
+  /** The bound `/metrics` address (`--metrics-listen`), or "" when disabled. */
+  readonly metricsAddress: string;
   /** Health NOT_SERVING, streams ended, worker stopped, servers closed. */
   stop(): Promise<void>;
 }
 
 /** Composition root: builds the dependencies from compiled options and starts serving. */
 export async function startService(options: CompiledServeOptions): Promise<RunningService> {
-  const log = pino({ level: process.env["LOG_LEVEL"] ?? "info" }, pino.destination(2));
+  const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  const tracing = await startTracing(process.env, version);
+  // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
+  const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", ...(tracing.tracer ? { mixin: traceLogMixin } : {}) }, pino.destination(2));
   const lifetime = new AbortController();
   const clock = systemClock;
   const operatorStartTimes = new OperatorStartTimes(() => clock.now());
   const tracker = new ClusterVersionTracker(() => clock.now(), (name) => operatorStartTimes.get(name));
-  const store = new SnapshotStore<ServiceStatus>({ worker: EMPTY_STATUS, clusterVersion: tracker.status }, Date.now, setImmediate);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const store = new SnapshotStore<ServiceStatus>(
+    { worker: EMPTY_STATUS, clusterVersion: tracker.status },
+    Date.now,
+    setImmediate,
+    coalescedSnapshots(registry),
+  );
   let notify: (message: string) => void = () => undefined;
   const embedded = options.kubeconfig
     ? undefined
-    : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m), operatorStartTimes }, lifetime.signal);
+    : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m), operatorStartTimes, tracing: tracing.tracing }, lifetime.signal);
   const eventLog = log.child({ component: "events" });
   // Progress is logged on every edge and otherwise at most every 15 s (the CVO's notifier settings).
   const progressLog = log.child({ component: "status" });
@@ -40,7 +51,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   // Only a real cluster loads the Kubernetes client.
   const kube = embedded
     ? undefined
-    : (await import("./cluster/kube/index.js")).createKubeCluster(options.kubeconfig, { operatorStartTimes }, lifetime.signal, (err) =>
+    : (await import("./cluster/kube/index.js")).createKubeCluster(options.kubeconfig, { operatorStartTimes, tracing: tracing.tracing }, lifetime.signal, (err) =>
         eventLog.debug({ err }, "event not recorded in the cluster"),
       );
   const applier = embedded?.applier ?? kube!.applier;
@@ -66,7 +77,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       store.publish({ worker: status, clusterVersion: tracker.observe(status) });
       statusLog.push(status);
     },
-    metrics: workerMetrics(registry),
+    metrics: workerMetrics(registry, () => clock.now().getTime()),
+    tracing: tracing.tracing,
     events: {
       event: (type, reason, message) => {
         if (type === "Warning") eventLog.warn({ reason }, message);
@@ -83,6 +95,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     store,
     chooseState: (image) => tracker.chooseState(image),
     log: log.child({ component: "api" }),
+    metrics: apiMetrics(registry),
+    ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });
   const address = await api.listen(options.listen);
   const loop = worker.start(options.maxWorkers, lifetime.signal);
@@ -91,11 +105,13 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         metrics: registry,
         ...(embedded ? { objects: () => embedded.store.list() } : {}),
       }) : undefined;
-  log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs }, "serving");
+  const metricsServer = options.metricsListen ? await startMetricsServer(options.metricsListen, registry) : undefined;
+  log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs, traceExporters: tracing.exporters }, "serving");
 
   return {
     address,
     adminAddress: admin ? formatAddress(admin.address() as AddressInfo) : "",
+    metricsAddress: metricsServer?.address ?? "",
     stop: async () => {
       await api.shutdown(5_000);
       lifetime.abort();
@@ -103,6 +119,9 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       statusLog.stop();
       await loader.close();
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
+      await metricsServer?.close();
+      // Last, so the spans of the final pass and of the shutdown are exported.
+      await tracing.shutdown();
     },
   };
 }

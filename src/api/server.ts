@@ -2,12 +2,14 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
+import type { Tracer } from "@opentelemetry/api";
 import { HealthImplementation } from "grpc-health-check";
 import * as pb from "../gen/syncworker/v1/syncworker.js";
 import type { ServiceStatus, Snapshot, SnapshotStore } from "../status/index.js";
 import type { Logger, PayloadState, SyncWorkerStatus, UpdateInput } from "../worker/index.js";
 import { fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { toServiceError } from "./errors.js";
+import { CallObserver, NO_API_METRICS, type ApiMetrics } from "./observe.js";
 
 /** What the edge needs of the worker; the composition root passes the SyncWorker. */
 export interface WorkerPort {
@@ -21,6 +23,10 @@ export interface ApiDeps {
   /** The state to use when a request leaves it unset, for this desired image. */
   readonly chooseState: (desiredImage: string) => PayloadState;
   readonly log: Logger;
+  /** Server spans for every SyncWorker call; none when absent (tracing off). */
+  readonly tracer?: Tracer;
+  /** Call counts and latencies, open watch streams; none when absent. */
+  readonly metrics?: ApiMetrics;
 }
 
 const SERVICE_NAME = "syncworker.v1.SyncWorker";
@@ -100,42 +106,64 @@ export class ApiServer {
 
   #handlers(): pb.SyncWorkerServer {
     const { worker, store, log } = this.deps;
+    const metrics = this.deps.metrics ?? NO_API_METRICS;
+    const observer = new CallObserver(SERVICE_NAME, this.deps.tracer, metrics);
     return {
       update: (call, callback) => {
+        const scope = observer.begin("Update", "unary", call);
         const controller = new AbortController();
         call.on("cancelled", () => controller.abort());
-        void (async () => {
+        // Inside the call's span, so payload retrieve/load spans and log lines belong to this call.
+        void scope.run(async () => {
           try {
             const request = fromProtoUpdate(call.request);
             const state = request.state ?? this.deps.chooseState(request.desired.image);
-            await worker.update({ ...request, state }, controller.signal);
+            await worker.update({ ...request, state, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
+            scope.end(grpc.status.OK);
             callback(null, { status: toProtoStatus(store.latest()) });
           } catch (err) {
-            callback(toServiceError(err));
+            const serviceError = toServiceError(err);
+            scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
+            callback(serviceError);
           }
-        })();
+        });
       },
-      getStatus: (_call, callback) => callback(null, { status: toProtoStatus(store.latest()) }),
+      getStatus: (call, callback) => {
+        const scope = observer.begin("GetStatus", "unary", call);
+        scope.end(grpc.status.OK);
+        callback(null, { status: toProtoStatus(store.latest()) });
+      },
       notifyResourceActivity: (call, callback) => {
-        callback(null, { queued: worker.notify(call.request.message || "resource activity") });
+        const scope = observer.begin("NotifyResourceActivity", "unary", call);
+        const queued = scope.run(() => worker.notify(call.request.message || "resource activity"));
+        scope.end(grpc.status.OK);
+        callback(null, { queued });
       },
       statusWatch: (call) => {
-        const end = (): void => {
+        const scope = observer.begin("StatusWatch", "server_stream", call);
+        metrics.watchStreams(1);
+        let open = true;
+        const end = (code: grpc.status): void => {
           unsubscribe();
-          this.#streams.delete(end);
+          this.#streams.delete(endOk);
+          if (open) metrics.watchStreams(-1);
+          open = false;
+          // grpc-js also reports "cancelled" after call.end(); the scope keeps the first outcome.
+          scope.end(code);
           if (!call.cancelled && call.writable) call.end();
         };
+        const endOk = (): void => end(grpc.status.OK);
         // One message in flight per watcher: while it is being sent, newer snapshots coalesce in
         // the store instead of queueing in the stream's buffers.
         const unsubscribe = store.subscribe(call.request.sinceRevision, (snapshot, done) => {
           call.write(this.#response(snapshot), (err?: Error | null) => {
             if (!err) return done();
             log.warn(`status watch ended: ${err.message}`);
-            end();
+            end(grpc.status.UNAVAILABLE);
           });
         });
-        this.#streams.add(end);
-        call.on("cancelled", end);
+        this.#streams.add(endOk);
+        call.on("cancelled", () => end(grpc.status.CANCELLED));
       },
     };
   }

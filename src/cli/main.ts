@@ -22,6 +22,7 @@ async function serve(options: ServeOptions): Promise<void> {
   const service = await startService(compileServeOptions(options, Math.random));
   process.stdout.write(`listening on ${service.address}\n`);
   if (service.adminAddress) process.stdout.write(`admin on ${service.adminAddress}\n`);
+  if (service.metricsAddress) process.stdout.write(`metrics on http://${service.metricsAddress}/metrics\n`);
   await new Promise<void>((done) => {
     const stop = (): void => {
       process.off("SIGTERM", stop);
@@ -41,7 +42,8 @@ export function program(): Command {
     .command("serve")
     .description("run the service (against the embedded cluster unless --kubeconfig is given)")
     .option("--listen <host:port>", "gRPC address; port 0 picks a free port", "127.0.0.1:50051")
-    .option("--admin-listen <host:port>", "HTTP address for /healthz, /readyz and /debug")
+    .option("--admin-listen <host:port>", "HTTP address for /healthz, /readyz, /metrics and /debug")
+    .option("--metrics-listen <host:port>", "HTTP address for Prometheus /metrics; port 0 picks a free port")
     .option("--kubeconfig <path>", "drive the cluster of this kubeconfig")
     .option("--reconcile-interval <duration>", "minimum time between reconcile passes (default: random in [2m, 4m))")
     .option("--operator-delay <duration>", "embedded cluster: time simulated operators take to report", "500ms")

@@ -1,6 +1,6 @@
 import type { KubeObject, Manifest } from "../payload/manifest.js";
 import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
-import type { OperatorStartTimes, PayloadState, ResourceApplier } from "../worker/index.js";
+import type { OperatorStartTimes, PayloadState, ResourceApplier, Tracing } from "../worker/index.js";
 import { ApiError, refOf } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
 
@@ -43,6 +43,8 @@ export interface ClusterApplierHooks {
   readonly onClusterOperatorCheck?: (expected: KubeObject) => void;
   /** Records when the worker first waited on each ClusterOperator (for the 40-minute grace). */
   readonly operatorStartTimes?: OperatorStartTimes;
+  /** A `readiness` span per check, a child of the worker's task span; none when absent. */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -73,15 +75,36 @@ export class ClusterApplier implements ResourceApplier {
 
     const applied = await this.client.apply(withoutStatus(obj), signal);
     const check = readinessCheckFor(ref.group, ref.kind);
-    let failure = check?.(applied, mode);
-    // A real API server establishes a new or changed CRD a moment after accepting it; waiting briefly
-    // here (as the CVO waits for CRD completion) saves a whole task backoff for every CRD in the payload.
-    for (let waited = 0; failure && check && isCrd(manifest) && waited < CRD_SETTLE_MS; waited += CRD_POLL_MS) {
-      await sleep(CRD_POLL_MS, signal);
-      const live = await this.client.get(ref, signal);
-      failure = live ? check(live, mode) : failure;
-    }
-    if (failure) throw failure;
+    if (!check) return;
+    await this.#readiness(obj, async () => {
+      let failure = check(applied, mode);
+      // A real API server establishes a new or changed CRD a moment after accepting it; waiting briefly
+      // here (as the CVO waits for CRD completion) saves a whole task backoff for every CRD in the payload.
+      for (let waited = 0; failure && isCrd(manifest) && waited < CRD_SETTLE_MS; waited += CRD_POLL_MS) {
+        await sleep(CRD_POLL_MS, signal);
+        const live = await this.client.get(ref, signal);
+        failure = live ? check(live, mode) : failure;
+      }
+      if (failure) throw failure;
+    });
+  }
+
+  /** Runs a readiness check in its own span, so a trace shows waiting apart from applying. */
+  #readiness(obj: KubeObject, fn: () => Promise<void>): Promise<void> {
+    const tracing = this.hooks.tracing;
+    if (!tracing?.enabled) return fn();
+    const ref = refOf(obj);
+    const id = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+    return tracing.span(`readiness ${ref.kind} ${id}`, { "k8s.resource.kind": ref.kind, "k8s.namespace.name": ref.namespace, "k8s.resource.name": ref.name }, async (span) => {
+      try {
+        await fn();
+      } catch (err) {
+        // A not-ready verdict is the expected answer while waiting, named by its reason.
+        span.setAttributes({ "syncworker.readiness.ready": false, "syncworker.error.reason": (err as { reason?: string }).reason });
+        throw err;
+      }
+      span.setAttributes({ "syncworker.readiness.ready": true });
+    });
   }
 
   async #clusterOperator(obj: KubeObject, mode: PayloadState, signal: AbortSignal): Promise<void> {
@@ -94,9 +117,11 @@ export class ClusterApplier implements ResourceApplier {
     }
     this.hooks.operatorStartTimes?.record(ref.name);
     this.hooks.onClusterOperatorCheck?.(obj);
-    const live = await this.client.get(ref, signal);
-    if (!live) throw new ApiError(ref, "NotFound", 404, "not found");
-    const failure = checkClusterOperator(obj, live, mode);
-    if (failure) throw failure;
+    await this.#readiness(obj, async () => {
+      const live = await this.client.get(ref, signal);
+      if (!live) throw new ApiError(ref, "NotFound", 404, "not found");
+      const failure = checkClusterOperator(obj, live, mode);
+      if (failure) throw failure;
+    });
   }
 }

@@ -4,6 +4,8 @@ export interface ServeOptions {
   listen?: string;
   /** HTTP address for /healthz, /readyz and debug endpoints; empty disables it. */
   adminListen?: string;
+  /** HTTP address serving Prometheus `/metrics` alone (port 0 picks a free port); empty disables it. */
+  metricsListen?: string;
   /** A kubeconfig to drive a real cluster; without it the embedded cluster is the target. */
   kubeconfig?: string;
   /** Minimum time between reconcile passes, e.g. "3m" or "500ms"; default: random in [2m, 4m) as upstream. */
@@ -41,6 +43,7 @@ export class ValueError extends Error {
 export interface CompiledServeOptions {
   readonly listen: string;
   readonly adminListen: string;
+  readonly metricsListen: string;
   readonly kubeconfig: string;
   readonly reconcileIntervalMs: number;
   readonly operatorDelayMs: number;
@@ -82,6 +85,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number)
   return Object.freeze({
     listen: checkAddress("listen", options.listen ?? "127.0.0.1:50051"),
     adminListen: options.adminListen ? checkAddress("admin-listen", options.adminListen) : "",
+    metricsListen: options.metricsListen ? checkAddress("metrics-listen", options.metricsListen) : "",
     kubeconfig: options.kubeconfig ?? "",
     reconcileIntervalMs,
     operatorDelayMs: parseDuration("operator-delay", options.operatorDelay ?? "500ms"),

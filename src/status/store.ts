@@ -34,11 +34,13 @@ export class SnapshotStore<T> {
   /**
    * @param now wall clock in milliseconds
    * @param schedule runs the fan-out after the current turn (setImmediate in the service)
+   * @param onCoalesced told how many snapshots a watcher skipped each time it receives one (for a metric)
    */
   constructor(
     initial: T,
     private readonly now: () => number,
     private readonly schedule: (fn: () => void) => void = queueMicrotask,
+    private readonly onCoalesced: (skipped: number) => void = () => undefined,
   ) {
     this.#latest = { revision: 1, publishedAt: now(), value: deepFreeze(initial) };
   }
@@ -80,6 +82,8 @@ export class SnapshotStore<T> {
     const snapshot = this.#latest;
     if (subscription.busy || snapshot.revision <= subscription.seen || !this.#subscriptions.has(subscription)) return;
     subscription.busy = true;
+    // A watcher that has seen nothing yet (or resumes) skipped nothing it was owed.
+    if (subscription.seen > 0 && snapshot.revision - subscription.seen > 1) this.onCoalesced(snapshot.revision - subscription.seen - 1);
     subscription.seen = snapshot.revision;
     subscription.deliver(snapshot, () => {
       subscription.busy = false;

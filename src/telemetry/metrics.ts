@@ -1,19 +1,68 @@
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { ApiMetrics } from "../api/index.js";
 import type { MetricsSink } from "../worker/index.js";
 
-/** The worker's metrics in a given registry (never the global one), named as the CVO names them. */
-export function workerMetrics(registry: Registry): MetricsSink {
+// Seconds; manifests apply in milliseconds but retries with backoff take tens of seconds.
+const TASK_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 30, 60, 300];
+const LOAD_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const RPC_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
+
+/**
+ * The worker's metrics in a given registry (never the global one). The CVO's two keep its names;
+ * the others are `syncworker_*`. Labels are bounded: version (one or two live at a time, as upstream),
+ * mode, result and Kubernetes kind, never object names.
+ * @param now wall clock in milliseconds, read at scrape time for the time since the last successful sync
+ */
+export function workerMetrics(registry: Registry, now: () => number = Date.now): MetricsSink {
+  const registers = [registry];
   const payload = new Gauge({
     name: "cluster_version_payload",
     help: "Report the number of entries in the payload.",
     labelNames: ["version", "type"] as const,
-    registers: [registry],
+    registers,
   });
   const payloadErrors = new Counter({
     name: "cluster_operator_payload_errors",
     help: "Report the number of errors encountered applying the payload.",
     labelNames: ["version"] as const,
-    registers: [registry],
+    registers,
+  });
+  const attempts = new Counter({
+    name: "syncworker_sync_attempts_total",
+    help: "Sync attempts (whole apply passes) by mode and result.",
+    labelNames: ["mode", "result"] as const,
+    registers,
+  });
+  let lastSuccess: number | undefined;
+  new Gauge({
+    name: "syncworker_seconds_since_last_successful_sync",
+    help: "Seconds since the last sync attempt that applied the whole payload; absent before the first.",
+    registers,
+    collect() {
+      // Computed at scrape time so it grows between syncs without a timer.
+      if (lastSuccess === undefined) this.reset();
+      else this.set((now() - lastSuccess) / 1000);
+    },
+  });
+  const taskDuration = new Histogram({
+    name: "syncworker_task_duration_seconds",
+    help: "Time to apply one manifest, retries and backoff included, by kind and result.",
+    labelNames: ["kind", "result"] as const,
+    buckets: TASK_BUCKETS,
+    registers,
+  });
+  const retries = new Counter({
+    name: "syncworker_task_retries_total",
+    help: "Manifest apply attempts after the first, by kind.",
+    labelNames: ["kind"] as const,
+    registers,
+  });
+  const load = new Histogram({
+    name: "syncworker_payload_load_duration_seconds",
+    help: "Time to retrieve and load a release payload, by result.",
+    labelNames: ["result"] as const,
+    buckets: LOAD_BUCKETS,
+    registers,
   });
   return {
     payloadProgress: (version, pending, applied) => {
@@ -21,5 +70,48 @@ export function workerMetrics(registry: Registry): MetricsSink {
       payload.set({ version, type: "applied" }, applied);
     },
     payloadError: (version) => payloadErrors.inc({ version }),
+    syncAttempt: (mode, result, at) => {
+      attempts.inc({ mode, result });
+      if (result === "success") lastSuccess = at.getTime();
+    },
+    taskDone: (kind, result, seconds) => taskDuration.observe({ kind, result }, seconds),
+    taskRetry: (kind) => retries.inc({ kind }),
+    payloadLoad: (result, seconds) => load.observe({ result }, seconds),
   };
+}
+
+/** gRPC server call metrics (the go-grpc-prometheus names) and open StatusWatch streams. */
+export function apiMetrics(registry: Registry): ApiMetrics {
+  const registers = [registry];
+  const handled = new Counter({
+    name: "grpc_server_handled_total",
+    help: "RPCs completed on the server, by method and status code.",
+    labelNames: ["grpc_service", "grpc_method", "grpc_type", "grpc_code"] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: "grpc_server_handling_seconds",
+    help: "Time from receiving an RPC to its completion on the server (a stream's whole life).",
+    labelNames: ["grpc_service", "grpc_method", "grpc_type"] as const,
+    buckets: RPC_BUCKETS,
+    registers,
+  });
+  const streams = new Gauge({ name: "syncworker_status_watch_streams", help: "StatusWatch streams open now.", registers });
+  return {
+    handled: (service, method, type, code, seconds) => {
+      handled.inc({ grpc_service: service, grpc_method: method, grpc_type: type, grpc_code: code });
+      latency.observe({ grpc_service: service, grpc_method: method, grpc_type: type }, seconds);
+    },
+    watchStreams: (delta) => streams.inc(delta),
+  };
+}
+
+/** Counts status snapshots a watcher skipped because a newer one superseded them before it was sent. */
+export function coalescedSnapshots(registry: Registry): (skipped: number) => void {
+  const counter = new Counter({
+    name: "syncworker_status_snapshots_coalesced_total",
+    help: "Status snapshots not sent to a watcher because a newer one replaced them first (summed over watchers).",
+    registers: [registry],
+  });
+  return (skipped) => counter.inc(skipped);
 }

@@ -2,6 +2,7 @@ import {
   byNumberAndComponent,
   createRng,
   flattenByNumberAndComponent,
+  parseRunLevel,
   permuteOrder,
   runGraph,
   shiftOrder,
@@ -18,7 +19,8 @@ import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
 import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
 import type { OperatorStartTimes } from "./operator-start-times.js";
-import type { MetricsSink, SyncWork } from "./types.js";
+import { NO_TRACING } from "./types.js";
+import type { MetricsSink, SpanAttributes, SyncWork } from "./types.js";
 
 export interface ApplyDeps extends TaskRunDeps {
   readonly backoff: Backoff;
@@ -104,37 +106,45 @@ export async function applyPayload(
   const skip = (task: Task): boolean =>
     overrideFor(work.overrides, task.manifest)?.unmanaged === true || exclusionReason(task.manifest, caps) !== undefined;
   const reportEffectErrors: Error[] = [];
-  const taskDeps = { ...deps, onAttemptFailed: () => deps.metrics.payloadError(payload.release.version) };
+  const taskDeps = {
+    ...deps,
+    onAttemptFailed: () => deps.metrics.payloadError(payload.release.version),
+    onRetry: (task: Task) => deps.metrics.taskRetry(task.manifest.gvk.kind),
+    onTaskDone: (task: Task, result: "applied" | "failed" | "cancelled", seconds: number) => deps.metrics.taskDone(task.manifest.gvk.kind, result, seconds),
+  };
+  const tracing = deps.tracing ?? NO_TRACING;
 
   const errs = await runGraph(
     graph,
     maxWorkers,
-    async (nodeTasks, nodeSignal) => {
-      if (precreate) {
-        for (const task of nodeTasks) {
-          if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
-          if (!isClusterOperator(task) || skip(task)) continue;
-          // Precreation only makes the operator visible early; failures are retried by the real apply.
-          await deps.applier.apply(task.manifest, "Precreating", nodeSignal).catch(() => undefined);
-        }
-      }
-      for (const task of nodeTasks) {
-        if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
-        progress.update();
-        if (skip(task)) continue;
-        try {
-          await runTask(task, work.state, taskDeps, nodeSignal);
-        } catch (err) {
-          // A superseded or timed-out pass is not a failure of the manifest: report it as cancellation.
-          if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
-          if (!(err instanceof UpdateError && err.effect === "Report")) throw err;
-          reportEffectErrors.push(err);
-        }
-        progress.inc();
-      }
-    },
+    (nodeTasks, nodeSignal) =>
+      tracing.enabled ? tracing.span(nodeSpanName(nodeTasks), nodeAttributes(nodeTasks), () => runNode(nodeTasks, nodeSignal)) : runNode(nodeTasks, nodeSignal),
     signal,
   );
+  async function runNode(nodeTasks: readonly Task[], nodeSignal: AbortSignal): Promise<void> {
+    if (precreate) {
+      for (const task of nodeTasks) {
+        if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+        if (!isClusterOperator(task) || skip(task)) continue;
+        // Precreation only makes the operator visible early; failures are retried by the real apply.
+        await deps.applier.apply(task.manifest, "Precreating", nodeSignal).catch(() => undefined);
+      }
+    }
+    for (const task of nodeTasks) {
+      if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+      progress.update();
+      if (skip(task)) continue;
+      try {
+        await runTask(task, work.state, taskDeps, nodeSignal);
+      } catch (err) {
+        // A superseded or timed-out pass is not a failure of the manifest: report it as cancellation.
+        if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+        if (!(err instanceof UpdateError && err.effect === "Report")) throw err;
+        reportEffectErrors.push(err);
+      }
+      progress.inc();
+    }
+  }
   const [firstError] = errs ?? [];
   if (errs && firstError) {
     const summary = summarizeTaskGraphErrors(errs);
@@ -144,4 +154,22 @@ export async function applyPayload(
   }
   progress.complete();
   if (reportEffectErrors.length > 0) throw new AggregateUpdateErrors(reportEffectErrors);
+}
+
+/** `node <run level> <component>` after the node's first task, so run levels read at a glance in a trace. */
+function nodeSpanName(tasks: readonly Task[]): string {
+  const first = tasks[0];
+  const level = first ? parseRunLevel(first.manifest.originalFilename) : null;
+  return level ? `node ${level.number} ${level.component}` : "node";
+}
+
+function nodeAttributes(tasks: readonly Task[]): SpanAttributes {
+  const first = tasks[0];
+  const level = first ? parseRunLevel(first.manifest.originalFilename) : null;
+  return {
+    "syncworker.node.tasks": tasks.length,
+    "syncworker.node.first_index": first?.index,
+    "syncworker.task.run_level": level?.number,
+    "syncworker.task.component": level?.component,
+  };
 }

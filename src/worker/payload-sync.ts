@@ -2,8 +2,8 @@ import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
 import type { PayloadUpdate } from "../payload/manifest.js";
 import { implicitlyEnabledCapabilities, runAll, summarizePreconditions, type Precondition } from "../policy/index.js";
 import type { StatusWrapper } from "./reporter.js";
-import { NO_EVENTS } from "./types.js";
-import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, SyncWork } from "./types.js";
+import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
+import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
 
 /** Loads a retrieved payload directory; injected so the worker stays free of file I/O. */
 export type PayloadLoader = (directory: string, releaseImage: string) => Promise<PayloadUpdate>;
@@ -17,6 +17,10 @@ export interface PayloadSyncDeps {
   readonly events?: EventRecorder;
   /** Checked before a new payload is accepted (skipped for the local payload). */
   readonly preconditions?: readonly Precondition[];
+  /** Retrieve, load and precondition spans; none when absent. */
+  readonly tracing?: Tracing;
+  /** Payload load duration; none when absent. */
+  readonly metrics?: MetricsSink;
 }
 
 const q = (s: string): string => JSON.stringify(s);
@@ -49,10 +53,16 @@ signal: AbortSignal,
   const retrieving = `Retrieving and verifying payload ${names()}`;
   events.event("Normal", "RetrievePayload", retrieving);
   report({ step: "RetrievePayload", message: retrieving, verified: false });
+  const tracing = deps.tracing ?? NO_TRACING;
+  const metrics = deps.metrics ?? NO_METRICS;
+  const attributes = { "syncworker.payload.image": desired.image, "syncworker.payload.version": desired.version };
+  const loadStarted = deps.clock.now().getTime();
+  const loadSeconds = (): number => (deps.clock.now().getTime() - loadStarted) / 1000;
   let info: PayloadInfo;
   try {
-    info = await deps.retriever.retrieve(work.desired, signal);
+    info = await tracing.span("payload retrieve", attributes, () => deps.retriever.retrieve(work.desired, signal));
   } catch (err) {
+    metrics.payloadLoad("failure", loadSeconds());
     const failure = asError(err);
     const message = `Retrieving payload failed ${names()} failure=${failure.message}`;
     events.event("Warning", "RetrievePayloadFailed", message);
@@ -64,8 +74,14 @@ signal: AbortSignal,
   events.event("Normal", "LoadPayload", `Loading payload ${names()}`);
   let loaded: PayloadUpdate;
   try {
-    loaded = await deps.loadPayload(info.directory, desired.image);
+    loaded = await tracing.span("payload load", { ...attributes, "syncworker.payload.directory": info.directory }, async (span) => {
+      const update = await deps.loadPayload(info.directory, desired.image);
+      span.setAttributes({ "syncworker.payload.manifests": update.manifests.length, "syncworker.payload.hash": update.manifestHash });
+      return update;
+    });
+    metrics.payloadLoad("success", loadSeconds());
   } catch (err) {
+    metrics.payloadLoad("failure", loadSeconds());
     const failure = asError(err);
     const message = `Loading payload failed ${names()} failure=${failure.message}`;
     events.event("Warning", "LoadPayloadFailed", message);
@@ -89,7 +105,13 @@ signal: AbortSignal,
   // The payload is only accepted once its preconditions pass (or are forced through).
   const preconditions = deps.preconditions ?? [];
   if (preconditions.length > 0 && !info.local) {
-    const summary = summarizePreconditions(await runAll(preconditions, { desiredVersion: loaded.release.version }, signal), work.desired.force);
+    const version = loaded.release.version;
+    const summary = await tracing.span("payload preconditions", { ...attributes, "syncworker.payload.version": version }, async (span) => {
+      const result = summarizePreconditions(await runAll(preconditions, { desiredVersion: version }, signal), work.desired.force);
+      span.setAttributes({ "syncworker.preconditions.blocked": result.block, "syncworker.preconditions.error": result.error?.message });
+      if (result.error && result.block) span.fail(result.error);
+      return result;
+    });
     if (summary.error && summary.block) {
       const message = `Preconditions failed for payload loaded ${names()}: ${summary.error.message}`;
       events.event("Warning", "PreconditionBlock", message);

@@ -17,8 +17,8 @@ import type { OperatorStartTimes } from "./operator-start-times.js";
 import { StatusWrapper } from "./reporter.js";
 import { abortError } from "./task-run.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS, NO_METRICS, NO_UPDATE } from "./types.js";
-import type { DesiredUpdate, MetricsSink, PayloadState, Random, SyncWork, SyncWorkerStatus } from "./types.js";
+import { EMPTY_STATUS, NO_METRICS, NO_TRACING, NO_UPDATE } from "./types.js";
+import type { DesiredUpdate, MetricsSink, PayloadState, Random, SpanRef, SyncWork, SyncWorkerStatus } from "./types.js";
 
 /** Minimal logger; pino satisfies it. */
 export interface Logger {
@@ -41,6 +41,7 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly metrics?: MetricsSink;
   /** Shared with the applier, which records when it first waits on each ClusterOperator. */
   readonly operatorStartTimes?: OperatorStartTimes;
+  // `tracing` (from PayloadSyncDeps): sync, node, task and payload spans; none when absent.
 }
 
 /** What a client asks for; `state` is only honored on the first call. */
@@ -50,6 +51,8 @@ export interface UpdateInput {
   readonly overrides: readonly ComponentOverride[];
   readonly capabilities: CapabilitiesSpec;
   readonly state: PayloadState;
+  /** The span of the call that asked for this update; each sync attempt it causes links to it. */
+  readonly cause?: SpanRef;
 }
 
 function equalUpdate(a: DesiredUpdate, b: DesiredUpdate): boolean {
@@ -134,7 +137,13 @@ export class SyncWorker {
   }
 
   async #update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
-    const work: SyncWork = { ...emptyWork(), generation: input.generation, desired: input.desired, overrides: input.overrides };
+    const work: SyncWork = {
+      ...emptyWork(),
+      generation: input.generation,
+      desired: input.desired,
+      overrides: input.overrides,
+      ...(input.cause ? { cause: input.cause } : {}),
+    };
     let priorEnabled: ReadonlySet<string> = new Set();
     if (this.#work) {
       this.#work.generation = input.generation;
@@ -311,10 +320,31 @@ export class SyncWorker {
       () => undefined,
     );
     this.#cancelApply = stop;
+    const metrics = this.#o.metrics ?? NO_METRICS;
+    const tracing = this.#o.tracing ?? NO_TRACING;
+    const attributes = {
+      "syncworker.sync.version": payload.release.version,
+      "syncworker.sync.image": work.desired.image,
+      "syncworker.sync.state": work.state,
+      "syncworker.sync.generation": work.generation,
+      "syncworker.sync.attempt": work.attempt,
+      "syncworker.sync.total": payload.manifests.length,
+    };
     try {
-      const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
-      const deps: ApplyDeps = { ...this.#o, metrics: this.#o.metrics ?? NO_METRICS, architecture: this.#status.architecture };
-      await applyPayload(payload, work, maxWorkers, reporter, deps, controller.signal);
+      // A new trace per attempt (the loop is not inside any call), linked to the Update that caused it.
+      await tracing.span(`sync ${work.state} ${payload.release.version}`, attributes, async (span) => {
+        const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
+        const deps: ApplyDeps = { ...this.#o, metrics, architecture: this.#status.architecture };
+        try {
+          await applyPayload(payload, work, maxWorkers, reporter, deps, controller.signal);
+        } finally {
+          span.setAttributes({ "syncworker.sync.done": this.#status.done });
+        }
+      }, work.cause ? { links: [work.cause] } : undefined);
+      metrics.syncAttempt(work.state, "success", this.#o.clock.now());
+    } catch (err) {
+      metrics.syncAttempt(work.state, "failure", this.#o.clock.now());
+      throw err;
     } finally {
       timer.abort();
       signal.removeEventListener("abort", onParentAbort);
@@ -340,6 +370,7 @@ export class SyncWorker {
     work.overrides = current.overrides;
     work.capabilities = current.capabilities;
     work.generation = current.generation;
+    work.cause = current.cause;
     return changed;
   }
 

@@ -1,7 +1,8 @@
-import type { Task } from "../graph/index.js";
+import { parseRunLevel, type Task } from "../graph/index.js";
 import type { Manifest } from "../payload/manifest.js";
 import { UpdateError } from "../payload/update-error.js";
-import type { Clock, PayloadState, Random } from "./types.js";
+import { NO_TRACING } from "./types.js";
+import type { Clock, PayloadState, Random, SpanAttributes, TaskResult, Tracing, WorkerSpan } from "./types.js";
 
 /**
  * The seam between the worker and a cluster (CVO `payload.ResourceBuilder`). Implementations throw
@@ -17,8 +18,14 @@ export interface TaskRunDeps {
   readonly applier: ResourceApplier;
   /** Counts failed attempts (`cluster_operator_payload_errors`), labelled with the payload version. */
   readonly onAttemptFailed?: () => void;
+  /** A retry of the task starts (its second attempt or later). */
+  readonly onRetry?: (task: Task) => void;
+  /** The task ended; `seconds` covers every attempt and sleep. */
+  readonly onTaskDone?: (task: Task, result: TaskResult, seconds: number) => void;
   readonly clock: Clock;
   readonly random: Random;
+  /** One span per task; none when absent. */
+  readonly tracing?: Tracing;
 }
 
 const CLASSES: ReadonlyArray<readonly [readonly string[], string, string]> = [
@@ -53,6 +60,57 @@ const TIMED_OUT = "timed out waiting for the condition";
  * upstream quirk that a capped backoff ends the retries after the next sleep.
  */
 export async function runTask(task: Task, mode: PayloadState, deps: TaskRunDeps, signal: AbortSignal): Promise<void> {
+  const tracing = deps.tracing ?? NO_TRACING;
+  const started = deps.clock.now().getTime();
+  const attempts = { count: 0 };
+  const done = (result: TaskResult): void => deps.onTaskDone?.(task, result, (deps.clock.now().getTime() - started) / 1000);
+  const run = async (span: WorkerSpan): Promise<void> => {
+    try {
+      await attemptTask(task, mode, deps, signal, attempts);
+    } catch (err) {
+      const result: TaskResult = signal.aborted ? "cancelled" : "failed";
+      done(result);
+      span.setAttributes({
+        "syncworker.task.attempts": attempts.count,
+        "syncworker.task.outcome": result,
+        ...(err instanceof UpdateError ? { "syncworker.error.reason": err.reason, "syncworker.error.effect": err.effect || "None" } : {}),
+      });
+      throw err;
+    }
+    done("applied");
+    span.setAttributes({ "syncworker.task.attempts": attempts.count, "syncworker.task.outcome": "applied" });
+  };
+  if (!tracing.enabled) return run(NO_SPAN_HANDLE);
+  return tracing.span(taskSpanName(task), taskAttributes(task), run);
+}
+
+const NO_SPAN_HANDLE: WorkerSpan = { setAttributes: () => undefined, fail: () => undefined };
+
+/** `apply <Kind> <namespace>/<name>`, or `apply <Kind> <name>` for a cluster-scoped object. */
+export function taskSpanName(task: Task): string {
+  const meta = task.manifest.obj.metadata;
+  const name = meta?.name || task.manifest.originalFilename;
+  return `apply ${task.manifest.gvk.kind} ${meta?.namespace ? `${meta.namespace}/${name}` : name}`;
+}
+
+/** What identifies a task in a trace: the object, where it sits in the payload, and its position. */
+export function taskAttributes(task: Task): SpanAttributes {
+  const { gvk, obj, originalFilename } = task.manifest;
+  const level = parseRunLevel(originalFilename);
+  return {
+    "k8s.resource.group": gvk.group,
+    "k8s.resource.version": gvk.version,
+    "k8s.resource.kind": gvk.kind,
+    "k8s.namespace.name": obj.metadata?.namespace ?? "",
+    "k8s.resource.name": obj.metadata?.name ?? "",
+    "syncworker.manifest.file": originalFilename,
+    "syncworker.task.run_level": level?.number,
+    "syncworker.task.component": level?.component,
+    "syncworker.task.index": `${task.index} of ${task.total}`,
+  };
+}
+
+async function attemptTask(task: Task, mode: PayloadState, deps: TaskRunDeps, signal: AbortSignal, attempts: { count: number }): Promise<void> {
   let { durationMs, steps } = task.backoff;
   const { factor, capMs, jitter } = task.backoff;
   let lastErr: unknown;
@@ -63,6 +121,7 @@ export async function runTask(task: Task, mode: PayloadState, deps: TaskRunDeps,
       break;
     }
     try {
+      if (++attempts.count > 1) deps.onRetry?.(task);
       await deps.applier.apply(task.manifest, mode, signal);
       return;
     } catch (err) {

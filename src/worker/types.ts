@@ -30,6 +30,8 @@ export interface SyncWork {
   /** Attempts since the last success or change; seeds the reconcile order. */
   attempt: number;
   capabilities: ClusterCapabilities;
+  /** The Update call that set this work, linked from each sync attempt's span. */
+  cause?: SpanRef;
 }
 
 export type LoadStep = "" | "RetrievePayload" | "LoadPayload" | "VerifyPayloadVersion" | "PreconditionChecks" | "PayloadLoaded";
@@ -99,13 +101,68 @@ export interface EventRecorder {
   event(type: "Normal" | "Warning", reason: string, message: string): void;
 }
 
-/** The worker's metrics, behind an interface so the registry is injected (no globals). */
+/** How one manifest task ended: `cancelled` when its pass was superseded or timed out. */
+export type TaskResult = "applied" | "failed" | "cancelled";
+
+/**
+ * The worker's metrics, behind an interface so the registry is injected (no globals). Label values
+ * are bounded: modes, results and Kubernetes kinds, never object names.
+ */
 export interface MetricsSink {
   /** `cluster_version_payload{version, type=pending|applied}`. */
   payloadProgress(version: string, pending: number, applied: number): void;
   /** `cluster_operator_payload_errors{version}`: one failed apply attempt. */
   payloadError(version: string): void;
+  /** One sync attempt (a whole apply pass) ended; `at` is when, for the time since the last success. */
+  syncAttempt(mode: PayloadState, result: "success" | "failure", at: Date): void;
+  /** One manifest task ended after `seconds` (all its attempts and backoff sleeps). */
+  taskDone(kind: string, result: TaskResult, seconds: number): void;
+  /** A manifest attempt failed and will be retried after a backoff sleep. */
+  taskRetry(kind: string): void;
+  /** Retrieving and loading a payload took `seconds`. */
+  payloadLoad(result: "success" | "failure", seconds: number): void;
 }
 
 export const NO_EVENTS: EventRecorder = { event: () => undefined };
-export const NO_METRICS: MetricsSink = { payloadProgress: () => undefined, payloadError: () => undefined };
+export const NO_METRICS: MetricsSink = {
+  payloadProgress: () => undefined,
+  payloadError: () => undefined,
+  syncAttempt: () => undefined,
+  taskDone: () => undefined,
+  taskRetry: () => undefined,
+  payloadLoad: () => undefined,
+};
+
+/**
+ * A span's identity (the W3C trace context of an OpenTelemetry SpanContext, structurally), so an
+ * Update call's span can be carried into the sync it causes and linked from there.
+ */
+export interface SpanRef {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceFlags: number;
+}
+
+/** Span attribute values; `undefined` entries are dropped, so call sites can pass optional fields. */
+export type SpanAttributes = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** The running span handed to a traced function. */
+export interface WorkerSpan {
+  setAttributes(attributes: SpanAttributes): void;
+  /** Records `err` as an exception and marks the span failed (a thrown error does this too). */
+  fail(err: unknown): void;
+}
+
+/**
+ * Tracing, injected so the pure worker never imports OpenTelemetry. A span started inside `fn` is a
+ * child of the span `fn` runs in; the adapter in src/telemetry carries that context. Tracing off is
+ * {@link NO_TRACING}: `fn` runs directly, and callers check `enabled` before building costly attributes.
+ */
+export interface Tracing {
+  readonly enabled: boolean;
+  /** Runs `fn` inside a new span that ends when `fn` settles; a rejection marks it failed and passes through. */
+  span<T>(name: string, attributes: SpanAttributes, fn: (span: WorkerSpan) => Promise<T>, options?: { readonly links?: readonly SpanRef[] }): Promise<T>;
+}
+
+const NO_SPAN: WorkerSpan = { setAttributes: () => undefined, fail: () => undefined };
+export const NO_TRACING: Tracing = { enabled: false, span: (_name, _attributes, fn) => fn(NO_SPAN) };

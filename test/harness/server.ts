@@ -12,10 +12,14 @@ const BIN = fileURLToPath(new URL("../../bin/syncworker.js", import.meta.url));
 export interface ServerProcess {
   readonly address: string;
   readonly adminAddress: string;
+  /** `HOST:PORT` of `/metrics` when started with `--metrics-listen`, else "". */
+  readonly metricsAddress: string;
   readonly client: SyncWorkerClient;
   readonly child: ChildProcess;
   /** Everything the server wrote to stderr (its JSON log), for failure messages. */
   readonly stderr: () => string;
+  /** Everything the server wrote to stdout (its address lines; spans with the console exporter). */
+  readonly stdout: () => string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -24,24 +28,30 @@ export interface ServerProcess {
  * Starts a real `syncworker serve` process on free ports and waits for its "listening on" line.
  * The process is killed when the test process exits, even if a test fails.
  */
-export async function startServer(extraArgs: readonly string[] = []): Promise<ServerProcess> {
+export async function startServer(extraArgs: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const args = [BIN, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...extraArgs];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "info" } });
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "info", ...env } });
   const kill = (): void => void child.kill("SIGKILL");
   process.once("exit", kill);
   let stderr = "";
+  let stdout = "";
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  const wantMetrics = args.includes("--metrics-listen");
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
   let address = "";
   let adminAddress = "";
+  let metricsAddress = "";
   const ready = new Promise<void>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`server exited early with ${code}: ${stderr}`)));
     lines.on("line", (line) => {
       const [, listening] = /^listening on (.+)$/.exec(line) ?? [];
       const [, admin] = /^admin on (.+)$/.exec(line) ?? [];
+      const [, metrics] = /^metrics on http:\/\/(.+)\/metrics$/.exec(line) ?? [];
       if (listening) address = listening;
       if (admin) adminAddress = admin;
-      if (address && adminAddress) resolve();
+      if (metrics) metricsAddress = metrics;
+      if (address && adminAddress && (metricsAddress || !wantMetrics)) resolve();
     });
   });
   await ready;
@@ -49,9 +59,11 @@ export async function startServer(extraArgs: readonly string[] = []): Promise<Se
   return {
     address,
     adminAddress,
+    metricsAddress,
     client,
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     stop: async () => {
       client.close();
       process.off("exit", kill);

@@ -1,4 +1,4 @@
-import type { OperatorStartTimes } from "../../worker/index.js";
+import type { OperatorStartTimes, Tracing } from "../../worker/index.js";
 import type { Clock } from "../../worker/types.js";
 import { ClusterApplier } from "../applier.js";
 import { SimulatedControllers } from "./controllers.js";
@@ -17,7 +17,7 @@ export interface EmbeddedCluster {
 
 /** An in-process cluster: object store, simulated operators, and an applier for the worker. */
 export function createEmbeddedCluster(
-  options: { operatorDelayMs: number; clock: Clock; onActivity: (message: string) => void; operatorStartTimes?: OperatorStartTimes },
+  options: { operatorDelayMs: number; clock: Clock; onActivity: (message: string) => void; operatorStartTimes?: OperatorStartTimes; tracing?: Tracing },
   signal: AbortSignal,
 ): EmbeddedCluster {
   const store = new ObjectStore(() => options.clock.now());
@@ -26,6 +26,7 @@ export function createEmbeddedCluster(
   const applier = new ClusterApplier(client, {
     onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co),
     ...(options.operatorStartTimes ? { operatorStartTimes: options.operatorStartTimes } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   return { store, client, applier };
 }
