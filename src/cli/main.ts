@@ -4,12 +4,18 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { compileServeOptions, ValueError, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { connect, rpc, DEFAULT_ADDRESS, statusJson } from "./client.js";
+import { render, type RenderOptions } from "./render.js";
 import { watch } from "./watch.js";
 
 function integer(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n)) throw new InvalidArgumentError(`"${value}" is not an integer`);
   return n;
+}
+
+/** A comma-separated list flag; empty items are dropped. */
+function list(value: string): string[] {
+  return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
 }
 
 /** Relative payload paths are resolved against the caller's directory, not the server's. */
@@ -51,8 +57,28 @@ export function program(): Command {
     .option("--backoff-steps <n>", "attempts per manifest before it fails", integer, 3)
     .option("--exclude <id>", "skip manifests annotated exclude.release.openshift.io/<id>=true")
     .option("--cluster-profile <name>", "cluster profile", "self-managed-high-availability")
-    .option("--include-tech-preview", "include TechPreviewNoUpgrade manifests")
+    .option("--feature-set <set>", "cluster feature set: Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade or CustomNoUpgrade", "Default")
+    .option("--known-capabilities <a,b,...>", "capabilities known at payload load (default: every capability this build knows)", list)
     .action(serve);
+
+  cli
+    .command("render")
+    .description("print the manifests a payload would apply, in task order, without a server")
+    .requiredOption("--image <dir>", "payload directory (or file:// URL)")
+    .option("--exclude <id>", "skip manifests annotated exclude.release.openshift.io/<id>=true", "")
+    .option("--profile <name>", "cluster profile", "self-managed-high-availability")
+    .option("--feature-set <set>", "cluster feature set", "Default")
+    .option("--capabilities <a,b,...>", "enabled capabilities (default: every known capability; \"\" for none)")
+    .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
+    .option("--show-excluded", "explain every excluded manifest on stderr", false)
+    .action(async (o: RenderOptions) => {
+      // `render … | head` closes the pipe early; that is not an error.
+      process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+        if (err.code === "EPIPE") process.exit(0);
+        throw err;
+      });
+      await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
+    });
 
   cli
     .command("update")

@@ -1,3 +1,6 @@
+import { DEFAULT_FEATURE_SET, KNOWN_FEATURE_SETS } from "../payload/index.js";
+import { KNOWN_CAPABILITIES } from "../policy/index.js";
+
 /** Options of `syncworker serve`, as a user gives them (flags or code). */
 export interface ServeOptions {
   /** gRPC address `HOST:PORT`; port 0 picks a free port. */
@@ -18,7 +21,17 @@ export interface ServeOptions {
   exclude?: string;
   /** Cluster profile; manifests need `include.release.openshift.io/<profile>=true`. */
   clusterProfile?: string;
-  includeTechPreview?: boolean;
+  /**
+   * The cluster's feature set (default `Default`; tech preview is `TechPreviewNoUpgrade`): manifests
+   * annotated `release.openshift.io/feature-set` must list it.
+   */
+  featureSet?: string;
+  /**
+   * Capabilities known when loading a payload (default: every capability this build knows). Manifests
+   * naming another capability are dropped at load time, as the CVO does; list a newer release's names here
+   * to keep them.
+   */
+  knownCapabilities?: readonly string[];
   /** Manifest retries: steps of the backoff (1 = a single attempt). */
   backoffSteps?: number;
 }
@@ -50,7 +63,8 @@ export interface CompiledServeOptions {
   readonly maxWorkers: number;
   readonly exclude: string;
   readonly clusterProfile: string;
-  readonly includeTechPreview: boolean;
+  readonly featureSet: string;
+  readonly knownCapabilities: readonly string[];
   readonly backoffSteps: number;
 }
 
@@ -77,6 +91,22 @@ function positiveInteger(option: string, value: number): number {
   return value;
 }
 
+/** Validates a feature set name ("" and `Default` both mean the default set). */
+export function featureSetOption(value: string): string {
+  if (value !== "" && !KNOWN_FEATURE_SETS.includes(value)) {
+    throw new ValueError("feature-set", `"${value}" is not a feature set; use one of ${KNOWN_FEATURE_SETS.join(", ")}`);
+  }
+  return value;
+}
+
+/** Capability names as annotations spell them: `+` separates names there, so it cannot be part of one. */
+export function capabilityNames(option: string, names: readonly string[]): string[] {
+  for (const name of names) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new ValueError(option, `"${name}" is not a capability name`);
+  }
+  return [...new Set(names)].sort();
+}
+
 /** Applies defaults and validates once; everything downstream reads the frozen result. */
 export function compileServeOptions(options: ServeOptions, random: () => number): Readonly<CompiledServeOptions> {
   const reconcileIntervalMs =
@@ -92,7 +122,8 @@ export function compileServeOptions(options: ServeOptions, random: () => number)
     maxWorkers: positiveInteger("max-workers", options.maxWorkers ?? 16),
     exclude: options.exclude ?? "",
     clusterProfile: options.clusterProfile || "self-managed-high-availability",
-    includeTechPreview: options.includeTechPreview ?? false,
+    featureSet: featureSetOption(options.featureSet ?? DEFAULT_FEATURE_SET),
+    knownCapabilities: Object.freeze(capabilityNames("known-capabilities", options.knownCapabilities ?? KNOWN_CAPABILITIES)),
     backoffSteps: positiveInteger("backoff-steps", options.backoffSteps ?? 3),
   });
 }

@@ -40,6 +40,8 @@ const HEX = "0123456789abcdef";
  * UTF-8 does in Go.
  */
 export function goQuoteJson(s: string): string {
+  // Most strings need no escaping at all; checking that natively is much cheaper than the loop below.
+  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
   let out = '"';
   let start = 0;
   for (let i = 0; i < s.length; i++) {
@@ -70,6 +72,8 @@ export function goQuoteJson(s: string): string {
   return out + s.slice(start) + '"';
 }
 
+const NEEDS_ESCAPE = /["\\<>&\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+
 /** Formats a float64 like Go's JSON encoder ('f' between 1e-6 and 1e21, else 'e'; same as JS there). */
 export function goJsonFloat(f: number): string {
   if (Number.isNaN(f)) throw new UnsupportedValueError("json: unsupported value: NaN");
@@ -77,22 +81,64 @@ export function goJsonFloat(f: number): string {
   return Object.is(f, -0) ? "-0" : String(f);
 }
 
-/** `json.Marshal` of a decoded YAML value: compact, map keys sorted bytewise, HTML-safe strings. */
+/**
+ * `json.Marshal` of a decoded YAML value: compact, map keys sorted bytewise, HTML-safe strings. The JSON
+ * is collected as parts and joined once: repeated `+=` would leave millions of short-lived rope nodes
+ * for a large document.
+ */
 export function goJsonMarshal(v: GoValue): string {
-  if (v === null) return "null";
+  const parts: string[] = [];
+  marshalInto(v, parts);
+  return parts.join("");
+}
+
+function marshalInto(v: GoValue, parts: string[]): void {
+  if (v === null) {
+    parts.push("null");
+    return;
+  }
   switch (typeof v) {
     case "boolean":
-      return v ? "true" : "false";
+      parts.push(v ? "true" : "false");
+      return;
     case "bigint":
-      return v.toString();
+      parts.push(v.toString());
+      return;
     case "number":
-      return goJsonFloat(v);
+      parts.push(goJsonFloat(v));
+      return;
     case "string":
-      return goQuoteJson(v);
+      if (NEEDS_ESCAPE.test(v)) parts.push(goQuoteJson(v));
+      else parts.push('"', v, '"');
+      return;
   }
-  if (Array.isArray(v)) return `[${v.map(goJsonMarshal).join(",")}]`;
-  const keys = [...v.keys()].sort(compareGoStrings);
-  return `{${keys.map((k) => `${goQuoteJson(k)}:${goJsonMarshal(v.get(k) ?? null)}`).join(",")}}`;
+  if (Array.isArray(v)) {
+    parts.push("[");
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) parts.push(",");
+      marshalInto(v[i] ?? null, parts);
+    }
+    parts.push("]");
+    return;
+  }
+  const keys = sortedKeys(v);
+  parts.push("{");
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] ?? "";
+    if (i > 0) parts.push(",");
+    marshalInto(k, parts);
+    parts.push(":");
+    marshalInto(v.get(k) ?? null, parts);
+  }
+  parts.push("}");
+}
+
+const HIGH_SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
+
+/** Map keys in Go's byte order; the native sort agrees unless a key has a surrogate or a char ≥ U+D800. */
+function sortedKeys(m: Map<string, GoValue>): string[] {
+  const keys = [...m.keys()];
+  return keys.some((k) => HIGH_SURROGATE_OR_ABOVE.test(k)) ? keys.sort(compareGoStrings) : keys.sort();
 }
 
 /**

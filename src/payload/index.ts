@@ -1,14 +1,26 @@
 /**
  * Release payloads: retrieve a payload directory, load it (metadata, templated and plain manifests,
  * inclusion filter) into a {@link PayloadUpdate} with its manifest hash. Pure apart from the injected
- * {@link PayloadFs}; `nodePayloadFs` is the Node implementation.
+ * {@link PayloadFs}; `nodePayloadFs` is the Node implementation. Every failure is a {@link PayloadError}.
  */
-export { loadUpdate, nodePayloadFs, validateDirectory, isNotExist, goArch, DEFAULT_CLUSTER_PROFILE } from "./load.js";
+export { loadUpdate, loadTimeFilter, verifyPayloadVersion, nodePayloadFs, validateDirectory, isNotExist, goArch, DEFAULT_CLUSTER_PROFILE } from "./load.js";
 export type { LoadOptions, PayloadFs } from "./load.js";
+export { PayloadError, PAYLOAD_ERROR_POLICY } from "./errors.js";
+export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } from "./errors.js";
 export { DirectoryRetriever, NO_IMAGE_MESSAGE } from "./retrieve.js";
 export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
 export type { PayloadInfo, PayloadRetriever } from "./retrieve.js";
-export { exclusionReason, manifestCapabilities, annotationsOf, CAPABILITY_ANNOTATION } from "./include.js";
+export {
+  exclusionReason,
+  manifestCapabilities,
+  annotationsOf,
+  CAPABILITY_ANNOTATION,
+  FEATURE_SET_ANNOTATION,
+  FEATURE_GATE_ANNOTATION,
+  DEFAULT_FEATURE_SET,
+  KNOWN_FEATURE_SETS,
+  TECH_PREVIEW_NO_UPGRADE,
+} from "./include.js";
 export type { IncludeFilter } from "./include.js";
 export { manifestHash } from "./hash.js";
 export { gvkOf, nameOf, namespaceOf } from "./manifest.js";
@@ -19,7 +31,7 @@ export type { TaskLike, UpdateEffect, UpdateErrorInit } from "./update-error.js"
 // Symbols below are library-internal: building blocks exported for tests and tools (render/diff CLI).
 export { renderTemplate, TemplateError } from "./template.js";
 export { parseManifests, ManifestParseError, resourceIdString } from "./parse.js";
-export { parseReleaseMetadata, parseImageReferences, semverError, type ReleaseMetadata } from "./metadata.js";
+export { parseReleaseMetadata, parseImageReferences, semverError, MetadataError, type ReleaseMetadata } from "./metadata.js";
 export { fnv1_64, base64UrlPadded } from "./hash.js";
 export {
   CVO_MANIFEST_DIR,

@@ -3,9 +3,32 @@
  * order with upstream's messages (spec §1.2, §1.3). Failures are plain errors: they abort the load.
  */
 import { parseAllDocuments } from "yaml";
-import { compareGoStrings, goJsonMarshal, goQuote, isJsonSpace, JsonSyntaxError, quoteChar, scanJsonValue } from "./go-json.js";
+import { fastYamlToGo } from "./fast-yaml.js";
+import {
+  compareGoStrings,
+  goJsonMarshal,
+  goQuote,
+  isJsonSpace,
+  JsonSyntaxError,
+  lineColumnOf,
+  quoteChar,
+  scanJsonValue,
+  type GoValue,
+} from "./go-json.js";
 import type { KubeObject } from "./manifest.js";
 import { YAML_PARSE_OPTIONS, yamlDocumentToGo } from "./yaml-decode.js";
+
+/** A metadata file that cannot be used; `line` is set for syntax errors. The loader adds the file name. */
+export class MetadataError extends Error {
+  constructor(
+    message: string,
+    readonly line?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "MetadataError";
+  }
+}
 
 /** The architecture value that marks a heterogeneous (multi-arch) payload. */
 export const HETEROGENEOUS_ARCHITECTURE = "multi";
@@ -108,13 +131,13 @@ function goPrintV(v: unknown): string {
 function parseGoJson(text: string): unknown {
   let i = 0;
   while (isJsonSpace(text[i])) i++;
-  if (i >= text.length) throw new Error("unexpected end of JSON input");
+  if (i >= text.length) throw new MetadataError("unexpected end of JSON input", lineColumnOf(text, text.length).line);
   try {
     let end = scanJsonValue(text, i);
     while (isJsonSpace(text[end])) end++;
     if (end < text.length) throw new JsonSyntaxError(`invalid character ${quoteChar(text[end] ?? "")} after top-level value`, end, false);
   } catch (e) {
-    if (e instanceof JsonSyntaxError) throw new Error(e.eof ? "unexpected end of JSON input" : e.message);
+    if (e instanceof JsonSyntaxError) throw new MetadataError(e.eof ? "unexpected end of JSON input" : e.message, lineColumnOf(text, e.index).line);
     throw e;
   }
   return JSON.parse(text) as unknown;
@@ -128,9 +151,10 @@ export function parseReleaseMetadata(text: string, processArchitecture: string):
   try {
     doc = parseGoJson(text);
   } catch (e) {
-    throw new Error(`unmarshal Cincinnati metadata: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    const line = e instanceof MetadataError ? e.line : undefined;
+    throw new MetadataError(`unmarshal Cincinnati metadata: ${e instanceof Error ? e.message : String(e)}`, line, { cause: e });
   }
-  const unmarshalError = (detail: string): Error => new Error(`unmarshal Cincinnati metadata: json: ${detail}`);
+  const unmarshalError = (detail: string): Error => new MetadataError(`unmarshal Cincinnati metadata: json: ${detail}`);
   if (doc !== null && (typeof doc !== "object" || Array.isArray(doc))) {
     throw unmarshalError(`cannot unmarshal ${jsonType(doc)} into Go value of type payload.metadata`);
   }
@@ -150,20 +174,20 @@ export function parseReleaseMetadata(text: string, processArchitecture: string):
   const version = (goField(obj, "version") as string | null | undefined) ?? "";
   const meta = (goField(obj, "metadata") as Record<string, unknown> | null | undefined) ?? {};
 
-  if (kind !== "cincinnati-metadata-v0") throw new Error(`unrecognized Cincinnati metadata kind ${goQuote(kind)}`);
-  if (version === "") throw new Error("missing required Cincinnati metadata version");
+  if (kind !== "cincinnati-metadata-v0") throw new MetadataError(`unrecognized Cincinnati metadata kind ${goQuote(kind)}`);
+  if (version === "") throw new MetadataError("missing required Cincinnati metadata version");
   const semErr = semverError(version);
-  if (semErr) throw new Error(`Cincinnati metadata version ${goQuote(version)} is not a valid semantic version: ${semErr}`);
+  if (semErr) throw new MetadataError(`Cincinnati metadata version ${goQuote(version)} is not a valid semantic version: ${semErr}`);
 
   let architecture = processArchitecture;
   const ARCH_KEY = "release.openshift.io/architecture";
   if (Object.hasOwn(meta, ARCH_KEY)) {
     const arch = meta[ARCH_KEY];
     if (typeof arch !== "string") {
-      throw new Error(`Architecture from release-metadata (${version}) is not a string: ${goPrintV(arch)}`);
+      throw new MetadataError(`Architecture from release-metadata (${version}) is not a string: ${goPrintV(arch)}`);
     }
     if (arch !== HETEROGENEOUS_ARCHITECTURE) {
-      throw new Error(
+      throw new MetadataError(
         `Architecture from release-metadata (${version}) contains invalid value: ${goQuote(arch)}. Valid value is "${HETEROGENEOUS_ARCHITECTURE}".`,
       );
     }
@@ -192,34 +216,53 @@ export function parseReleaseMetadata(text: string, processArchitecture: string):
  * version (spec §1.3). Returns the ImageStream object.
  */
 export function parseImageReferences(text: string, version: string): KubeObject {
+  // Real image-references are plain YAML or JSON the fast path decodes; it defers everything else.
+  const fast = fastYamlToGo(text);
+  return checkImageStream(fast === undefined ? decodeImageReferences(text) : fastValue(fast.value, text), version);
+}
+
+function fastValue(value: GoValue, text: string): unknown {
+  try {
+    return JSON.parse(goJsonMarshal(value));
+  } catch {
+    return decodeImageReferences(text); // e.g. NaN, which has no JSON form: the full path words the error
+  }
+}
+
+/** The full YAML path for image-references: its first document as JSON-decoded data. */
+function decodeImageReferences(text: string): unknown {
   const docs = parseAllDocuments(text, YAML_PARSE_OPTIONS);
   const doc = docs[0];
   const err = doc?.errors[0];
   if (err) {
     const line = err.linePos?.[0].line ?? 0;
-    throw new Error(`unmarshal image-references: yaml: line ${line}: ${err.message.replace(/ at line \d+[\s\S]*$/, "")}`);
+    throw new MetadataError(`unmarshal image-references: yaml: line ${line}: ${err.message.replace(/ at line \d+[\s\S]*$/, "")}`, line);
   }
   let value: unknown = null;
   if (doc) {
     try {
       value = JSON.parse(goJsonMarshal(yamlDocumentToGo(doc, text.length)));
     } catch (e) {
-      throw new Error(`unmarshal image-references: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new MetadataError(`unmarshal image-references: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
     }
   }
+  return value;
+}
+
+function checkImageStream(value: unknown, version: string): KubeObject {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new Error(`unmarshal image-references: couldn't get version/kind; json parse error: cannot unmarshal ${value === null ? "null" : jsonType(value)} into an object`);
+    throw new MetadataError(`unmarshal image-references: couldn't get version/kind; json parse error: cannot unmarshal ${value === null ? "null" : jsonType(value)} into an object`);
   }
   const obj = value as KubeObject;
   if (typeof obj.kind !== "string" || obj.kind === "") {
-    throw new Error("unmarshal image-references: Object 'Kind' is missing");
+    throw new MetadataError("unmarshal image-references: Object 'Kind' is missing");
   }
   if (obj.kind !== "ImageStream" || obj.apiVersion !== "image.openshift.io/v1") {
-    throw new Error(`image-references is a ${obj.kind} (${String(obj.apiVersion ?? "")}), not a v1 ImageStream`);
+    throw new MetadataError(`image-references is a ${obj.kind} (${String(obj.apiVersion ?? "")}), not a v1 ImageStream`);
   }
   const name = typeof obj.metadata?.name === "string" ? obj.metadata.name : "";
   if (name !== version) {
-    throw new Error(`Version from image-references (${name}) differs from release-metadata (${version})`);
+    throw new MetadataError(`Version from image-references (${name}) differs from release-metadata (${version})`);
   }
   return obj;
 }

@@ -13,8 +13,10 @@ import {
   lineColumnOf,
   scanJsonValue,
   UnsupportedValueError,
+  type GoValue,
 } from "./go-json.js";
 import { gvkOf, type KubeObject, type Manifest } from "./manifest.js";
+import { fastYamlToGo } from "./fast-yaml.js";
 import { YAML_PARSE_OPTIONS, YamlDecodeError, yamlDocumentToGo } from "./yaml-decode.js";
 
 /**
@@ -24,11 +26,22 @@ import { YAML_PARSE_OPTIONS, YamlDecodeError, yamlDocumentToGo } from "./yaml-de
 export class ManifestParseError extends Error {
   constructor(
     message: string,
+    /** 1-based line in the file, when known. */
     readonly line: number | undefined,
+    /** 1-based index of the failing document (YAML `---` section or JSON value), when one is to blame. */
+    readonly document?: number,
   ) {
     super(message);
     this.name = "ManifestParseError";
   }
+}
+
+/** ` (document D, line L[, column C])`: where a failure is, appended to upstream's text. */
+function where(document: number, line: number | undefined, column?: number): string {
+  const parts = [`document ${document}`];
+  if (line !== undefined) parts.push(`line ${line}`);
+  if (column !== undefined) parts.push(`column ${column}`);
+  return ` (${parts.join(", ")})`;
 }
 
 /** Go's `unicode.IsSpace`, which decides the JSON sniff (not JSON's narrower whitespace). */
@@ -47,26 +60,30 @@ export function isJsonStream(text: string): boolean {
 export function parseManifests(text: string, originalFilename: string): Manifest[] {
   const out: Manifest[] = [];
   const seen = new Set<string>();
-  const add = (raw: string, line: number): void => {
-    const m = toManifest(raw, originalFilename, line);
+  // Where parsing is, so that even a stack overflow can name the document.
+  const at = { document: 0, line: 1 };
+  const add = (raw: string, document: number, line: number): void => {
+    const m = toManifest(raw, originalFilename, document, line);
     if (!m) return;
     const id = resourceIdString(m);
-    if (seen.has(id)) throw new ManifestParseError(`duplicate resource: (${id}) (line ${line})`, line);
+    if (seen.has(id)) throw new ManifestParseError(`duplicate resource: (${id})${where(document, line)}`, line, document);
     seen.add(id);
     out.push(m);
   };
   try {
-    if (isJsonStream(text)) parseJsonStream(text, add);
-    else parseYamlStream(text, add);
+    if (isJsonStream(text)) parseJsonStream(text, at, add);
+    else parseYamlStream(text, at, add);
   } catch (e) {
     // The yaml parser recurses per nesting level; a pathological file must stay a per-file error.
-    if (e instanceof RangeError) throw new ManifestParseError(`error parsing: ${e.message}`, undefined);
+    if (e instanceof RangeError) throw new ManifestParseError(`error parsing: ${e.message}${where(at.document, at.line)}`, at.line, at.document);
     throw e;
   }
   return out;
 }
 
-function parseJsonStream(text: string, add: (raw: string, line: number) => void): void {
+type AddDocument = (raw: string, document: number, line: number) => void;
+
+function parseJsonStream(text: string, at: { document: number; line: number }, add: AddDocument): void {
   let i = 0;
   let line = 1;
   let counted = 0; // newlines before `counted` are already in `line`
@@ -74,17 +91,19 @@ function parseJsonStream(text: string, add: (raw: string, line: number) => void)
     while (isJsonSpace(text[i])) i++;
     if (i >= text.length) return;
     const start = i;
+    at.document++;
     try {
       i = scanJsonValue(text, start);
     } catch (e) {
       if (!(e instanceof JsonSyntaxError)) throw e;
-      const { line: at, column } = lineColumnOf(text, e.index);
+      const { line: errLine, column } = lineColumnOf(text, e.index);
       const detail = e.eof ? e.message : `json: offset ${goErrorOffset(text, e.index)}: ${e.message}`;
-      throw new ManifestParseError(`error parsing: ${detail} (line ${at}, column ${column})`, at);
+      throw new ManifestParseError(`error parsing: ${detail}${where(at.document, errLine, column)}`, errLine, at.document);
     }
     for (let nl = text.indexOf("\n", counted); nl >= 0 && nl < start; nl = text.indexOf("\n", nl + 1)) line++;
     counted = start;
-    add(text.slice(start, i), line);
+    at.line = line;
+    add(text.slice(start, i), at.document, line);
   }
 }
 
@@ -92,7 +111,7 @@ function parseJsonStream(text: string, add: (raw: string, line: number) => void)
  * k8s `YAMLReader`: a document ends at any line starting with `---`, which must be followed by nothing
  * but a comment. A bad separator line is an error before the document it closes is decoded.
  */
-function splitYamlDocuments(text: string): { docs: { text: string; line: number }[]; bad?: { rest: string; line: number } } {
+export function splitYamlDocuments(text: string): { docs: { text: string; line: number }[]; bad?: { rest: string; line: number } } {
   const docs: { text: string; line: number }[] = [];
   let docStart = 0;
   let docLine = 1;
@@ -113,47 +132,80 @@ function splitYamlDocuments(text: string): { docs: { text: string; line: number 
   return { docs };
 }
 
-function parseYamlStream(text: string, add: (raw: string, line: number) => void): void {
+function parseYamlStream(text: string, at: { document: number; line: number }, add: AddDocument): void {
   const { docs, bad } = splitYamlDocuments(text);
   for (const chunk of docs) {
-    const lc = new LineCounter();
-    // Like yaml.v2's Unmarshal, only the first document of a chunk counts (a `...` marker ends it).
-    const doc = parseAllDocuments(chunk.text, { ...YAML_PARSE_OPTIONS, lineCounter: lc })[0];
-    if (!doc) continue;
-    const lineOf = (offset: number): number => chunk.line + lc.linePos(offset).line - 1;
-    const err = doc.errors[0];
-    if (err) {
-      const msg = err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
-      const { col } = lc.linePos(err.pos[0]);
-      const at = lineOf(err.pos[0]);
-      throw new ManifestParseError(`error parsing: error converting YAML to JSON: yaml: line ${at}: ${msg} (column ${col})`, at);
+    at.document++;
+    at.line = chunk.line;
+    // The fast path handles the plain subset real payloads use; on anything else, and for every error
+    // (so that messages come from one place), the full path decides.
+    const fast = fastYamlToGo(chunk.text);
+    if (fast !== undefined) {
+      if (fast.value === null) continue;
+      const raw = marshalOrUndefined(fast.value);
+      if (raw !== undefined) {
+        at.line = chunk.line + fast.line - 1;
+        add(raw, at.document, at.line);
+        continue;
+      }
     }
-    const line = lineOf(doc.contents?.range[0] ?? doc.range[0]);
-    let raw: string;
-    try {
-      const value = yamlDocumentToGo(doc, chunk.text.length);
-      if (value === null) continue;
-      raw = goJsonMarshal(value);
-    } catch (e) {
-      if (!(e instanceof YamlDecodeError || e instanceof UnsupportedValueError)) throw e;
-      const at = e instanceof YamlDecodeError && e.offset !== undefined ? lineOf(e.offset) : line;
-      const detail = e instanceof UnsupportedValueError ? `error converting YAML to JSON: ${e.message}` : e.message;
-      throw new ManifestParseError(`error parsing: ${detail} (line ${at})`, at);
-    }
-    add(raw, line);
+    const decoded = decodeYamlChunk(chunk, at.document);
+    if (decoded === undefined) continue;
+    at.line = decoded.line;
+    add(decoded.raw, at.document, decoded.line);
   }
-  if (bad) throw new ManifestParseError(`error parsing: invalid Yaml document separator: ${bad.rest} (line ${bad.line})`, bad.line);
+  if (bad) {
+    const document = at.document + 1;
+    throw new ManifestParseError(`error parsing: invalid Yaml document separator: ${bad.rest}${where(document, bad.line)}`, bad.line, document);
+  }
+}
+
+function marshalOrUndefined(value: GoValue): string | undefined {
+  try {
+    return goJsonMarshal(value);
+  } catch (e) {
+    if (e instanceof UnsupportedValueError) return undefined;
+    throw e;
+  }
+}
+
+/** The full YAML path (the `yaml` package, then yaml.v2 resolution): raw JSON, or undefined for an empty document. */
+function decodeYamlChunk(chunk: { text: string; line: number }, document: number): { raw: string; line: number } | undefined {
+  const lc = new LineCounter();
+  // Like yaml.v2's Unmarshal, only the first document of a chunk counts (a `...` marker ends it).
+  const doc = parseAllDocuments(chunk.text, { ...YAML_PARSE_OPTIONS, lineCounter: lc })[0];
+  if (!doc) return undefined;
+  const lineOf = (offset: number): number => chunk.line + lc.linePos(offset).line - 1;
+  const err = doc.errors[0];
+  if (err) {
+    const msg = err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
+    const { col } = lc.linePos(err.pos[0]);
+    const errLine = lineOf(err.pos[0]);
+    throw new ManifestParseError(`error parsing: error converting YAML to JSON: yaml: line ${errLine}: ${msg}${where(document, undefined, col)}`, errLine, document);
+  }
+  const line = lineOf(doc.contents?.range[0] ?? doc.range[0]);
+  try {
+    const value = yamlDocumentToGo(doc, chunk.text.length);
+    return value === null ? undefined : { raw: goJsonMarshal(value), line };
+  } catch (e) {
+    if (!(e instanceof YamlDecodeError || e instanceof UnsupportedValueError)) throw e;
+    const errLine = e instanceof YamlDecodeError && e.offset !== undefined ? lineOf(e.offset) : line;
+    const detail = e instanceof UnsupportedValueError ? `error converting YAML to JSON: ${e.message}` : e.message;
+    throw new ManifestParseError(`error parsing: ${detail}${where(document, errLine)}`, errLine, document);
+  }
 }
 
 const JSON_TYPE = (v: unknown): string =>
   v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v;
 
 /** Decodes one document as upstream's unstructured decoder would, or undefined for `null`. */
-function toManifest(raw: string, originalFilename: string, line: number): Manifest | undefined {
+function toManifest(raw: string, originalFilename: string, document: number, line: number): Manifest | undefined {
   if (raw === "null") return undefined;
   const fail = (detail: string): never => {
-    throw new ManifestParseError(`error parsing: ${detail} (line ${line})`, line);
+    throw new ManifestParseError(`error parsing: ${detail}${where(document, line)}`, line, document);
   };
+  // Decoding the compact JSON (rather than reusing the YAML parser's strings) keeps the object small and
+  // independent of the file's text, which slices of it would otherwise keep alive.
   const parsed: unknown = JSON.parse(raw);
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return fail(`unable to decode manifest: couldn't get version/kind; json parse error: cannot unmarshal ${JSON_TYPE(parsed)} into an object`);

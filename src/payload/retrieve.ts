@@ -5,7 +5,7 @@
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodePayloadFs, statError, validateDirectory, type PayloadFs } from "./load.js";
-import { UpdateError } from "./update-error.js";
+import { PayloadError } from "./errors.js";
 
 /** Where a retrieved payload is, and whether its signature was verified. */
 export interface PayloadInfo {
@@ -36,7 +36,7 @@ export class DirectoryRetriever implements PayloadRetriever {
   async retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal): Promise<PayloadInfo> {
     signal.throwIfAborted();
     const image = desired.image;
-    if (image === "") throw new Error(NO_IMAGE_MESSAGE);
+    if (image === "") throw new PayloadError({ kind: "NoImage", message: NO_IMAGE_MESSAGE });
     let directory: string;
     if (image.startsWith("file://")) {
       try {
@@ -69,10 +69,7 @@ export class DirectoryRetriever implements PayloadRetriever {
 }
 
 /** Upstream wraps every download failure this way (spec §7.8). */
-function retrievalFailed(cause: unknown): UpdateError {
-  return new UpdateError({
-    reason: "UpdatePayloadRetrievalFailed",
-    message: `Unable to download and prepare the update: ${cause instanceof Error ? cause.message : String(cause)}`,
-    cause,
-  });
+function retrievalFailed(cause: unknown): PayloadError {
+  const text = cause instanceof Error ? cause.message : String(cause);
+  return new PayloadError({ kind: "Retrieval", message: `Unable to download and prepare the update: ${text}`, problems: [{ file: "", message: text }], cause });
 }

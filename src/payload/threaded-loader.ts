@@ -1,10 +1,11 @@
 import { Worker } from "node:worker_threads";
 import type { LoadOptions } from "./load.js";
 import type { PayloadUpdate } from "./manifest.js";
+import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
 import { UpdateError } from "./update-error.js";
 
 /** The load options that can cross a thread boundary (no callbacks, no signal). */
-export type PortableLoadOptions = Omit<LoadOptions, "onExcluded" | "onWarning" | "signal">;
+export type PortableLoadOptions = Omit<LoadOptions, "onExcluded" | "onManifest" | "onWarning" | "signal">;
 
 /** @internal */
 export interface LoadRequest {
@@ -17,6 +18,8 @@ export interface LoadRequest {
 interface SerializedError {
   readonly message: string;
   readonly reason?: string;
+  readonly kind?: PayloadErrorKind;
+  readonly problems?: readonly PayloadProblem[];
 }
 
 /** @internal */
@@ -24,17 +27,20 @@ export type LoadReply = { readonly id: number; readonly update: PayloadUpdate } 
 
 /** Errors lose their class when posted between threads; keep what the worker reports. @internal */
 export function serializeError(err: unknown): SerializedError {
+  if (err instanceof PayloadError) return { message: err.message, reason: err.reason, kind: err.kind, problems: err.problems };
   if (err instanceof UpdateError) return { message: err.message, reason: err.reason };
   return { message: err instanceof Error ? err.message : String(err) };
 }
 
 function deserializeError(err: SerializedError): Error {
+  if (err.kind) return new PayloadError({ kind: err.kind, message: err.message, problems: err.problems });
   return err.reason ? new UpdateError({ reason: err.reason, message: err.message }) : new Error(err.message);
 }
 
 /**
- * Loads payloads in one background thread, one at a time. The thread is started on first use and
- * does not keep the process alive; `close()` ends it.
+ * Loads payloads in one background thread, one at a time (parsing a real payload takes hundreds of
+ * milliseconds of CPU, which must not stall the gRPC event loop). Failures arrive as {@link PayloadError}.
+ * The thread is started on first use and does not keep the process alive; `close()` ends it.
  */
 export class ThreadedPayloadLoader {
   #worker: Worker | undefined;
@@ -73,10 +79,10 @@ export class ThreadedPayloadLoader {
       if ("update" in reply) pending?.resolve(reply.update);
       else pending?.reject(deserializeError(reply.error));
     });
-    worker.on("error", (err) => this.#failAll(err));
+    worker.on("error", (err) => this.#failAll(PayloadError.from(err)));
     worker.on("exit", (code) => {
       if (this.#worker === worker) this.#worker = undefined;
-      this.#failAll(new Error(`the payload loader thread exited with code ${code}`));
+      this.#failAll(PayloadError.from(new Error(`the payload loader thread exited with code ${code}`)));
     });
     this.#worker = worker;
     return worker;

@@ -60,6 +60,11 @@ function hintOf(s: string): "N" | "S" | "D" | "M" | "." | "" {
   return c === "." ? "." : "";
 }
 
+/** The value of {@link resolvePlain}, without allocating for the common case of a plain string. */
+export function resolvePlainValue(s: string): GoValue {
+  return hintOf(s) === "" ? s : resolvePlain(s).value;
+}
+
 /** yaml.v2 `resolve("", s)`: the implicit type of a plain scalar. */
 export function resolvePlain(s: string): Resolved {
   const hint = hintOf(s);
@@ -142,6 +147,15 @@ function keyString(key: GoValue, offset: number | undefined): string {
   if (typeof key === "number") return goFloat32G(key);
   const type = typeof key === "bigint" ? "uint64" : Array.isArray(key) ? "slice" : key === null ? "<nil>" : typeof key;
   throw new YamlDecodeError(`error converting YAML to JSON: Unsupported map key of type: ${type}`, offset);
+}
+
+/** {@link keyString} for the fast path: undefined wherever the full path reports an error. @internal */
+export function keyStringOrUndefined(key: GoValue): string | undefined {
+  try {
+    return key === null ? undefined : keyString(key, undefined);
+  } catch {
+    return undefined;
+  }
 }
 
 /** strconv.FormatFloat(f, 'g', -1, 32), with YAML spellings for the specials. */

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { PayloadFs } from "../../../src/payload/load.js";
 import type { Manifest } from "../../../src/payload/manifest.js";
 import { gvkOf, type KubeObject } from "../../../src/payload/manifest.js";
 
@@ -82,3 +83,26 @@ export function manifestOf(obj: KubeObject, originalFilename = "test.yaml"): Man
 }
 
 export { testObject };
+
+/** A PayloadFs over a map of paths relative to /p (directories implied); readdir order is scrambled. */
+export function memoryFs(files: Record<string, string>): PayloadFs {
+  const abs = new Map(Object.entries(files).map(([k, v]) => [join("/p", k), v]));
+  const isDir = (p: string) => [...abs.keys()].some((k) => k.startsWith(`${p}/`));
+  const enoent = (p: string) => Object.assign(new Error(`ENOENT: no such file or directory, '${p}'`), { code: "ENOENT" });
+  return {
+    async readdir(dir) {
+      const names = new Set([...abs.keys()].filter((k) => k.startsWith(`${dir}/`)).map((k) => k.slice(dir.length + 1).split("/")[0] ?? ""));
+      return [...names].reverse().map((name) => ({ name, isFile: !isDir(join(dir, name)) }));
+    },
+    async readFile(p) {
+      const v = abs.get(p);
+      if (v === undefined) throw enoent(p);
+      return v;
+    },
+    async stat(p) {
+      if (abs.has(p)) return { isDirectory: false };
+      if (isDir(p)) return { isDirectory: true };
+      throw enoent(p);
+    },
+  };
+}

@@ -8,7 +8,7 @@ const PROFILE = "self-managed-high-availability";
 const IN_PROFILE = { [`include.release.openshift.io/${PROFILE}`]: "true" };
 const LOAD_TIME: IncludeFilter = {
   exclude: "exclude-test",
-  includeTechPreview: false,
+  featureSet: "",
   profile: PROFILE,
   capabilities: { known: ["baremetal", "marketplace", "openshift-samples"], enabled: ["baremetal", "marketplace", "openshift-samples"] },
 };
@@ -18,6 +18,12 @@ const obj = (annotations?: unknown): KubeObject => ({
   metadata: { name: "x", ...(annotations === undefined ? {} : { annotations: annotations as Record<string, string> }) },
 });
 
+const FS = "release.openshift.io/feature-set";
+const FG = "release.openshift.io/feature-gate";
+const KNOWN_SETS = "CustomNoUpgrade,Default,DevPreviewNoUpgrade,TechPreviewNoUpgrade";
+
+// Case names start with the rule they exercise (spec §1.5 numbering; "feature-set", "both annotations" and
+// "allow unknown capabilities" are the Appendix A rules).
 const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: string | undefined }[] = [
   { name: "#0 no annotations at all", obj: obj(), filter: LOAD_TIME, want: "no annotations" },
   { name: "#0 annotations null", obj: obj(null), filter: LOAD_TIME, want: "no annotations" },
@@ -62,15 +68,15 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
     want: "tech-preview excluded, and release.openshift.io/feature-gate=TechPreviewNoUpgrade",
   },
   {
-    name: "#2 tech preview included when enabled",
+    name: "#2 tech preview included with the TechPreviewNoUpgrade feature set",
     obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "TechPreviewNoUpgrade" }),
-    filter: { ...LOAD_TIME, includeTechPreview: true },
+    filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
     want: undefined,
   },
   {
     name: "#2b any other feature-gate value",
     obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "CustomNoUpgrade" }),
-    filter: { ...LOAD_TIME, includeTechPreview: true },
+    filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
     want: "unrecognized value release.openshift.io/feature-gate=CustomNoUpgrade",
   },
   {
@@ -80,7 +86,7 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
     want: "unrecognized value release.openshift.io/feature-gate=",
   },
   {
-    name: "#2 absent includeTechPreview skips the check",
+    name: "#2 absent feature set skips the check",
     obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "Bogus" }),
     filter: { profile: PROFILE },
     want: undefined,
@@ -98,7 +104,47 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
     filter: { profile: "ibm-cloud-managed" },
     want: "include.release.openshift.io/ibm-cloud-managed unset",
   },
-  { name: "#3 absent profile skips the check", obj: obj({ a: "b" }), filter: { exclude: "x", includeTechPreview: false }, want: undefined },
+  { name: "#3 absent profile skips the check", obj: obj({ a: "b" }), filter: { exclude: "x", featureSet: "" }, want: undefined },
+  // Appendix A: release.openshift.io/feature-set.
+  { name: "feature-set Default is the cluster's default set", obj: obj({ ...IN_PROFILE, [FS]: "Default" }), filter: LOAD_TIME, want: undefined },
+  { name: "feature-set Default also matches an explicit Default", obj: obj({ ...IN_PROFILE, [FS]: "Default" }), filter: { ...LOAD_TIME, featureSet: "Default" }, want: undefined },
+  {
+    name: "feature-set excludes other sets on a Default cluster",
+    obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade" }),
+    filter: LOAD_TIME,
+    want: `"Default" is required, and ${FS}=TechPreviewNoUpgrade`,
+  },
+  {
+    name: "feature-set excludes Default on a tech-preview cluster",
+    obj: obj({ ...IN_PROFILE, [FS]: "Default" }),
+    filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
+    want: `"TechPreviewNoUpgrade" is required, and ${FS}=Default`,
+  },
+  { name: "feature-set comma list includes any listed set", obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade,CustomNoUpgrade" }), filter: { ...LOAD_TIME, featureSet: "CustomNoUpgrade" }, want: undefined },
+  {
+    name: "feature-set comma list is reported sorted and without duplicates",
+    obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade,CustomNoUpgrade,TechPreviewNoUpgrade" }),
+    filter: LOAD_TIME,
+    want: `"Default" is required, and ${FS}=CustomNoUpgrade,TechPreviewNoUpgrade`,
+  },
+  {
+    name: "feature-set unknown value excludes even when the cluster's set is listed",
+    obj: obj({ ...IN_PROFILE, [FS]: "Default,Bogus" }),
+    filter: LOAD_TIME,
+    want: `unrecognized value "Bogus" in ${FS}=Default,Bogus; known values are: ${KNOWN_SETS}`,
+  },
+  { name: "feature-set empty value is unknown", obj: obj({ ...IN_PROFILE, [FS]: "" }), filter: LOAD_TIME, want: `unrecognized value "" in ${FS}=; known values are: ${KNOWN_SETS}` },
+  { name: "feature-set is case-sensitive", obj: obj({ ...IN_PROFILE, [FS]: "default" }), filter: LOAD_TIME, want: `unrecognized value "default" in ${FS}=default; known values are: ${KNOWN_SETS}` },
+  { name: "feature-set check runs before the profile check", obj: obj({ [FS]: "DevPreviewNoUpgrade" }), filter: LOAD_TIME, want: `"Default" is required, and ${FS}=DevPreviewNoUpgrade` },
+  { name: "feature-set after the exclusion id", obj: obj({ [FS]: "Bogus", "exclude.release.openshift.io/exclude-test": "true" }), filter: LOAD_TIME, want: "exclude.release.openshift.io/exclude-test=true" },
+  { name: "feature-set absent filter skips the check", obj: obj({ ...IN_PROFILE, [FS]: "Bogus" }), filter: { profile: PROFILE }, want: undefined },
+  {
+    name: "both annotations (feature-set and feature-gate) on one manifest is an error",
+    obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade", [FG]: "TechPreviewNoUpgrade" }),
+    filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
+    want: "both feature set and feature gate annotations are present: manifests may specify either a feature set or a feature gate, but not both",
+  },
+  { name: "both annotations: not checked without a feature set", obj: obj({ ...IN_PROFILE, [FS]: "X", [FG]: "Y" }), filter: { profile: PROFILE }, want: undefined },
   {
     name: "#4 known and enabled capability",
     obj: obj({ ...IN_PROFILE, "capability.openshift.io/name": "baremetal" }),
@@ -134,6 +180,24 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
     obj: obj({ ...IN_PROFILE, "capability.openshift.io/name": "Nope" }),
     filter: { profile: PROFILE },
     want: undefined,
+  },
+  {
+    name: "allow unknown capabilities: an unknown but enabled name passes",
+    obj: obj({ "capability.openshift.io/name": "baremetal+NewCap" }),
+    filter: { capabilities: { known: ["baremetal"], enabled: ["baremetal", "NewCap"] }, allowUnknownCapabilities: true },
+    want: undefined,
+  },
+  {
+    name: "allow unknown capabilities: an unknown name is checked as disabled, not unrecognized",
+    obj: obj({ "capability.openshift.io/name": "NewCap+baremetal+Other" }),
+    filter: { capabilities: { known: ["baremetal"], enabled: ["baremetal"] }, allowUnknownCapabilities: true },
+    want: "disabled capabilities: NewCap, Other",
+  },
+  {
+    name: "allow unknown capabilities off (the default): unrecognized, even when enabled",
+    obj: obj({ "capability.openshift.io/name": "NewCap" }),
+    filter: { capabilities: { known: ["baremetal"], enabled: ["NewCap"] }, allowUnknownCapabilities: false },
+    want: "unrecognized capability names: NewCap",
   },
   {
     name: "#4 apply time: only the capability check runs",

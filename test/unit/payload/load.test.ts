@@ -2,62 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { goArch, isNotExist, loadUpdate, nodePayloadFs, validateDirectory, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
-import type { PayloadUpdate } from "../../../src/payload/manifest.js";
+import { PayloadError } from "../../../src/payload/errors.js";
+import { goArch, isNotExist, loadUpdate, nodePayloadFs, validateDirectory, verifyPayloadVersion, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
-import { CAPS_4_16, ORACLE_IMAGE, PAYLOADTEST, REAL_A, REAL_B, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
+import { memoryFs, PAYLOADTEST, REAL_A, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
 
 const OPTS: LoadOptions = { knownCapabilities: REVISION_CAPS, architecture: "amd64" };
-const MANIFEST_EXT = /\.(yaml|yml|json)$/;
-
-// Counts and hashes computed by the Go CVO at the spec's revision (payload.LoadUpdate with profile
-// self-managed-high-availability, empty exclude, no tech preview) for release image ORACLE_IMAGE.
-const REAL: { name: string; dir: string; version: string; caps: readonly string[]; count: number; total: number; hash: string }[] = [
-  { name: "real-a, revision capabilities", dir: REAL_A, version: "4.16.0", caps: REVISION_CAPS, count: 213, total: 300, hash: "AeLavC0TYPk=" },
-  { name: "real-b, revision capabilities", dir: REAL_B, version: "4.16.1", caps: REVISION_CAPS, count: 214, total: 301, hash: "E1VnKadTc0E=" },
-  { name: "real-a, 4.16 capabilities", dir: REAL_A, version: "4.16.0", caps: CAPS_4_16, count: 284, total: 300, hash: "zJt-UGg-WB0=" },
-  { name: "real-b, 4.16 capabilities", dir: REAL_B, version: "4.16.1", caps: CAPS_4_16, count: 285, total: 301, hash: "0qBoaQYhbsk=" },
-];
-
-/** First load of each REAL case, reused by the stability check below. */
-const firstLoads = new Map<string, Promise<PayloadUpdate>>();
-
-for (const tc of REAL) {
-  test(`loads ${tc.name} like the Go CVO`, async () => {
-    const reasons: string[] = [];
-    const load = loadUpdate(tc.dir, ORACLE_IMAGE, { ...OPTS, knownCapabilities: tc.caps, onExcluded: (_m, r) => reasons.push(r) });
-    firstLoads.set(tc.name, load);
-    const u = await load;
-    assert.equal(u.release.version, tc.version);
-    assert.equal(u.release.image, ORACLE_IMAGE);
-    assert.equal(u.release.url, "https://access.redhat.com/errata/RHSA-placeholder");
-    assert.deepEqual(u.release.channels, ["candidate-4.16", "fast-4.16", "stable-4.16"]);
-    assert.equal(u.architecture, "amd64");
-    assert.equal(u.manifests.length, tc.count);
-    assert.equal(u.manifests.length + reasons.length, tc.total);
-    assert.equal(u.manifestHash, tc.hash);
-    assert.equal(u.verifiedImage, false);
-    assert.equal(u.imageRef?.metadata?.name, tc.version);
-    assert.ok(u.manifests.every((m) => MANIFEST_EXT.test(m.originalFilename)));
-    // manifests/ first (CVO's own, rendered), then release-manifests/, each in file-name order.
-    assert.equal(u.manifests[0]?.originalFilename, "0000_00_cluster-version-operator_00_namespace.yaml");
-    const deployment = u.manifests.find((m) => m.obj.kind === "Deployment" && m.obj.metadata?.name === "cluster-version-operator");
-    assert.match(deployment?.raw ?? "", /"image":"quay.io\/test\/release@sha256:abc"/);
-    // Every exclusion is reported with its reason: 16 by profile, the rest by unknown capabilities.
-    assert.equal(reasons.filter((r) => r === "include.release.openshift.io/self-managed-high-availability unset").length, 12);
-    assert.equal(reasons.filter((r) => r.startsWith("unrecognized value include.release.openshift.io/")).length, 4);
-    assert.equal(reasons.filter((r) => r.startsWith("unrecognized capability names: ")).length, tc.total - tc.count - 16);
-  });
-}
-
-test("the hash is stable across loads and depends on the release image", async () => {
-  const first = await (firstLoads.get(REAL[0]?.name ?? "") ?? loadUpdate(REAL_A, ORACLE_IMAGE, OPTS));
-  const again = await loadUpdate(REAL_A, ORACLE_IMAGE, OPTS);
-  assert.equal(again.manifestHash, first.manifestHash);
-  assert.deepEqual(again.manifests.map((m) => m.raw), first.manifests.map((m) => m.raw));
-  const other = await loadUpdate(REAL_A, "quay.io/other@sha256:def", OPTS);
-  assert.notEqual(other.manifestHash, first.manifestHash);
-});
 
 test("payloadtest: files without a manifest extension and excluded manifests are skipped", async () => {
   const { dir, cleanup } = await tempPayload({ ...PAYLOADTEST, "release-manifests/notes.txt": testObject("txt"), "release-manifests/sub/0000_a.yaml": testObject("sub") });
@@ -104,10 +54,23 @@ test("malformed files: every file's error is collected into one UpdatePayloadInt
       const parts = [
         `preprocess 0000_a.yaml: failed to parse manifest: template: manifest:3: unsupported action {{ printf "x" }}`,
         "parse 0000_c.yaml: error parsing: error converting YAML to JSON: yaml: line 4: ",
-        "parse 0000_d.json: error parsing: json: offset 30: invalid character '}' looking for beginning of value (line 2, column 14)]",
+        "parse 0000_d.json: error parsing: json: offset 30: invalid character '}' looking for beginning of value (document 1, line 2, column 14)]",
       ];
       assert.ok(err.message.startsWith(`Error loading manifests from ${dir}: [preprocess 0000_a.yaml: `), err.message);
       for (const p of parts) assert.ok(err.message.includes(p), `${p}\nin\n${err.message}`);
+      // The same failures, structured: file relative to the payload, document and line.
+      assert.ok(err instanceof PayloadError);
+      assert.equal(err.kind, "Manifests");
+      assert.equal(err.step, "LoadPayload");
+      assert.deepEqual(
+        err.problems.map((p) => [p.file, p.document, p.line]),
+        [
+          ["manifests/0000_a.yaml", undefined, 3],
+          ["release-manifests/0000_c.yaml", 1, 4],
+          ["release-manifests/0000_d.json", 1, 2],
+        ],
+      );
+      assert.deepEqual([err.file, err.document, err.line], ["manifests/0000_a.yaml", undefined, 3]);
       return true;
     });
   } finally {
@@ -134,8 +97,10 @@ test("a single malformed file gives an unbracketed message; identical messages c
 
 test("missing directory: the first stat failure, Go-worded, as a not-exist error", async () => {
   await assert.rejects(loadUpdate("/nonexistent-payload", "img", OPTS), (err: unknown) => {
-    assert.ok(!(err instanceof UpdateError));
-    assert.equal((err as Error).message, "stat /nonexistent-payload/manifests: no such file or directory");
+    assert.ok(err instanceof PayloadError);
+    assert.equal(err.reason, "", "a plain error upstream: no UpdateError reason");
+    assert.deepEqual([err.kind, err.step, err.file], ["MissingFile", "LoadPayload", "manifests"]);
+    assert.equal(err.message, "stat /nonexistent-payload/manifests: no such file or directory");
     assert.ok(isNotExist(err));
     return true;
   });
@@ -160,17 +125,52 @@ for (const [name, remove, missing] of MISSING) {
   });
 }
 
-test("metadata errors abort the load as plain errors", async () => {
+test("metadata errors abort the load with upstream's plain message, naming the file", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/release-metadata": '{"kind": "cincinnati-metadata-v0", "version": "4.11"}' });
   try {
     await assert.rejects(loadUpdate(dir, "img", OPTS), (err: unknown) => {
-      assert.ok(!(err instanceof UpdateError));
-      assert.equal((err as Error).message, 'Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found');
+      assert.ok(err instanceof PayloadError);
+      assert.deepEqual([err.kind, err.step, err.reason, err.file], ["ReleaseMetadata", "LoadPayload", "", "release-manifests/release-metadata"]);
+      assert.equal(err.message, 'Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found');
       return true;
     });
   } finally {
     await cleanup();
   }
+});
+
+test("metadata syntax errors name the line", async () => {
+  const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/release-metadata": '{\n  "kind": "cincinnati-metadata-v0",\n  "version": }\n' });
+  try {
+    await assert.rejects(loadUpdate(dir, "img", OPTS), { kind: "ReleaseMetadata", line: 3, message: "unmarshal Cincinnati metadata: invalid character '}' looking for beginning of value" });
+  } finally {
+    await cleanup();
+  }
+});
+
+test("image-references errors name the file", async () => {
+  const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/image-references": "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 9.9.9\n" });
+  try {
+    await assert.rejects(loadUpdate(dir, "img", OPTS), {
+      kind: "ImageReferences",
+      file: "release-manifests/image-references",
+      message: "Version from image-references (9.9.9) differs from release-metadata (1.0.0-abc)",
+    });
+  } finally {
+    await cleanup();
+  }
+});
+
+test("VerifyPayloadVersion: an empty request adopts the payload's version; a different one fails that step", () => {
+  const update = { release: { version: "4.16.0", image: "i", url: "", channels: [] } };
+  assert.equal(verifyPayloadVersion(update, ""), "4.16.0");
+  assert.equal(verifyPayloadVersion(update, "4.16.0"), "4.16.0");
+  assert.throws(() => verifyPayloadVersion(update, "4.16.1"), (err: unknown) => {
+    assert.ok(err instanceof PayloadError);
+    assert.deepEqual([err.kind, err.step, err.reason], ["VersionMismatch", "VerifyPayloadVersion", ""]);
+    assert.equal(err.message, "release image version 4.16.0 does not match the expected upstream version 4.16.1");
+    return true;
+  });
 });
 
 test("an empty manifests/ directory and a subdirectory are fine", async () => {
@@ -210,26 +210,3 @@ test("nodePayloadFs lists directories as non-files", async () => {
     await cleanup();
   }
 });
-
-/** A PayloadFs over a map of paths relative to /p (directories implied). */
-function memoryFs(files: Record<string, string>): PayloadFs {
-  const abs = new Map(Object.entries(files).map(([k, v]) => [join("/p", k), v]));
-  const isDir = (p: string) => [...abs.keys()].some((k) => k.startsWith(`${p}/`));
-  const enoent = (p: string) => Object.assign(new Error(`ENOENT: no such file or directory, '${p}'`), { code: "ENOENT" });
-  return {
-    async readdir(dir) {
-      const names = new Set([...abs.keys()].filter((k) => k.startsWith(`${dir}/`)).map((k) => k.slice(dir.length + 1).split("/")[0] ?? ""));
-      return [...names].reverse().map((name) => ({ name, isFile: !isDir(join(dir, name)) }));
-    },
-    async readFile(p) {
-      const v = abs.get(p);
-      if (v === undefined) throw enoent(p);
-      return v;
-    },
-    async stat(p) {
-      if (abs.has(p)) return { isDirectory: false };
-      if (isDir(p)) return { isDirectory: true };
-      throw enoent(p);
-    },
-  };
-}

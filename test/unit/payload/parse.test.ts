@@ -54,97 +54,112 @@ test("same name in different namespaces or groups is not a duplicate", () => {
   assert.equal(parseManifests(text, "f.yaml").length, 3);
 });
 
-// Messages keep upstream's text (Go's, where shown in the comment) and name the line.
-const ERRORS: { name: string; text: string; message: string | RegExp; line: number }[] = [
+// Messages keep upstream's text (Go's, where shown in the comment) and name the document and line.
+const ERRORS: { name: string; text: string; message: string | RegExp; line: number; document: number }[] = [
   {
     name: "YAML syntax error", // Go: yaml: line 5: mapping values are not allowed in this context
     text: "apiVersion: v1\nkind: Foo\nmetadata:\n  name: x\n   bad: [\n",
-    message: /^error parsing: error converting YAML to JSON: yaml: line 4: .* \(column \d+\)$/,
+    message: /^error parsing: error converting YAML to JSON: yaml: line 4: .* \(document 1, column \d+\)$/,
     line: 4,
+    document: 1,
   },
   {
     name: "YAML syntax error in a later document",
     text: "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata:\n\tname: b\n",
-    message: /^error parsing: error converting YAML to JSON: yaml: line 6: /,
+    message: /^error parsing: error converting YAML to JSON: yaml: line 6: .* \(document 2, column \d+\)$/,
     line: 6,
+    document: 2,
   },
   {
     name: "JSON syntax error",
     text: '{"apiVersion": "v1",\n "kind": }',
-    message: "error parsing: json: offset 31: invalid character '}' looking for beginning of value (line 2, column 10)",
+    message: "error parsing: json: offset 31: invalid character '}' looking for beginning of value (document 1, line 2, column 10)",
     line: 2,
+    document: 1,
   },
   {
     name: "truncated JSON",
     text: '{"kind":"A","metadata":{"name":"a"}}\n{"kind": "B", "metadata',
-    message: "error parsing: unexpected EOF (line 2, column 24)",
+    message: "error parsing: unexpected EOF (document 2, line 2, column 24)",
     line: 2,
+    document: 2,
   },
   {
     name: "kind missing",
     text: "kind: A\nmetadata: {name: a}\n---\na: 1\n",
-    message: "error parsing: unable to decode manifest: Object 'Kind' is missing in '{\"a\":1}' (line 4)",
+    message: "error parsing: unable to decode manifest: Object 'Kind' is missing in '{\"a\":1}' (document 2, line 4)",
     line: 4,
+    document: 2,
   },
   {
     name: "name missing",
     text: "\n\nkind: Foo\nmetadata: {name: \"\"}\n",
-    message: 'error parsing: Resource with fields Group: "" Kind: "Foo" Name: "" must contain kubernetes required fields kind and name (line 3)',
+    message: 'error parsing: Resource with fields Group: "" Kind: "Foo" Name: "" must contain kubernetes required fields kind and name (document 1, line 3)',
     line: 3,
+    document: 1,
   },
   {
     name: "name missing, namespaced",
     text: "apiVersion: g.io/v1\nkind: K\nmetadata: {namespace: ns}\n",
-    message: 'error parsing: Resource with fields Group: "g.io" Kind: "K" Namespace: "ns" Name: "" must contain kubernetes required fields kind and name (line 1)',
+    message: 'error parsing: Resource with fields Group: "g.io" Kind: "K" Namespace: "ns" Name: "" must contain kubernetes required fields kind and name (document 1, line 1)',
     line: 1,
+    document: 1,
   },
   {
     name: "duplicate within a file",
     text: "kind: Foo\nmetadata:\n  name: x\n---\nkind: Foo\nmetadata:\n  name: x\n",
-    message: 'duplicate resource: (Group: "" Kind: "Foo" Name: "x") (line 5)',
+    message: 'duplicate resource: (Group: "" Kind: "Foo" Name: "x") (document 2, line 5)',
     line: 5,
+    document: 2,
   },
   {
     name: "bad document separator", // Go: error parsing: invalid Yaml document separator: x
     text: "kind: Foo\nmetadata: {name: a}\n--- x\n",
-    message: "error parsing: invalid Yaml document separator: x (line 3)",
+    message: "error parsing: invalid Yaml document separator: x (document 1, line 3)",
     line: 3,
+    document: 1,
   },
   {
     name: "top-level sequence",
     text: "- a\n- b\n",
     message: /^error parsing: unable to decode manifest: couldn't get version\/kind; json parse error: cannot unmarshal array/,
     line: 1,
+    document: 1,
   },
   {
     name: "kind not a string",
     text: "kind: 5\nmetadata: {name: a}\n",
     message: /^error parsing: unable to decode manifest: couldn't get version\/kind; json parse error: cannot unmarshal number into kind/,
     line: 1,
+    document: 1,
   },
   {
     name: "malformed apiVersion", // Go: unable to decode manifest: unexpected GroupVersion string: a/b/c
     text: "apiVersion: a/b/c\nkind: Foo\nmetadata: {name: a}\n",
-    message: "error parsing: unable to decode manifest: unexpected GroupVersion string: a/b/c (line 1)",
+    message: "error parsing: unable to decode manifest: unexpected GroupVersion string: a/b/c (document 1, line 1)",
     line: 1,
+    document: 1,
   },
   {
     name: ".inf has no JSON form",
     text: "kind: Foo\nmetadata: {name: a}\nx: .inf\n",
-    message: "error parsing: error converting YAML to JSON: json: unsupported value: +Inf (line 1)",
+    message: "error parsing: error converting YAML to JSON: json: unsupported value: +Inf (document 1, line 1)",
     line: 1,
+    document: 1,
   },
   {
     name: "explicit tag that does not fit",
     text: "kind: Foo\nmetadata: {name: a}\nx: !!int abc\n",
-    message: "error parsing: yaml: cannot decode !!str `abc` as a !!int (line 3)",
+    message: "error parsing: yaml: cannot decode !!str `abc` as a !!int (document 1, line 3)",
     line: 3,
+    document: 1,
   },
   {
     name: "recursive alias",
     text: "kind: Foo\nmetadata: {name: a}\nx: &a [*a]\n",
     message: /^error parsing: yaml: /,
     line: 3,
+    document: 1,
   },
 ];
 
@@ -156,6 +171,7 @@ for (const tc of ERRORS) {
         assert.ok(err instanceof ManifestParseError);
         assert.match(err.message, typeof tc.message === "string" ? new RegExp(`^${tc.message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) : tc.message);
         assert.equal(err.line, tc.line);
+        assert.equal(err.document, tc.document);
         return true;
       },
     );
@@ -186,7 +202,9 @@ const GO_JSON_ERRORS: [input: string, goMessage: string][] = [
 
 for (const [input, goMessage] of GO_JSON_ERRORS) {
   test(`JSON syntax error reads like Go: ${goMessage}`, () => {
-    assert.throws(() => parseManifests(input, "f.json"), { message: `error parsing: ${goMessage} (line 1, column ${/offset (\d+)/.exec(goMessage)?.[1]})` });
+    // Trailing junk after a complete value is the start of the stream's second document.
+    const document = goMessage.startsWith("json: offset 42:") ? 2 : 1;
+    assert.throws(() => parseManifests(input, "f.json"), { message: `error parsing: ${goMessage} (document ${document}, line 1, column ${/offset (\d+)/.exec(goMessage)?.[1]})` });
   });
 }
 
@@ -219,7 +237,7 @@ test("documents split like Go's YAMLReader: `...` ends a document and the rest o
 
 test("a bad separator is reported before the document it would close is decoded", () => {
   const text = "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: [\n--- x\n";
-  assert.throws(() => parseManifests(text, "d.yaml"), { message: "error parsing: invalid Yaml document separator: x (line 6)" });
+  assert.throws(() => parseManifests(text, "d.yaml"), { message: "error parsing: invalid Yaml document separator: x (document 2, line 6)" });
 });
 
 test("CRLF line endings", () => {

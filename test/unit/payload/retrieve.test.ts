@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { PayloadError } from "../../../src/payload/errors.js";
 import { DirectoryRetriever, NO_IMAGE_MESSAGE } from "../../../src/payload/retrieve.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
 import { REAL_A, SKELETON, tempPayload } from "./helpers.js";
@@ -21,7 +22,8 @@ test("a file:// URL names the directory", async () => {
 
 test("an empty image cannot be retrieved", async () => {
   await assert.rejects(new DirectoryRetriever().retrieve(desired(""), signal), (err: unknown) => {
-    assert.ok(!(err instanceof UpdateError));
+    assert.ok(err instanceof PayloadError);
+    assert.deepEqual([err.kind, err.step, err.reason], ["NoImage", "RetrievePayload", ""], "a plain error upstream");
     assert.equal((err as Error).message, NO_IMAGE_MESSAGE);
     assert.equal(NO_IMAGE_MESSAGE, "no payload image has been specified and the contents of the payload cannot be retrieved");
     return true;
@@ -51,8 +53,9 @@ const FAILURES: { name: string; image: string; message: RegExp }[] = [
 for (const tc of FAILURES) {
   test(`retrieval fails: ${tc.name}`, async () => {
     await assert.rejects(new DirectoryRetriever().retrieve(desired(tc.image), signal), (err: unknown) => {
-      assert.ok(err instanceof UpdateError);
+      assert.ok(err instanceof PayloadError && err instanceof UpdateError);
       assert.equal(err.reason, "UpdatePayloadRetrievalFailed");
+      assert.equal(err.step, "RetrievePayload");
       assert.match(err.message, tc.message);
       return true;
     });

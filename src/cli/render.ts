@@ -1,0 +1,82 @@
+/**
+ * `syncworker render`: loads a payload directory in-process with the same inclusion rules the service
+ * uses, and prints the manifests an update would apply, in task order. It is how a user previews what an
+ * update will touch, and checks a payload before handing it to the service.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { capabilityNames, featureSetOption } from "../config/index.js";
+import { parseRunLevel } from "../graph/index.js";
+import { DEFAULT_CLUSTER_PROFILE, goArch, loadUpdate, type Manifest } from "../payload/index.js";
+import { KNOWN_CAPABILITIES } from "../policy/index.js";
+
+/** Flags of `syncworker render`, as commander hands them over. */
+export interface RenderOptions {
+  /** Payload directory, relative or absolute, or a `file://` URL. */
+  readonly image: string;
+  readonly exclude?: string;
+  readonly profile?: string;
+  readonly featureSet?: string;
+  /** Comma-separated enabled capabilities; absent: every known capability (the CVO's load-time view). */
+  readonly capabilities?: string;
+  /** Pull spec rendered into `manifests/` templates as `.ReleaseImage`; default: the image argument. */
+  readonly releaseImage?: string;
+  /** Also explain every excluded manifest on stderr. */
+  readonly showExcluded?: boolean;
+}
+
+/** Where render writes; injected so tests need no process. */
+export interface RenderOutput {
+  stdout(line: string): void;
+  stderr(line: string): void;
+}
+
+const dash = (s: string): string => (s === "" ? "-" : s);
+
+/** `<group>/<kind> <namespace>/<name>` with `core` for the empty group and `-` for no namespace. */
+export function describeObject(m: Manifest): string {
+  const meta = m.obj.metadata;
+  const namespace = typeof meta?.namespace === "string" ? meta.namespace : "";
+  const name = typeof meta?.name === "string" ? meta.name : "";
+  return `${m.gvk.group || "core"}/${m.gvk.kind} ${dash(namespace)}/${name}`;
+}
+
+/** One output line: `<index> <run-level> <component> <group>/<kind> <namespace>/<name>`; `-` where a file name has no run level. */
+export function renderLine(index: number, m: Manifest): string {
+  const level = parseRunLevel(m.originalFilename);
+  return `${index} ${level?.number ?? "-"} ${level?.component ?? "-"} ${describeObject(m)}`;
+}
+
+function directoryOf(image: string): string {
+  if (image.startsWith("file://")) return fileURLToPath(image);
+  return isAbsolute(image) ? image : resolve(image);
+}
+
+/**
+ * Loads the payload and writes one line per included manifest, then `included N of M manifests`.
+ * Throws the loader's PayloadError (or a ValueError for bad flags) without writing a partial listing.
+ */
+export async function render(options: RenderOptions, out: RenderOutput, signal?: AbortSignal): Promise<void> {
+  const featureSet = featureSetOption(options.featureSet ?? "Default");
+  const enabled = options.capabilities === undefined ? undefined : capabilityNames("capabilities", options.capabilities.split(",").map((c) => c.trim()).filter((c) => c !== ""));
+  const directory = directoryOf(options.image);
+  const excluded: string[] = [];
+  let total = 0;
+  const update = await loadUpdate(directory, options.releaseImage ?? options.image, {
+    exclude: options.exclude ?? "",
+    clusterProfile: options.profile ?? DEFAULT_CLUSTER_PROFILE,
+    featureSet,
+    // Names the user enables count as known, so a newer release's capabilities can be previewed.
+    knownCapabilities: [...new Set([...KNOWN_CAPABILITIES, ...(enabled ?? [])])],
+    enabledCapabilities: enabled,
+    architecture: goArch(process.arch),
+    signal,
+    onManifest: (m, reason) => {
+      total++;
+      if (reason !== undefined) excluded.push(`excluded ${m.originalFilename} ${describeObject(m)}: ${reason}`);
+    },
+  });
+  if (options.showExcluded) for (const line of excluded) out.stderr(line);
+  update.manifests.forEach((m, i) => out.stdout(renderLine(i + 1, m)));
+  out.stdout(`included ${update.manifests.length} of ${total} manifests`);
+}

@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+import { FIXTURES, REPO_ROOT } from "../harness/server.js";
+
+const run = promisify(execFile);
+const BIN = join(REPO_ROOT, "bin/syncworker.js");
+/** As a user in the repository would type it: `../shared/fixtures/payloads/real-a`. */
+const REAL_A = relative(REPO_ROOT, join(FIXTURES, "real-a"));
+const REAL_B = relative(REPO_ROOT, join(FIXTURES, "real-b"));
+
+async function render(...args: string[]): Promise<{ code: number; lines: string[]; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, "render", ...args], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
+    return { code: 0, lines: stdout.trimEnd().split("\n"), stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, lines: e.stdout.trimEnd().split("\n"), stderr: e.stderr };
+  }
+}
+
+test("render real-a: every included manifest in task order, then the count", async () => {
+  assert.equal(REAL_A, "../shared/fixtures/payloads/real-a");
+  const { code, lines, stderr } = await render("--image", REAL_A);
+  assert.equal(code, 0, stderr);
+  assert.equal(lines.length, 268);
+  assert.equal(lines.at(-1), "included 267 of 300 manifests");
+  assert.equal(lines[0], "1 00 cluster-version-operator core/Namespace -/openshift-cluster-version");
+  assert.equal(lines[1], "2 00 cluster-version-operator core/ConfigMap openshift-config/admin-acks");
+  assert.equal(lines[99], "100 50 cluster-authentication-operator operator.openshift.io/Authentication -/cluster");
+  assert.equal(lines[199], "200 70 dns-operator rbac.authorization.k8s.io/ClusterRoleBinding -/openshift-dns-operator");
+  assert.equal(lines[266], "267 90 kube-apiserver-operator core/ConfigMap openshift-config-managed/grafana-dashboard-api-performance");
+  for (const [i, line] of lines.slice(0, -1).entries()) assert.match(line, new RegExp(`^${i + 1} \\d+ [A-Za-z0-9-]+ \\S+/\\S+ \\S+/\\S+$`));
+});
+
+// Counts per inclusion flag agree with the Go oracle figures in test/unit/payload/real-payloads.test.ts.
+const FLAGS: [args: string[], last: string][] = [
+  [["--image", REAL_B], "included 267 of 301 manifests"],
+  [["--image", REAL_A, "--feature-set", "TechPreviewNoUpgrade"], "included 268 of 300 manifests"],
+  [["--image", REAL_A, "--profile", "hypershift"], "included 91 of 300 manifests"],
+  [["--image", REAL_B, "--exclude", "internal-openshift-hosted"], "included 248 of 301 manifests"],
+  [["--image", REAL_A, "--capabilities", "Console,Ingress"], "included 228 of 300 manifests"],
+];
+
+test("render honors --feature-set, --profile, --exclude and --capabilities", async () => {
+  const results = await Promise.all(FLAGS.map(([args]) => render(...args)));
+  for (const [i, [args, last]] of FLAGS.entries()) {
+    const r = results[i];
+    assert.equal(r?.code, 0, r?.stderr);
+    assert.equal(r?.lines.at(-1), last, args.join(" "));
+  }
+});
+
+test("render marks file names without a run level with '-', and explains exclusions on request", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-render-"));
+  try {
+    await mkdir(join(dir, "manifests"));
+    await mkdir(join(dir, "release-manifests"));
+    await writeFile(join(dir, "release-manifests/release-metadata"), '{"kind": "cincinnati-metadata-v0", "version": "1.0.0"}');
+    await writeFile(join(dir, "release-manifests/image-references"), "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0\n");
+    const annotations = "  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n";
+    await writeFile(join(dir, "release-manifests/0000_10_a_x.yaml"), `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: ns\n${annotations}`);
+    await writeFile(join(dir, "release-manifests/extra.yaml"), `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n${annotations}---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: skipped\n`);
+    const { code, lines, stderr } = await render("--image", dir, "--show-excluded");
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(lines, ["1 10 a apps/Deployment ns/d", "2 - - core/Namespace -/ns", "included 2 of 3 manifests"]);
+    assert.equal(stderr, "excluded extra.yaml core/ConfigMap -/skipped: no annotations\n");
+
+    await writeFile(join(dir, "release-manifests/0000_20_b_bad.yaml"), "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata:\n  name: [\n");
+    const bad = await render("--image", dir);
+    assert.equal(bad.code, 1);
+    assert.deepEqual(bad.lines, [""], "nothing partial on stdout");
+    assert.match(bad.stderr, /^syncworker: Error loading manifests from .*: parse 0000_20_b_bad\.yaml: error parsing: .*yaml: line 7: .*\(document 2, column \d+\)\n$/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("render fails with a message for a missing payload or an unknown feature set", async () => {
+  const [missing, unknown] = await Promise.all([render("--image", "/nonexistent/payload"), render("--image", REAL_A, "--feature-set", "Bogus")]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, "syncworker: stat /nonexistent/payload/manifests: no such file or directory\n");
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /^syncworker: --feature-set: "Bogus" is not a feature set; use one of CustomNoUpgrade, Default, DevPreviewNoUpgrade, TechPreviewNoUpgrade\n$/);
+});
