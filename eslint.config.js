@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 const PURE = ["payload", "graph", "policy", "readiness", "worker", "status"];
 
 export default tseslint.config(
-  { ignores: ["src/gen/**", "clients/**", "node_modules/**", "dist/**", "eslint.config.js", "bin/**"] },
+  { ignores: ["src/gen/**", "clients/ts/src/gen/**", "clients/ts/dist/**", "clients/go/**", "clients/python/**", "node_modules/**", "dist/**", "eslint.config.js", "bin/**"] },
   {
     files: ["**/*.ts"],
     extends: [tseslint.configs.recommendedTypeChecked],

@@ -1,12 +1,18 @@
 #!/bin/sh
-# Fails when src/gen differs from what buf generates from proto/ (stale or hand-edited code).
+# Fails when any generated directory differs from what buf generates from proto/ (stale or hand-edited code):
+# src/gen and every client's gen/. The list mirrors the `out:` entries of buf.gen.yaml.
 set -eu
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 npx buf generate -o "$out"
-if ! diff -r "$out/src/gen" src/gen >/dev/null; then
-  diff -r "$out/src/gen" src/gen | head -20 >&2
-  echo "src/gen is stale: run 'npm run gen' and commit the result" >&2
-  exit 1
-fi
+stale=0
+for dir in src/gen clients/ts/src/gen clients/go/gen clients/python/gen; do
+  # Python's bytecode caches are not generated code (tests set PYTHONDONTWRITEBYTECODE, a manual run may not).
+  if ! diff -r -x __pycache__ "$out/$dir" "$dir" >/dev/null 2>&1; then
+    diff -r -x __pycache__ "$out/$dir" "$dir" 2>&1 | head -20 >&2
+    echo "$dir is stale: run 'npm run gen' and commit the result" >&2
+    stale=1
+  fi
+done
+exit $stale

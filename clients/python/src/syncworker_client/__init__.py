@@ -1,0 +1,25 @@
+"""Python client for the syncworker gRPC service. The generated messages are in ``syncworker.v1``."""
+
+from syncworker.v1.syncworker_pb2 import SyncWorkerStatus
+
+from .client import Client, is_complete
+from .errors import (
+    CancelledError,
+    DeadlineExceededError,
+    InternalError,
+    InvalidArgumentError,
+    SyncWorkerError,
+    UnavailableError,
+)
+
+__all__ = [
+    "Client",
+    "is_complete",
+    "SyncWorkerStatus",
+    "SyncWorkerError",
+    "InvalidArgumentError",
+    "UnavailableError",
+    "DeadlineExceededError",
+    "CancelledError",
+    "InternalError",
+]

@@ -1,0 +1,172 @@
+import { credentials, Metadata, type CallOptions, type ChannelCredentials, type ClientReadableStream } from "@grpc/grpc-js";
+import { Code, isTransient, SyncWorkerError } from "./errors.js";
+import {
+  SyncWorkerClient as GeneratedClient,
+  type DesiredUpdate,
+  type GetStatusResponse,
+  type NotifyResourceActivityResponse,
+  type StatusWatchResponse,
+  type SyncWorkerStatus,
+  type UpdateRequest,
+  type UpdateResponse,
+} from "./gen/syncworker/v1/syncworker.js";
+
+/** Per-call options: every call has a deadline and can be aborted. */
+export interface CallOpts {
+  readonly signal?: AbortSignal;
+  /** Milliseconds until the call fails with DeadlineExceeded; defaults to the client's `timeoutMs`. */
+  readonly timeoutMs?: number;
+}
+
+export interface ClientOptions {
+  /** Default deadline of unary calls (ms). Default 30 s. */
+  readonly timeoutMs?: number;
+  /** Default insecure (plaintext), as the service listens on loopback or behind a mesh. */
+  readonly credentials?: ChannelCredentials;
+}
+
+export interface WatchOptions {
+  /** Resume after this revision (snapshots at or below it are skipped). Default 0: start with the current one. */
+  readonly sinceRevision?: number;
+  readonly signal?: AbortSignal;
+  /** Reconnect backoff: first delay and cap (ms). Defaults 100 ms and 5 s. */
+  readonly backoff?: { readonly initialMs?: number; readonly maxMs?: number };
+}
+
+export type UpdateInput = Partial<Omit<UpdateRequest, "desired">> & { readonly desired: Partial<DesiredUpdate> & { image: string } };
+
+/**
+ * A SyncWorker client with promises, deadlines, AbortSignals and a resuming watch. Errors are always
+ * {@link SyncWorkerError}.
+ */
+export class SyncWorkerClient {
+  readonly #raw: GeneratedClient;
+  readonly #timeoutMs: number;
+
+  constructor(address: string, options: ClientOptions = {}) {
+    this.#raw = new GeneratedClient(address, options.credentials ?? credentials.createInsecure());
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** Sets the desired release; resolves with the worker's status right after it took the request. */
+  async update(input: UpdateInput, opts: CallOpts = {}): Promise<SyncWorkerStatus> {
+    const req: UpdateRequest = {
+      generation: input.generation ?? 0,
+      desired: { version: "", force: false, ...input.desired },
+      overrides: input.overrides ?? [],
+      capabilities: input.capabilities,
+      state: input.state ?? 0,
+    };
+    const res = await this.#unary<UpdateResponse>(opts, (md, o, cb) => this.#raw.update(req, md, o, cb));
+    return required(res.status);
+  }
+
+  async getStatus(opts: CallOpts = {}): Promise<SyncWorkerStatus> {
+    const res = await this.#unary<GetStatusResponse>(opts, (md, o, cb) => this.#raw.getStatus({}, md, o, cb));
+    return required(res.status);
+  }
+
+  /** Wakes the worker early; false when a notification was already pending and this one coalesced into it. */
+  async notify(message: string, opts: CallOpts = {}): Promise<boolean> {
+    const res = await this.#unary<NotifyResourceActivityResponse>(opts, (md, o, cb) => this.#raw.notifyResourceActivity({ message }, md, o, cb));
+    return res.queued;
+  }
+
+  /**
+   * Every status snapshot from `sinceRevision` on, as an async iterator. A dropped stream is reopened with
+   * backoff from the last revision seen, so no snapshot is yielded twice and none after a gap is lost (the
+   * server coalesces, so the latest state always arrives). Ends only when the signal aborts (then it throws
+   * the abort as a Canceled error) or on a non-transient error. `break` closes the stream.
+   */
+  async *watchStatus(opts: WatchOptions = {}): AsyncGenerator<SyncWorkerStatus, void, undefined> {
+    let last = opts.sinceRevision ?? 0;
+    const initialMs = opts.backoff?.initialMs ?? 100;
+    const maxMs = opts.backoff?.maxMs ?? 5_000;
+    let delay = initialMs;
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      const stream = this.#raw.statusWatch({ sinceRevision: last });
+      const cancel = (): void => stream.cancel();
+      opts.signal?.addEventListener("abort", cancel, { once: true });
+      try {
+        for await (const status of statuses(stream)) {
+          delay = initialMs;
+          // The server already filters by since_revision; this guard keeps the promise even if it did not.
+          if (status.revision <= last) continue;
+          last = status.revision;
+          yield status;
+        }
+        // A clean end means the server is shutting down: reconnect as after a drop.
+      } catch (err) {
+        if (opts.signal?.aborted) throw SyncWorkerError.from(opts.signal.reason);
+        const error = SyncWorkerError.from(err);
+        if (!isTransient(error)) throw error;
+      } finally {
+        opts.signal?.removeEventListener("abort", cancel);
+        stream.cancel();
+      }
+      await sleep(delay, opts.signal);
+      delay = Math.min(delay * 2, maxMs);
+    }
+  }
+
+  close(): void {
+    this.#raw.close();
+  }
+
+  #unary<Res>(
+    opts: CallOpts,
+    start: (md: Metadata, options: Partial<CallOptions>, cb: (err: Error | null, res: Res) => void) => { cancel(): void },
+  ): Promise<Res> {
+    const { signal } = opts;
+    if (signal?.aborted) return Promise.reject(SyncWorkerError.from(signal.reason));
+    const deadline = new Date(Date.now() + (opts.timeoutMs ?? this.#timeoutMs));
+    return new Promise<Res>((resolve, reject) => {
+      const onAbort = (): void => call.cancel();
+      const call = start(new Metadata(), { deadline }, (err, res) => {
+        signal?.removeEventListener("abort", onAbort);
+        if (!err) return resolve(res);
+        // A cancel we caused reports the abort reason, not grpc-js' generic "Cancelled on client".
+        reject(signal?.aborted ? SyncWorkerError.from(signal.reason) : SyncWorkerError.from(err));
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+async function* statuses(stream: ClientReadableStream<StatusWatchResponse>): AsyncGenerator<SyncWorkerStatus> {
+  for await (const response of stream as AsyncIterable<StatusWatchResponse>) {
+    if (response.status) yield response.status;
+  }
+}
+
+function required(status: SyncWorkerStatus | undefined): SyncWorkerStatus {
+  if (!status) throw new SyncWorkerError(Code.Internal, "server response carried no status");
+  return status;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      signal?.removeEventListener("abort", aborted);
+      resolve();
+    }
+    function aborted(): void {
+      clearTimeout(timer);
+      reject(SyncWorkerError.from(signal?.reason));
+    }
+    signal?.addEventListener("abort", aborted, { once: true });
+  });
+}
+
+/** True when `status` shows `version` (or, if empty, any version) completely applied without failure. */
+export function isComplete(status: SyncWorkerStatus, version = ""): boolean {
+  return (
+    status.completed >= 1 &&
+    !status.failure &&
+    !status.loadPayloadStatus?.failure &&
+    status.done === status.total &&
+    (version === "" || status.actual?.version === version)
+  );
+}

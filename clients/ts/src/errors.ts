@@ -1,0 +1,132 @@
+import { BinaryReader } from "@bufbuild/protobuf/wire";
+import type { ServiceError } from "@grpc/grpc-js";
+
+/** The gRPC status codes, by name: a closed set so a `switch` over them is checked for exhaustiveness. */
+export enum Code {
+  Canceled = 1,
+  Unknown = 2,
+  InvalidArgument = 3,
+  DeadlineExceeded = 4,
+  NotFound = 5,
+  AlreadyExists = 6,
+  PermissionDenied = 7,
+  ResourceExhausted = 8,
+  FailedPrecondition = 9,
+  Aborted = 10,
+  OutOfRange = 11,
+  Unimplemented = 12,
+  Internal = 13,
+  Unavailable = 14,
+  DataLoss = 15,
+  Unauthenticated = 16,
+}
+
+/** One google.rpc detail the server attaches; unknown detail types keep their type URL and bytes. */
+export type ErrorDetail =
+  | { readonly type: "BadRequest"; readonly fieldViolations: ReadonlyArray<{ readonly field: string; readonly description: string }> }
+  | { readonly type: "ErrorInfo"; readonly reason: string; readonly domain: string }
+  | { readonly type: "Unknown"; readonly typeUrl: string; readonly value: Uint8Array };
+
+const BRAND = Symbol.for("syncworker.client.SyncWorkerError");
+
+/**
+ * Every failure of a client call: the gRPC code, the server's message and its google.rpc details.
+ * `instanceof` works across duplicate copies of this module (a brand, not the prototype chain).
+ */
+export class SyncWorkerError extends Error {
+  readonly [BRAND] = true;
+  override readonly name = "SyncWorkerError";
+
+  constructor(
+    readonly code: Code,
+    readonly rawMessage: string,
+    readonly details: readonly ErrorDetail[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(`[${Code[code] ?? code}] ${rawMessage}`, options);
+  }
+
+  /** The field violations of a google.rpc.BadRequest detail, if the server sent one. */
+  get fieldViolations(): ReadonlyArray<{ readonly field: string; readonly description: string }> {
+    return this.details.flatMap((d) => (d.type === "BadRequest" ? d.fieldViolations : []));
+  }
+
+  static override [Symbol.hasInstance](value: unknown): value is SyncWorkerError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  /** Normalises anything a call can throw: grpc-js ServiceErrors, aborts, and plain errors. */
+  static from(err: unknown): SyncWorkerError {
+    if (err instanceof SyncWorkerError) return err;
+    if (isServiceError(err)) {
+      const code = err.code in Code ? (err.code as number as Code) : Code.Unknown;
+      const bin = err.metadata?.get("grpc-status-details-bin")[0];
+      return new SyncWorkerError(code, err.details, bin instanceof Buffer ? decodeDetails(bin) : [], { cause: err });
+    }
+    // AbortSignal reasons: abort() gives an AbortError, AbortSignal.timeout() a TimeoutError.
+    if (err instanceof Error && err.name === "AbortError") return new SyncWorkerError(Code.Canceled, err.message, [], { cause: err });
+    if (err instanceof Error && err.name === "TimeoutError") return new SyncWorkerError(Code.DeadlineExceeded, err.message, [], { cause: err });
+    return new SyncWorkerError(Code.Unknown, err instanceof Error ? err.message : String(err), [], { cause: err });
+  }
+}
+
+function isServiceError(err: unknown): err is ServiceError {
+  return err instanceof Error && typeof (err as Partial<ServiceError>).code === "number" && "details" in err;
+}
+
+/** Codes after which a watch reconnects: the connection or server went away, not the request being wrong. */
+export function isTransient(err: SyncWorkerError): boolean {
+  return err.code === Code.Unavailable || err.code === Code.ResourceExhausted || err.code === Code.Aborted || err.code === Code.Internal && /RST_STREAM|connection/i.test(err.rawMessage);
+}
+
+// google.rpc.Status is decoded by hand (three small messages) rather than vendoring googleapis' protos.
+function decodeDetails(bytes: Uint8Array): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const r = new BinaryReader(bytes);
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag >>> 3 !== 3) {
+      r.skip(tag & 7);
+      continue;
+    }
+    const any = new BinaryReader(r.bytes());
+    let typeUrl = "";
+    let value: Uint8Array = new Uint8Array();
+    while (any.pos < any.len) {
+      const t = any.uint32();
+      if (t >>> 3 === 1) typeUrl = any.string();
+      else if (t >>> 3 === 2) value = any.bytes();
+      else any.skip(t & 7);
+    }
+    details.push(decodeAny(typeUrl, value));
+  }
+  return details;
+}
+
+function fields(bytes: Uint8Array, visit: (field: number, r: BinaryReader, wire: number) => void): void {
+  const r = new BinaryReader(bytes);
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    visit(tag >>> 3, r, tag & 7);
+  }
+}
+
+function decodeAny(typeUrl: string, value: Uint8Array): ErrorDetail {
+  if (typeUrl.endsWith("/google.rpc.BadRequest")) {
+    const fieldViolations: Array<{ field: string; description: string }> = [];
+    fields(value, (f, r, wire) => {
+      if (f !== 1) return void r.skip(wire);
+      const violation = { field: "", description: "" };
+      fields(r.bytes(), (g, v, w) => (g === 1 ? (violation.field = v.string()) : g === 2 ? (violation.description = v.string()) : void v.skip(w)));
+      fieldViolations.push(violation);
+    });
+    return { type: "BadRequest", fieldViolations };
+  }
+  if (typeUrl.endsWith("/google.rpc.ErrorInfo")) {
+    let reason = "";
+    let domain = "";
+    fields(value, (f, r, wire) => (f === 1 ? (reason = r.string()) : f === 2 ? (domain = r.string()) : void r.skip(wire)));
+    return { type: "ErrorInfo", reason, domain };
+  }
+  return { type: "Unknown", typeUrl, value };
+}
