@@ -3,6 +3,7 @@ const benches: Record<string, () => Promise<void>> = {
   watch: async () => (await import("./watch.js")).run(),
   graph: async () => (await import("./graph.js")).run(),
   tracing: async () => (await import("./tracing.js")).run(),
+  apply: async () => (await import("./apply.js")).run(),
   "payload-load": async () => (await import("./payload-load.js")).run(),
 };
 
