@@ -32,9 +32,13 @@ export interface IncludeFilter {
   allowUnknownCapabilities?: boolean;
 }
 
+/** The capabilities a manifest belongs to, joined with `+`. */
 export const CAPABILITY_ANNOTATION = "capability.openshift.io/name";
+/** The seed's tech-preview marker: only the value `TechPreviewNoUpgrade` is valid. */
 export const FEATURE_GATE_ANNOTATION = "release.openshift.io/feature-gate";
+/** Appendix A: the feature sets (comma list) a manifest belongs to. */
 export const FEATURE_SET_ANNOTATION = "release.openshift.io/feature-set";
+/** The feature set that turns tech preview on. */
 export const TECH_PREVIEW_NO_UPGRADE = "TechPreviewNoUpgrade";
 /** The annotation's name for the API's empty feature set. */
 export const DEFAULT_FEATURE_SET = "Default";
