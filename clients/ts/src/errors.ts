@@ -76,7 +76,18 @@ function isServiceError(err: unknown): err is ServiceError {
 
 /** Codes after which a watch reconnects: the connection or server went away, not the request being wrong. */
 export function isTransient(err: SyncWorkerError): boolean {
-  return err.code === Code.Unavailable || err.code === Code.ResourceExhausted || err.code === Code.Aborted || err.code === Code.Internal && /RST_STREAM|connection/i.test(err.rawMessage);
+  switch (err.code) {
+    case Code.Unavailable: // a dropped connection (grpc-js: "read ECONNRESET") or a server not listening yet
+    case Code.ResourceExhausted:
+    case Code.Aborted:
+      return true;
+    case Code.Internal:
+      // grpc-js reports an HTTP/2 stream reset by a proxy in between as INTERNAL "Received RST_STREAM ...";
+      // the server's own INTERNAL errors carry its message instead and are not retried.
+      return /RST_STREAM/.test(err.rawMessage);
+    default:
+      return false;
+  }
 }
 
 // google.rpc.Status is decoded by hand (three small messages) rather than vendoring googleapis' protos.
