@@ -4,8 +4,10 @@ import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { ApiServer } from "./api/index.js";
 import { createEmbeddedCluster } from "./cluster/embedded/index.js";
+import { preconditionCluster } from "./cluster/preconditions.js";
 import type { CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
+import { builtInPreconditions } from "./policy/index.js";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ClusterVersionTracker, SnapshotStore, ThrottledNotifier, type ServiceStatus } from "./status/index.js";
 import { apiMetrics, coalescedSnapshots, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
@@ -55,6 +57,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         eventLog.debug({ err }, "event not recorded in the cluster"),
       );
   const applier = embedded?.applier ?? kube!.applier;
+  const clusterClient = embedded?.client ?? kube!.client;
   const architecture = goArch(process.arch);
   const loader = new ThreadedPayloadLoader({
     exclude: options.exclude,
@@ -87,6 +90,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       },
     },
     operatorStartTimes,
+    // Without a ClusterVersion in the cluster (the embedded one, plain Kubernetes) they pass.
+    preconditions: builtInPreconditions(preconditionCluster(clusterClient)),
   });
   notify = (message) => worker.notify(message);
 

@@ -14,6 +14,8 @@ export function createKubeApplier(kubeconfigPath: string, hooks: ClusterApplierH
 
 export interface KubeCluster {
   readonly applier: ClusterApplier;
+  /** The client the applier uses; the preconditions read the ClusterVersion through it. */
+  readonly client: KubeObjectClient;
   /** The worker's events, written as Kubernetes Events on the ClusterVersion. */
   readonly events: KubeEventRecorder;
 }
@@ -27,5 +29,5 @@ export function createKubeCluster(
   options: KubeClientOptions = {},
 ): KubeCluster {
   const client = new KubeObjectClient(loadKubeConfig(kubeconfigPath), options);
-  return { applier: new ClusterApplier(client, hooks), events: new KubeEventRecorder(client, onEventError, signal) };
+  return { applier: new ClusterApplier(client, hooks), client, events: new KubeEventRecorder(client, onEventError, signal) };
 }
