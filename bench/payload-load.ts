@@ -64,6 +64,8 @@ function collectGarbage(): void {
 
 interface LoadFigures {
   readonly times: number[];
+  /** CPU time of each run (all threads): a steadier figure than wall time on a busy machine. */
+  readonly cpu: number[];
   readonly documents: number;
   readonly included: number;
   readonly hash: string;
@@ -78,15 +80,19 @@ async function loadRuns(dir: string): Promise<LoadFigures> {
   let documents = 0;
   let update: PayloadUpdate | undefined;
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i <= RUNS; i++) {
     update = undefined;
     collectGarbage();
     documents = 0;
     const start = performance.now();
+    const startCpu = process.cpuUsage();
     update = await loadUpdate(dir, "quay.io/bench/release@sha256:0", { knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64", onManifest: () => documents++ });
     times.push(performance.now() - start);
+    const used = process.cpuUsage(startCpu);
+    cpu.push((used.user + used.system) / 1000);
   }
-  return { times, documents, included: update?.manifests.length ?? 0, hash: update?.manifestHash ?? "", maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { times, cpu, documents, included: update?.manifests.length ?? 0, hash: update?.manifestHash ?? "", maxRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
 /** Builds a 1,000-manifest payload from real-a in a temp dir, loads it in a child process, and reports. */
@@ -106,7 +112,8 @@ export async function run(): Promise<void> {
     const warm = f.times.slice(1).sort((a, b) => a - b);
     const ms = warm[Math.floor(warm.length / 2)] ?? f.times[0] ?? 0;
     console.log(`payload: ${MANIFESTS} documents from real-a, ${f.included} included, hash ${f.hash}`);
-    console.log(`loads (ms): first ${f.times[0]?.toFixed(0)}, then ${f.times.slice(1).map((t) => t.toFixed(0)).join(", ")}; peak RSS of the loading process`);
+    const list = (xs: number[]): string => xs.map((t) => t.toFixed(0)).join(", ");
+    console.log(`loads (ms wall): first ${f.times[0]?.toFixed(0)}, then ${list(f.times.slice(1))}; CPU (ms): ${list(f.cpu)}; rss_mb is the loading process's peak`);
     console.log(`RESULT payload-load manifests=${MANIFESTS} ms=${ms.toFixed(0)} ms_per_manifest=${(ms / MANIFESTS).toFixed(2)} rss_mb=${f.maxRssMb.toFixed(0)}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
