@@ -175,7 +175,8 @@ export async function startControlPlane(): Promise<ControlPlane> {
     `--service-account-issuer=${server}`,
     `--service-account-key-file=${join(pki, "sa.key")}`,
     `--service-account-signing-key-file=${join(pki, "sa.key")}`,
-    "--service-cluster-ip-range=10.0.0.0/24",
+    // Room for the bench's thousands of Services (a /24 runs out at 254).
+    "--service-cluster-ip-range=10.0.0.0/16",
     "--disable-admission-plugins=ServiceAccount",
     "--allow-privileged=true",
     "--v=0",
