@@ -3,6 +3,9 @@
 # Integration tests start the servers they need themselves.
 set -eu
 cd "$(dirname "$0")/.."
+# The clients' code generators and Python venv (cached outside the repo; instant once installed), so that a fresh
+# machine needs nothing but `npm ci` first. The control plane and Jaeger are built on first use by the tests.
+scripts/setup-clients.sh
 npm run --silent check
 # node --test on Node 20 does not expand globs, so the shell lists the files. The clients' suites are here too:
 # clients/ts directly, Go and Python through test/clients/*.test.ts (each starts its own server).
