@@ -85,18 +85,23 @@ function currentVersion(cv: ClusterVersionView): string {
 
 const minorOf = (version: string): string => version.split(".")[1] ?? "";
 
+/** The ClusterVersion, or the failure of the named precondition when it cannot be read. */
+async function readClusterVersion(cluster: PreconditionCluster, name: string, signal: AbortSignal): Promise<ClusterVersionView | undefined | PreconditionError> {
+  try {
+    return await cluster.clusterVersion(signal);
+  } catch (err) {
+    return new PreconditionError("UnknownError", err instanceof Error ? err.message : String(err), name, err);
+  }
+}
+
 /** Blocks minor-version changes while ClusterVersion says Upgradeable=False. */
 export function clusterVersionUpgradeable(cluster: PreconditionCluster): Precondition {
   const name = "ClusterVersionUpgradeable";
   return {
     name,
     async run(context, signal) {
-      let cv: ClusterVersionView | undefined;
-      try {
-        cv = await cluster.clusterVersion(signal);
-      } catch (err) {
-        return new PreconditionError("UnknownError", err instanceof Error ? err.message : String(err), name, err);
-      }
+      const cv = await readClusterVersion(cluster, name, signal);
+      if (cv instanceof PreconditionError) return cv;
       if (!cv?.upgradeable || cv.upgradeable.status !== "False" || cv.history.length === 0) return undefined;
       if (minorOf(currentVersion(cv)) === minorOf(context.desiredVersion)) {
         return cv.overridesUnmanaged
@@ -118,12 +123,8 @@ export function etcdRecentBackup(cluster: PreconditionCluster): Precondition {
   return {
     name,
     async run(context, signal) {
-      let cv: ClusterVersionView | undefined;
-      try {
-        cv = await cluster.clusterVersion(signal);
-      } catch (err) {
-        return new PreconditionError("UnknownError", err instanceof Error ? err.message : String(err), name, err);
-      }
+      const cv = await readClusterVersion(cluster, name, signal);
+      if (cv instanceof PreconditionError) return cv;
       if (!cv) return undefined;
       const current = Number(minorOf(currentVersion(cv)));
       const desired = Number(minorOf(context.desiredVersion));
