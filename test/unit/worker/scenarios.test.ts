@@ -361,3 +361,14 @@ test("overrides: an unmanaged object is neither precreated nor applied; cluster-
   assert.deepEqual([h.last().completed, h.last().done, h.last().total], [1, 1, 3]);
   await h.stop();
 });
+
+test("scenario 1: an update without an image changes nothing and the worker emits nothing", async () => {
+  const h = workerHarness({ payloads: [basic()] });
+  const status = await h.update("");
+  assert.deepEqual(h.statuses, []);
+  assert.deepEqual(h.retrievals, []);
+  assert.deepEqual([status.actual.image, status.loadPayloadStatus.step, status.generation], ["", "", 0]);
+  await h.start();
+  assert.deepEqual(h.applier.calls, []);
+  await h.stop();
+});
