@@ -1,3 +1,4 @@
+import { hasBrand } from "../payload/update-error.js";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
 
@@ -14,7 +15,7 @@ export class InvalidArgumentError extends Error {
     this.name = "InvalidArgumentError";
   }
   static override [Symbol.hasInstance](value: unknown): value is InvalidArgumentError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[INVALID_ARGUMENT] === true;
+    return hasBrand(value, INVALID_ARGUMENT);
   }
 }
 

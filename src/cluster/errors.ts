@@ -1,3 +1,4 @@
+import { hasBrand } from "../payload/update-error.js";
 import { gvkOf, type KubeObject } from "../payload/manifest.js";
 
 /** Identifies a Kubernetes object in messages. */
@@ -39,7 +40,7 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
   static override [Symbol.hasInstance](value: unknown): value is ApiError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[API_ERROR] === true;
+    return hasBrand(value, API_ERROR);
   }
 }
 

@@ -1,3 +1,4 @@
+import { hasBrand } from "../payload/update-error.js";
 import { DEFAULT_FEATURE_SET, KNOWN_FEATURE_SETS } from "../payload/index.js";
 import { KNOWN_CAPABILITIES } from "../policy/index.js";
 
@@ -49,7 +50,7 @@ export class ValueError extends Error {
     this.name = "ValueError";
   }
   static override [Symbol.hasInstance](value: unknown): value is ValueError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[VALUE_ERROR] === true;
+    return hasBrand(value, VALUE_ERROR);
   }
 }
 

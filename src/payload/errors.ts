@@ -5,7 +5,7 @@
  * `UpdatePayloadRetrievalFailed`, and the failures upstream returns as plain errors (metadata, missing
  * files, version mismatch) have an empty reason and effect, which every consumer reads as "plain".
  */
-import { UpdateError } from "./update-error.js";
+import { UpdateError, hasBrand } from "./update-error.js";
 
 /** The seed's load steps (`LoadPayloadStatus.step`) a payload failure can belong to. */
 export type PayloadStep = "RetrievePayload" | "LoadPayload" | "VerifyPayloadVersion";
@@ -100,7 +100,7 @@ export class PayloadError extends UpdateError {
   }
 
   static override [Symbol.hasInstance](value: unknown): value is PayloadError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PAYLOAD_ERROR] === true;
+    return hasBrand(value, PAYLOAD_ERROR);
   }
 
   /**

@@ -13,6 +13,14 @@ export interface TaskLike {
 
 const UPDATE_ERROR = Symbol.for("syncworker.UpdateError");
 
+/**
+ * Whether `value` carries `brand` (a `Symbol.for` key set to true). Error classes test their brand in
+ * `Symbol.hasInstance`, so `instanceof` holds across duplicate copies of a module.
+ */
+export function hasBrand(value: unknown, brand: symbol): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}
+
 export interface UpdateErrorInit {
   reason: string;
   message: string;
@@ -54,7 +62,7 @@ export class UpdateError extends Error {
 
   /** Safe across duplicate module copies (tests and bundles may load two). */
   static override [Symbol.hasInstance](value: unknown): value is UpdateError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[UPDATE_ERROR] === true;
+    return hasBrand(value, UPDATE_ERROR);
   }
 
   override toString(): string {

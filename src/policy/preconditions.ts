@@ -1,4 +1,4 @@
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError, hasBrand } from "../payload/update-error.js";
 
 /** What a precondition is asked about. */
 export interface ReleaseContext {
@@ -27,7 +27,7 @@ export class PreconditionError extends Error {
     this.name = "PreconditionError";
   }
   static override [Symbol.hasInstance](value: unknown): value is PreconditionError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PRECONDITION_ERROR] === true;
+    return hasBrand(value, PRECONDITION_ERROR);
   }
 }
 

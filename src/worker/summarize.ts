@@ -1,4 +1,4 @@
-import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
+import { UpdateError, type UpdateEffect, hasBrand } from "../payload/update-error.js";
 import type { Task } from "../graph/index.js";
 
 const CONTEXT_ERROR = Symbol.for("syncworker.ContextError");
@@ -11,7 +11,7 @@ export class ContextError extends Error {
     this.name = "ContextError";
   }
   static override [Symbol.hasInstance](value: unknown): value is ContextError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[CONTEXT_ERROR] === true;
+    return hasBrand(value, CONTEXT_ERROR);
   }
 }
 
