@@ -50,7 +50,9 @@ async function cpuSeconds(pid: number): Promise<number> {
  * spent: the sync waits on simulated operators, so wall time alone could hide a CPU cost.
  */
 async function syncSeconds(image: string, env: NodeJS.ProcessEnv): Promise<{ seconds: number; cpu: number; total: number }> {
-  const server = spawn(process.execPath, [`${ROOT}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "120s", "--operator-delay", "10ms"], {
+  const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
+  const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "120s", "--operator-delay", "10ms", "--state-dir", stateDir];
+  const server = spawn(process.execPath, [`${ROOT}bin/syncworker.js`, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
   });

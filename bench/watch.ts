@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { connect, isComplete, rpc } from "../src/cli/client.js";
@@ -30,7 +32,9 @@ const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, m
 export async function run(): Promise<void> {
   // e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server.
   const nodeArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter(Boolean);
-  const server = spawn(process.execPath, [...nodeArgs, `${ROOT}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms"], {
+  const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
+  const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms", "--state-dir", stateDir];
+  const server = spawn(process.execPath, [...nodeArgs, `${ROOT}bin/syncworker.js`, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn" },
   });

@@ -2,6 +2,9 @@
 // demo release, then to the second, showing progress, and stops the service.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { connect, rpc } from "../src/cli/client.js";
@@ -13,9 +16,11 @@ const releases = [
   { version: "1.1.0", image: `${root}examples/payloads/demo-1.1.0` },
 ];
 
+// A fresh state directory: the demo starts from an empty cluster every time it runs.
+const stateDir = mkdtempSync(join(tmpdir(), "syncworker-demo-"));
 const server = spawn(
   process.execPath,
-  [`${root}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "30s", "--operator-delay", "800ms"],
+  [`${root}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "30s", "--operator-delay", "800ms", "--state-dir", stateDir],
   { stdio: ["ignore", "pipe", "ignore"] },
 );
 const [line] = (await once(createInterface({ input: server.stdout }), "line")) as [string];
@@ -42,5 +47,6 @@ for (const release of releases) {
 client.close();
 server.kill("SIGTERM");
 const [code] = (await once(server, "exit")) as [number | null];
+rmSync(stateDir, { recursive: true, force: true });
 console.log(`\nservice stopped (exit ${code})`);
 process.exitCode = code ?? 1;

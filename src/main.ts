@@ -1,17 +1,18 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { hostname } from "node:os";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import { ApiServer } from "./api/index.js";
-import { createEmbeddedCluster } from "./cluster/embedded/index.js";
+import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import type { CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { builtInPreconditions } from "./policy/index.js";
-import { collectDefaultMetrics, Registry } from "prom-client";
-import { ClusterVersionTracker, SnapshotStore, ThrottledNotifier, type ServiceStatus } from "./status/index.js";
+import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
 import { apiMetrics, coalescedSnapshots, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
-import { describeStatus, EMPTY_STATUS, OperatorStartTimes, SyncWorker, systemClock } from "./worker/index.js";
+import { systemClock } from "./worker/index.js";
 
 export interface RunningService {
   /** The bound gRPC address. */
@@ -24,7 +25,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Composition root: builds the dependencies from compiled options and starts serving. */
+/**
+ * Who this process is among replicas: the pod name where the deployment sets POD_NAME (the downward
+ * API), else host name and pid, so two processes on one host differ.
+ */
+function identity(): string {
+  return process.env["POD_NAME"] || `${hostname()}_${process.pid}`;
+}
+
+/** Composition root: builds the dependencies from compiled options, starts the service and serves it. */
 export async function startService(options: CompiledServeOptions): Promise<RunningService> {
   const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
   const tracing = await startTracing(process.env, version);
@@ -32,86 +41,85 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", ...(tracing.tracer ? { mixin: traceLogMixin } : {}) }, pino.destination(2));
   const lifetime = new AbortController();
   const clock = systemClock;
-  const operatorStartTimes = new OperatorStartTimes(() => clock.now());
-  const tracker = new ClusterVersionTracker(() => clock.now(), (name) => operatorStartTimes.get(name));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const store = new SnapshotStore<ServiceStatus>(
-    { worker: EMPTY_STATUS, clusterVersion: tracker.status },
-    Date.now,
-    setImmediate,
-    coalescedSnapshots(registry),
-  );
-  let notify: (message: string) => void = () => undefined;
-  const embedded = options.kubeconfig
-    ? undefined
-    : createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: (m) => notify(m), operatorStartTimes, tracing: tracing.tracing }, lifetime.signal);
-  const eventLog = log.child({ component: "events" });
-  // Progress is logged on every edge and otherwise at most every 15 s (the CVO's notifier settings).
-  const progressLog = log.child({ component: "status" });
-  const statusLog = new ThrottledNotifier(15_000, 2, clock, (status) => progressLog.info(describeStatus(status)));
+  const me = identity();
+
   // Only a real cluster loads the Kubernetes client.
-  const kube = embedded
-    ? undefined
-    : (await import("./cluster/kube/index.js")).createKubeCluster(options.kubeconfig, { operatorStartTimes, tracing: tracing.tracing }, lifetime.signal, (err) =>
-        eventLog.debug({ err }, "event not recorded in the cluster"),
-      );
-  const applier = embedded?.applier ?? kube!.applier;
-  const clusterClient = embedded?.client ?? kube!.client;
-  const architecture = goArch(process.arch);
+  const kube = options.kubeconfig
+    ? await import("./cluster/kube/index.js").then((k) =>
+        k.createKubeCluster(options.kubeconfig, options.namespace || k.defaultNamespace(), lifetime.signal, {
+          event: (err) => log.debug({ err }, "event not recorded in the cluster"),
+          stateWatch: (err) => log.warn({ err }, "watching the state object"),
+        }),
+      )
+    : undefined;
+  const fileState = kube ? undefined : new FileStateStore(options.stateDir);
+  fileState?.lock();
+  const state: StateStore = kube?.state ?? fileState!;
+  let embedded: EmbeddedCluster | undefined;
+
   const loader = new ThreadedPayloadLoader({
     exclude: options.exclude,
     featureSet: options.featureSet,
     clusterProfile: options.clusterProfile,
     knownCapabilities: options.knownCapabilities,
-    architecture,
+    architecture: goArch(process.arch),
   });
   loader.warm();
-  const worker = new SyncWorker({
-    retriever: new DirectoryRetriever(nodePayloadFs),
-    loadPayload: (directory, releaseImage) => loader.load(directory, releaseImage),
-    applier,
+  const service = new SyncService({
     clock,
     random: Math.random,
-    log: log.child({ component: "worker" }),
+    log,
+    cluster: ({ onOperatorWait, notify }): ClusterTarget => {
+      if (kube) {
+        const applier = kube.applier({ onOperatorWait, tracing: tracing.tracing });
+        // Without a ClusterVersion in the cluster (plain Kubernetes) the built-in preconditions pass.
+        return { applier, preconditions: builtInPreconditions(preconditionCluster(kube.client)), events: kube.events };
+      }
+      embedded = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, tracing: tracing.tracing }, lifetime.signal);
+      return { applier: embedded.applier, preconditions: builtInPreconditions(preconditionCluster(embedded.client)) };
+    },
+    retriever: new DirectoryRetriever(nodePayloadFs),
+    loadPayload: (directory, releaseImage, signal) => loader.load(directory, releaseImage, signal),
+    maxWorkers: options.maxWorkers,
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
-    onStatus: (status) => {
-      store.publish({ worker: status, clusterVersion: tracker.observe(status) });
-      statusLog.push(status);
-    },
+    state,
+    ...(kube && options.leaderElect
+      ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }
+      : {}),
+    identity: me,
     metrics: workerMetrics(registry, () => clock.now().getTime()),
     tracing: tracing.tracing,
-    events: {
-      event: (type, reason, message) => {
-        if (type === "Warning") eventLog.warn({ reason }, message);
-        else eventLog.info({ reason }, message);
-        kube?.events.event(type, reason, message);
-      },
-    },
-    operatorStartTimes,
-    // Without a ClusterVersion in the cluster (the embedded one, plain Kubernetes) they pass.
-    preconditions: builtInPreconditions(preconditionCluster(clusterClient)),
+    onCoalesced: coalescedSnapshots(registry),
   });
-  notify = (message) => worker.notify(message);
+  try {
+    await service.start();
+  } catch (err) {
+    await service.stop();
+    await loader.close();
+    await fileState?.unlock();
+    await tracing.shutdown();
+    throw err;
+  }
 
   const api = new ApiServer({
-    worker,
-    store,
-    chooseState: (image) => tracker.chooseState(image),
+    service,
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });
   const address = await api.listen(options.listen);
-  const loop = worker.start(options.maxWorkers, lifetime.signal);
-  const admin = options.adminListen ? await startAdmin(options.adminListen, {
-        ready: () => !lifetime.signal.aborted,
+  const admin = options.adminListen
+    ? await startAdmin(options.adminListen, {
+        ready: () => (lifetime.signal.aborted ? undefined : service.role()),
         metrics: registry,
-        ...(embedded ? { objects: () => embedded.store.list() } : {}),
-      }) : undefined;
+        ...(embedded ? { objects: () => embedded!.store.list() } : {}),
+      })
+    : undefined;
   const metricsServer = options.metricsListen ? await startMetricsServer(options.metricsListen, registry) : undefined;
-  log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs, traceExporters: tracing.exporters }, "serving");
+  log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs, traceExporters: tracing.exporters, identity: me, state: state.where }, "serving");
 
   return {
     address,
@@ -119,10 +127,11 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     metricsAddress: metricsServer?.address ?? "",
     stop: async () => {
       await api.shutdown(5_000);
+      // The worker stops and saves its last state before the cluster's controllers and clients stop.
+      await service.stop();
       lifetime.abort();
-      await loop;
-      statusLog.stop();
       await loader.close();
+      await fileState?.unlock();
       await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
       await metricsServer?.close();
       // Last, so the spans of the final pass and of the shutdown are exported.
@@ -136,7 +145,8 @@ function formatAddress(info: AddressInfo): string {
 }
 
 interface AdminEndpoints {
-  readonly ready: () => boolean;
+  /** The role this replica holds while it serves, undefined once it is shutting down. */
+  readonly ready: () => string | undefined;
   readonly metrics: Registry;
   readonly objects?: () => unknown[];
 }
@@ -148,7 +158,11 @@ async function startAdmin(address: string, { ready, metrics, objects }: AdminEnd
       res.writeHead(code, { "content-type": type }).end(body);
     };
     if (req.url === "/healthz") return send(200, "ok");
-    if (req.url === "/readyz") return ready() ? send(200, "ok") : send(503, "shutting down");
+    if (req.url === "/readyz") {
+      // A standby is ready too: it serves reads. The body says which role it holds.
+      const role = ready();
+      return role ? send(200, `ok: ${role}`) : send(503, "shutting down");
+    }
     if (req.url === "/metrics") {
       void metrics.metrics().then((text) => send(200, text, metrics.contentType));
       return;

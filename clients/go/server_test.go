@@ -21,7 +21,8 @@ var repoRoot, _ = filepath.Abs("../..")
 func startServer(t *testing.T, args ...string) string {
 	t.Helper()
 	bin := filepath.Join(repoRoot, "bin", "syncworker.js")
-	args = append([]string{bin, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "300ms"}, args...)
+	// A state directory of its own, so servers of parallel tests never resume each other's state.
+	args = append([]string{bin, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "300ms", "--state-dir", t.TempDir()}, args...)
 	cmd := exec.Command("node", args...)
 	cmd.Stderr = io.Discard
 	stdout, err := cmd.StdoutPipe()

@@ -2,7 +2,8 @@ import * as pb from "../gen/syncworker/v1/syncworker.js";
 import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
 import { isKnownCapabilitySet } from "../policy/index.js";
 import type { Condition, HistoryEntry, ServiceStatus, Snapshot } from "../status/index.js";
-import { describeStatus, type PayloadState, type UpdateInput } from "../worker/index.js";
+import type { DesiredSpec } from "../service/index.js";
+import type { PayloadState } from "../worker/index.js";
 import { InvalidArgumentError } from "./errors.js";
 
 const EFFECTS: Record<UpdateEffect, pb.UpdateEffect> = {
@@ -68,7 +69,7 @@ export function toProtoStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerS
       implicitlyEnabled: [...s.capabilitiesStatus.implicitlyEnabled],
     },
     revision: snapshot.revision,
-    message: describeStatus(s),
+    message: snapshot.value.clusterVersion.message,
     publishedAt: new Date(snapshot.publishedAt),
     conditions: toProtoConditions(snapshot.value.clusterVersion.conditions),
     history: toProtoHistory(snapshot.value.clusterVersion.history),
@@ -82,11 +83,8 @@ const STATES: ReadonlyMap<number, PayloadState | undefined> = new Map([
   [pb.PayloadState.PAYLOAD_STATE_RECONCILING, "Reconciling"],
 ]);
 
-/** Validated request, with `state` left undefined when the client lets the service choose. */
-export type ValidatedUpdate = Omit<UpdateInput, "state"> & { state: PayloadState | undefined };
-
-/** Checks an UpdateRequest and names the first offending field. */
-export function fromProtoUpdate(req: pb.UpdateRequest): ValidatedUpdate {
+/** Checks an UpdateRequest and names the first offending field; `state` stays undefined when the client lets the service choose. */
+export function fromProtoUpdate(req: pb.UpdateRequest): DesiredSpec {
   if (!Number.isSafeInteger(req.generation) || req.generation < 0) {
     throw new InvalidArgumentError("generation", `generation must be a non-negative integer, got ${req.generation}`);
   }

@@ -1,4 +1,5 @@
 import { hasBrand } from "../payload/update-error.js";
+import { NotLeaderError } from "../service/index.js";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
 
@@ -36,9 +37,10 @@ function badRequest(field: string, description: string): Uint8Array {
   return w.finish();
 }
 
-function errorInfo(reason: string): Uint8Array {
+function errorInfo(reason: string, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
   const w = new BinaryWriter();
   w.uint32(10).string(reason).uint32(18).string(DOMAIN);
+  for (const [key, value] of Object.entries(metadata)) w.uint32(26).fork().uint32(10).string(key).uint32(18).string(value).join();
   return w.finish();
 }
 
@@ -55,6 +57,10 @@ function serviceError(code: Status, message: string, typeUrl: string, detail: Ui
 export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof InvalidArgumentError) {
     return serviceError(Status.INVALID_ARGUMENT, err.message, "type.googleapis.com/google.rpc.BadRequest", badRequest(err.field, err.message));
+  }
+  if (err instanceof NotLeaderError) {
+    // The leader's identity rides in the ErrorInfo metadata, so a client can tell where writes go.
+    return serviceError(Status.UNAVAILABLE, err.message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo("NotLeader", { leader: err.leader }));
   }
   if (err instanceof Error && err.name === "AbortError") {
     return serviceError(Status.CANCELLED, "request cancelled", "type.googleapis.com/google.rpc.ErrorInfo", errorInfo("Cancelled"));

@@ -1,3 +1,3 @@
-export { ApiServer, type ApiDeps, type WorkerPort } from "./server.js";
+export { ApiServer, type ApiDeps, type ServicePort } from "./server.js";
 export { InvalidArgumentError, toServiceError } from "./errors.js";
 export { CallObserver, NO_API_METRICS, type ApiMetrics, type CallScope } from "./observe.js";

@@ -5,23 +5,23 @@ import { ReflectionService } from "@grpc/reflection";
 import type { Tracer } from "@opentelemetry/api";
 import { HealthImplementation } from "grpc-health-check";
 import * as pb from "../gen/syncworker/v1/syncworker.js";
-import type { ServiceStatus, Snapshot, SnapshotStore } from "../status/index.js";
-import type { Logger, PayloadState, SyncWorkerStatus, UpdateInput } from "../worker/index.js";
+import type { UpdateRequest } from "../service/index.js";
+import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";
+import type { Logger } from "../worker/index.js";
 import { fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { toServiceError } from "./errors.js";
 import { CallObserver, NO_API_METRICS, type ApiMetrics } from "./observe.js";
 
-/** What the edge needs of the worker; the composition root passes the SyncWorker. */
-export interface WorkerPort {
-  update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus>;
+/** What the edge needs of the service; the composition root passes the SyncService. */
+export interface ServicePort {
+  update(request: UpdateRequest, signal: AbortSignal): Promise<Snapshot<ServiceStatus>>;
   notify(message: string): boolean;
+  latest(): Snapshot<ServiceStatus>;
+  subscribe(sinceRevision: number, deliver: Deliver<ServiceStatus>): () => void;
 }
 
 export interface ApiDeps {
-  readonly worker: WorkerPort;
-  readonly store: SnapshotStore<ServiceStatus>;
-  /** The state to use when a request leaves it unset, for this desired image. */
-  readonly chooseState: (desiredImage: string) => PayloadState;
+  readonly service: ServicePort;
   readonly log: Logger;
   /** Server spans for every SyncWorker call; none when absent (tracing off). */
   readonly tracer?: Tracer;
@@ -105,7 +105,7 @@ export class ApiServer {
   }
 
   #handlers(): pb.SyncWorkerServer {
-    const { worker, store, log } = this.deps;
+    const { service, log } = this.deps;
     const metrics = this.deps.metrics ?? NO_API_METRICS;
     const observer = new CallObserver(SERVICE_NAME, this.deps.tracer, metrics);
     return {
@@ -117,10 +117,9 @@ export class ApiServer {
         void scope.run(async () => {
           try {
             const request = fromProtoUpdate(call.request);
-            const state = request.state ?? this.deps.chooseState(request.desired.image);
-            await worker.update({ ...request, state, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
+            const snapshot = await service.update({ ...request, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
             scope.end(grpc.status.OK);
-            callback(null, { status: toProtoStatus(store.latest()) });
+            callback(null, { status: toProtoStatus(snapshot) });
           } catch (err) {
             const serviceError = toServiceError(err);
             scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
@@ -131,13 +130,19 @@ export class ApiServer {
       getStatus: (call, callback) => {
         const scope = observer.begin("GetStatus", "unary", call);
         scope.end(grpc.status.OK);
-        callback(null, { status: toProtoStatus(store.latest()) });
+        callback(null, { status: toProtoStatus(service.latest()) });
       },
       notifyResourceActivity: (call, callback) => {
         const scope = observer.begin("NotifyResourceActivity", "unary", call);
-        const queued = scope.run(() => worker.notify(call.request.message || "resource activity"));
-        scope.end(grpc.status.OK);
-        callback(null, { queued });
+        try {
+          const queued = scope.run(() => service.notify(call.request.message || "resource activity"));
+          scope.end(grpc.status.OK);
+          callback(null, { queued });
+        } catch (err) {
+          const serviceError = toServiceError(err);
+          scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
+          callback(serviceError);
+        }
       },
       statusWatch: (call) => {
         const scope = observer.begin("StatusWatch", "server_stream", call);
@@ -155,7 +160,7 @@ export class ApiServer {
         const endOk = (): void => end(grpc.status.OK);
         // One message in flight per watcher: while it is being sent, newer snapshots coalesce in
         // the store instead of queueing in the stream's buffers.
-        const unsubscribe = store.subscribe(call.request.sinceRevision, (snapshot, done) => {
+        const unsubscribe = service.subscribe(call.request.sinceRevision, (snapshot, done) => {
           call.write(this.#response(snapshot), (err?: Error | null) => {
             if (!err) return done();
             log.warn(`status watch ended: ${err.message}`);

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { compileServeOptions, ValueError, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
+import { defaultStateDir } from "../service/index.js";
 import { connect, rpc, DEFAULT_ADDRESS, statusJson } from "./client.js";
 import { render, type RenderOptions } from "./render.js";
 import { watch } from "./watch.js";
@@ -25,7 +26,7 @@ function payloadLocation(image: string): string {
 }
 
 async function serve(options: ServeOptions): Promise<void> {
-  const service = await startService(compileServeOptions(options, Math.random));
+  const service = await startService(compileServeOptions(options, Math.random, defaultStateDir()));
   process.stdout.write(`listening on ${service.address}\n`);
   if (service.adminAddress) process.stdout.write(`admin on ${service.adminAddress}\n`);
   if (service.metricsAddress) process.stdout.write(`metrics on http://${service.metricsAddress}/metrics\n`);
@@ -59,6 +60,9 @@ export function program(): Command {
     .option("--cluster-profile <name>", "cluster profile", "self-managed-high-availability")
     .option("--feature-set <set>", "cluster feature set: Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade or CustomNoUpgrade", "Default")
     .option("--known-capabilities <a,b,...>", "capabilities known at payload load (default: every capability this build knows)", list)
+    .option("--state-dir <dir>", "embedded cluster: where the state survives restarts (default: $XDG_STATE_HOME/syncworker or ~/.local/state/syncworker)")
+    .option("--namespace <name>", "real cluster: namespace of the state ConfigMap and the Lease (default: the pod's own, else openshift-cluster-version)")
+    .option("--leader-elect", "real cluster: run as one of several replicas; only the Lease holder applies")
     .action(serve);
 
   cli

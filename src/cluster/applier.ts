@@ -1,6 +1,6 @@
 import type { KubeObject, Manifest } from "../payload/manifest.js";
 import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
-import type { OperatorStartTimes, PayloadState, ResourceApplier, Tracing } from "../worker/index.js";
+import type { PayloadState, ResourceApplier, Tracing } from "../worker/index.js";
 import { ApiError, refOf } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
 
@@ -41,8 +41,8 @@ function isClusterOperator(m: Manifest): boolean {
 export interface ClusterApplierHooks {
   /** Called before a ClusterOperator's health is checked (the embedded cluster's operators react to it). */
   readonly onClusterOperatorCheck?: (expected: KubeObject) => void;
-  /** Records when the worker first waited on each ClusterOperator (for the 40-minute grace). */
-  readonly operatorStartTimes?: OperatorStartTimes;
+  /** The worker waits on this ClusterOperator; its owner remembers the first time (for the 40-minute grace). */
+  readonly onOperatorWait?: (name: string) => void;
   /** A `readiness` span per check, a child of the worker's task span; none when absent. */
   readonly tracing?: Tracing;
 }
@@ -115,7 +115,7 @@ export class ClusterApplier implements ResourceApplier {
       if (relatedObjects !== undefined) await this.client.patchStatus(ref, { relatedObjects }, signal);
       return;
     }
-    this.hooks.operatorStartTimes?.record(ref.name);
+    this.hooks.onOperatorWait?.(ref.name);
     this.hooks.onClusterOperatorCheck?.(obj);
     await this.#readiness(obj, async () => {
       const live = await this.client.get(ref, signal);

@@ -43,7 +43,3 @@ export class ApiError extends Error {
     return hasBrand(value, API_ERROR);
   }
 }
-
-export function isNotFound(err: unknown): boolean {
-  return err instanceof ApiError && err.statusReason === "NotFound";
-}

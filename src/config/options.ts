@@ -35,6 +35,12 @@ export interface ServeOptions {
   knownCapabilities?: readonly string[];
   /** Manifest retries: steps of the backoff (1 = a single attempt). */
   backoffSteps?: number;
+  /** Embedded cluster: the directory of the state file (default under the user's state directory). */
+  stateDir?: string;
+  /** Real cluster: the namespace of the state object and the Lease (default: the pod's, else openshift-cluster-version). */
+  namespace?: string;
+  /** Real cluster: elect one leader among replicas with a Lease; only the leader applies. */
+  leaderElect?: boolean;
 }
 
 const VALUE_ERROR = Symbol.for("syncworker.ValueError");
@@ -67,6 +73,10 @@ export interface CompiledServeOptions {
   readonly featureSet: string;
   readonly knownCapabilities: readonly string[];
   readonly backoffSteps: number;
+  readonly stateDir: string;
+  /** "" means the default, resolved where the Kubernetes client lives. */
+  readonly namespace: string;
+  readonly leaderElect: boolean;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -108,8 +118,23 @@ export function capabilityNames(option: string, names: readonly string[]): strin
   return [...new Set(names)].sort();
 }
 
-/** Applies defaults and validates once; everything downstream reads the frozen result. */
-export function compileServeOptions(options: ServeOptions, random: () => number): Readonly<CompiledServeOptions> {
+/** A DNS-1123 label, which a namespace name must be. */
+function namespaceName(value: string): string {
+  if (value !== "" && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) throw new ValueError("namespace", `"${value}" is not a valid namespace name`);
+  return value;
+}
+
+/**
+ * Applies defaults and validates once; everything downstream reads the frozen result.
+ * @param defaultStateDir where the state file goes without --state-dir (resolved by the caller from the environment)
+ */
+export function compileServeOptions(options: ServeOptions, random: () => number, defaultStateDir = ""): Readonly<CompiledServeOptions> {
+  const kubeconfig = options.kubeconfig ?? "";
+  if (options.leaderElect && !kubeconfig) throw new ValueError("leader-elect", "needs --kubeconfig: the embedded cluster runs in one process and needs no election");
+  if (options.stateDir !== undefined && kubeconfig) throw new ValueError("state-dir", "is for the embedded cluster; with --kubeconfig the state is a ConfigMap in --namespace");
+  if (options.namespace !== undefined && !kubeconfig) throw new ValueError("namespace", "needs --kubeconfig; the embedded cluster keeps its state in --state-dir");
+  const stateDir = options.stateDir ?? defaultStateDir;
+  if (!kubeconfig && !stateDir) throw new ValueError("state-dir", "is required: no default state directory could be determined");
   const reconcileIntervalMs =
     options.reconcileInterval === undefined ? 120_000 * (1 + random()) : parseDuration("reconcile-interval", options.reconcileInterval);
   if (reconcileIntervalMs <= 0) throw new ValueError("reconcile-interval", "must be positive");
@@ -117,7 +142,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number)
     listen: checkAddress("listen", options.listen ?? "127.0.0.1:50051"),
     adminListen: options.adminListen ? checkAddress("admin-listen", options.adminListen) : "",
     metricsListen: options.metricsListen ? checkAddress("metrics-listen", options.metricsListen) : "",
-    kubeconfig: options.kubeconfig ?? "",
+    kubeconfig,
     reconcileIntervalMs,
     operatorDelayMs: parseDuration("operator-delay", options.operatorDelay ?? "500ms"),
     maxWorkers: positiveInteger("max-workers", options.maxWorkers ?? 16),
@@ -126,5 +151,8 @@ export function compileServeOptions(options: ServeOptions, random: () => number)
     featureSet: featureSetOption(options.featureSet ?? DEFAULT_FEATURE_SET),
     knownCapabilities: Object.freeze(capabilityNames("known-capabilities", options.knownCapabilities ?? KNOWN_CAPABILITIES)),
     backoffSteps: positiveInteger("backoff-steps", options.backoffSteps ?? 3),
+    stateDir: kubeconfig ? "" : stateDir,
+    namespace: namespaceName(options.namespace ?? ""),
+    leaderElect: options.leaderElect ?? false,
   });
 }

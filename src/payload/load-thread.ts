@@ -2,12 +2,20 @@
 // event loop (a real payload takes about a second of CPU).
 import { parentPort } from "node:worker_threads";
 import { loadUpdate, type LoadOptions } from "./load.js";
-import { serializeError, type LoadRequest, type LoadReply } from "./threaded-loader.js";
+import { serializeError, type CancelRequest, type LoadRequest, type LoadReply } from "./threaded-loader.js";
 
-parentPort?.on("message", (request: LoadRequest) => {
-  const options: LoadOptions = request.options;
-  loadUpdate(request.directory, request.releaseImage, options).then(
-    (update) => parentPort?.postMessage({ id: request.id, update } satisfies LoadReply),
-    (err: unknown) => parentPort?.postMessage({ id: request.id, error: serializeError(err) } satisfies LoadReply),
-  );
+/** Loads in progress, so a cancel from the service stops one between two files. */
+const running = new Map<number, AbortController>();
+
+parentPort?.on("message", (request: LoadRequest | CancelRequest) => {
+  if ("cancel" in request) return running.get(request.cancel)?.abort(new Error("payload load cancelled"));
+  const controller = new AbortController();
+  running.set(request.id, controller);
+  const options: LoadOptions = { ...request.options, signal: controller.signal };
+  loadUpdate(request.directory, request.releaseImage, options)
+    .then(
+      (update) => parentPort?.postMessage({ id: request.id, update } satisfies LoadReply),
+      (err: unknown) => parentPort?.postMessage({ id: request.id, error: serializeError(err) } satisfies LoadReply),
+    )
+    .finally(() => running.delete(request.id));
 });

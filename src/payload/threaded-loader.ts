@@ -15,6 +15,11 @@ export interface LoadRequest {
   readonly options: PortableLoadOptions;
 }
 
+/** Stops the load `id` between two files. @internal */
+export interface CancelRequest {
+  readonly cancel: number;
+}
+
 interface SerializedError {
   readonly message: string;
   readonly reason?: string;
@@ -54,11 +59,23 @@ export class ThreadedPayloadLoader {
     this.#start();
   }
 
-  load(directory: string, releaseImage: string): Promise<PayloadUpdate> {
+  /** Loads in the thread; when `signal` aborts, the thread stops reading that payload and this rejects with its reason. */
+  load(directory: string, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
     const worker = this.#start();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const onAbort = (): void => {
+        this.#pending.delete(id);
+        worker.postMessage({ cancel: id } satisfies CancelRequest);
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      const settle = <T>(fn: (value: T) => void) => (value: T): void => {
+        signal.removeEventListener("abort", onAbort);
+        fn(value);
+      };
+      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
       worker.postMessage({ id, directory, releaseImage, options: this.options } satisfies LoadRequest);
     });
   }

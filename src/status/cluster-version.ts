@@ -1,5 +1,6 @@
-import type { PayloadState, SyncWorkerStatus } from "../worker/types.js";
+import type { SyncWorkerStatus } from "../worker/types.js";
 import { deriveConditions, type Condition } from "./conditions.js";
+import { describeStatus } from "./describe.js";
 import { mergeHistory, type HistoryEntry } from "./history.js";
 
 /** What the CVO derives from the worker's status for people and tools (ClusterVersion status). */
@@ -7,9 +8,11 @@ export interface ClusterVersionStatus {
   readonly conditions: readonly Condition[];
   /** Newest first. */
   readonly history: readonly HistoryEntry[];
+  /** One human line; its progress counts are worded by the same function as the Progressing condition's. */
+  readonly message: string;
 }
 
-export const EMPTY_CLUSTER_VERSION: ClusterVersionStatus = { conditions: [], history: [] };
+export const EMPTY_CLUSTER_VERSION: ClusterVersionStatus = { conditions: [], history: [], message: "Waiting for an update" };
 
 /** Everything a snapshot of the service carries. */
 export interface ServiceStatus {
@@ -22,38 +25,31 @@ export interface ServiceStatus {
  * controller does for each status it reads from the worker.
  */
 export class ClusterVersionTracker {
-  #status: ClusterVersionStatus = EMPTY_CLUSTER_VERSION;
+  #status: ClusterVersionStatus;
 
   /**
    * @param now wall clock
    * @param operatorStartedAt when the worker first waited on a ClusterOperator in this attempt sequence
+   * @param initial the status a previous process left (history and condition transition times carry on)
    */
   constructor(
     private readonly now: () => Date,
     private readonly operatorStartedAt: (name: string) => Date | undefined,
-  ) {}
+    initial: ClusterVersionStatus = EMPTY_CLUSTER_VERSION,
+  ) {
+    this.#status = initial;
+  }
 
   get status(): ClusterVersionStatus {
     return this.#status;
   }
 
-  /** Folds one worker status into the history and conditions. */
+  /** Folds one worker status into the history, the conditions and the message. */
   observe(ws: SyncWorkerStatus): ClusterVersionStatus {
     const now = this.now();
     const history = mergeHistory(this.#status.history, ws.actual, ws.verified, now, ws.completed > 0);
     const conditions = deriveConditions(this.#status.conditions, ws, history, now, this.operatorStartedAt);
-    this.#status = { history, conditions };
+    this.#status = { history, conditions, message: describeStatus(ws) };
     return this.#status;
-  }
-
-  /**
-   * The state for a new desired image when the client leaves it to the service (CVO §8.1 step 5):
-   * never completed → Initializing; already completed at this image → Reconciling; else Updating.
-   */
-  chooseState(desiredImage: string): PayloadState {
-    const history = this.#status.history;
-    if (!history.some((h) => h.state === "Completed")) return "Initializing";
-    const newest = history[0];
-    return newest?.state === "Completed" && newest.image === desiredImage ? "Reconciling" : "Updating";
   }
 }

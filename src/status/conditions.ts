@@ -1,6 +1,7 @@
 import { UpdateError } from "../payload/update-error.js";
 import type { SyncWorkerStatus } from "../worker/types.js";
 import type { HistoryEntry } from "./history.js";
+import { progressCounts } from "./progress.js";
 
 export type ConditionStatus = "True" | "False" | "Unknown";
 
@@ -148,9 +149,8 @@ export function deriveConditions(
     if (ws.reconciling) {
       setCondition(conditions, { type: "Progressing", status: "False", reason: "", message: `Cluster version is ${version}` }, now);
     } else {
-      const fraction = ws.total > 0 ? Math.fround(ws.done / ws.total) : 0;
-      const percent = Math.floor(Math.fround(fraction * 100));
-      const counts = `${ws.done} of ${ws.total} done (${percent}% complete)`;
+      const fraction = ws.total > 0 ? ws.done / ws.total : 0;
+      const counts = progressCounts(ws.done, ws.total);
       const [reason, message] =
         fraction > 0 && progressing.skip
           ? [progressing.reason, `Working towards ${version}: ${counts}, ${progressing.message}`]

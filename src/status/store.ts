@@ -35,14 +35,16 @@ export class SnapshotStore<T> {
    * @param now wall clock in milliseconds
    * @param schedule runs the fan-out after the current turn (setImmediate in the service)
    * @param onCoalesced told how many snapshots a watcher skipped each time it receives one (for a metric)
+   * @param firstRevision the revision of `initial`; a restarted service starts above what it published before
    */
   constructor(
     initial: T,
     private readonly now: () => number,
     private readonly schedule: (fn: () => void) => void = queueMicrotask,
     private readonly onCoalesced: (skipped: number) => void = () => undefined,
+    firstRevision = 1,
   ) {
-    this.#latest = { revision: 1, publishedAt: now(), value: deepFreeze(initial) };
+    this.#latest = { revision: firstRevision, publishedAt: now(), value: deepFreeze(initial) };
   }
 
   latest(): Snapshot<T> {
@@ -55,7 +57,20 @@ export class SnapshotStore<T> {
 
   /** Publishes a new snapshot; watchers receive it after the current turn. */
   publish(value: T): Snapshot<T> {
-    this.#latest = { revision: this.#latest.revision + 1, publishedAt: this.now(), value: deepFreeze(value) };
+    return this.#publish({ revision: this.#latest.revision + 1, publishedAt: this.now(), value: deepFreeze(value) });
+  }
+
+  /**
+   * Publishes a snapshot made elsewhere with its own revision (a standby mirrors the leader's); one
+   * not above the latest revision is ignored, so revisions never move back.
+   */
+  mirror(snapshot: Snapshot<T>): Snapshot<T> {
+    if (snapshot.revision <= this.#latest.revision) return this.#latest;
+    return this.#publish({ ...snapshot, value: deepFreeze(snapshot.value) });
+  }
+
+  #publish(snapshot: Snapshot<T>): Snapshot<T> {
+    this.#latest = snapshot;
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       this.schedule(() => {

@@ -18,7 +18,6 @@ import { capabilitiesStatus, overrideFor } from "../policy/index.js";
 import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
 import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
-import type { OperatorStartTimes } from "./operator-start-times.js";
 import { NO_TRACING } from "./types.js";
 import type { MetricsSink, SpanAttributes, SyncWork } from "./types.js";
 
@@ -26,8 +25,8 @@ export interface ApplyDeps extends TaskRunDeps {
   readonly backoff: Backoff;
   readonly architecture: string;
   readonly metrics: MetricsSink;
-  /** Cleared when a new attempt sequence starts (attempt 0). */
-  readonly operatorStartTimes?: OperatorStartTimes;
+  /** Told when a new attempt sequence starts (attempt 0). */
+  readonly attemptsRestarted: () => void;
 }
 
 /** The shorter schedule used while installing, so a fresh cluster converges quickly. */
@@ -52,7 +51,7 @@ export async function applyPayload(
   deps: ApplyDeps,
   signal: AbortSignal,
 ): Promise<void> {
-  if (work.attempt === 0) deps.operatorStartTimes?.clear();
+  if (work.attempt === 0) deps.attemptsRestarted();
   const total = payload.manifests.length;
   const progress = new ConsistentReporter(
     {

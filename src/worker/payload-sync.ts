@@ -5,8 +5,8 @@ import type { StatusWrapper } from "./reporter.js";
 import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
 import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
 
-/** Loads a retrieved payload directory; injected so the worker stays free of file I/O. */
-export type PayloadLoader = (directory: string, releaseImage: string) => Promise<PayloadUpdate>;
+/** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */
+export type PayloadLoader = (directory: string, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;
 
 export interface PayloadSyncDeps {
   readonly retriever: PayloadRetriever;
@@ -75,7 +75,7 @@ signal: AbortSignal,
   let loaded: PayloadUpdate;
   try {
     loaded = await tracing.span("payload load", { ...attributes, "syncworker.payload.directory": info.directory }, async (span) => {
-      const update = await deps.loadPayload(info.directory, desired.image);
+      const update = await deps.loadPayload(info.directory, desired.image, signal);
       span.setAttributes({ "syncworker.payload.manifests": update.manifests.length, "syncworker.payload.hash": update.manifestHash });
       return update;
     });

@@ -13,8 +13,7 @@ import {
 import type { Backoff } from "../graph/index.js";
 import { applyPayload, type ApplyDeps } from "./apply.js";
 import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
-import type { OperatorStartTimes } from "./operator-start-times.js";
-import { StatusWrapper } from "./reporter.js";
+import { StatusWrapper, type StatusSink } from "./reporter.js";
 import { abortError } from "./task-run.js";
 import type { ResourceApplier } from "./task-run.js";
 import { EMPTY_STATUS, NO_METRICS, NO_TRACING, NO_UPDATE } from "./types.js";
@@ -35,13 +34,25 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly minimumReconcileIntervalMs: number;
   /** Retry schedule of each manifest (Initializing uses its own shorter one when steps > 1). */
   readonly backoff: Backoff;
-  /** Receives every status the worker records (the CVO's report channel, without loss). */
-  readonly onStatus: (status: SyncWorkerStatus) => void;
+  /** The worker's only way out: its owner hears every status and the start of each attempt sequence. */
+  readonly reports: WorkerReports;
   /** Payload metrics; none when absent. */
   readonly metrics?: MetricsSink;
-  /** Shared with the applier, which records when it first waits on each ClusterOperator. */
-  readonly operatorStartTimes?: OperatorStartTimes;
+  /**
+   * Where a restarted service left off: the status it last recorded (without its failure, which the next
+   * pass finds again) and the completed passes of the desired release, so both continue instead of
+   * starting from zero. Absent on a first start.
+   */
+  readonly resume?: SyncWorkerStatus;
   // `tracing` (from PayloadSyncDeps): sync, node, task and payload spans; none when absent.
+}
+
+/** The narrow port through which the worker reports to the service that owns it. */
+export interface WorkerReports {
+  /** Every status the worker records, in order (the CVO's report channel, without loss). */
+  status(status: SyncWorkerStatus): void;
+  /** A pass with attempt 0 begins: ClusterOperator wait times of earlier attempts no longer count. */
+  attemptsRestarted(): void;
 }
 
 /** What a client asks for; `state` is only honored on the first call. */
@@ -95,18 +106,25 @@ export class SyncWorker {
   #wake: (() => void) | undefined;
   #updates: Promise<unknown> = Promise.resolve();
   #published: SyncWorkerStatus = EMPTY_STATUS;
+  /** The signal of the running loop; loads stop with it. Set once by start(). */
+  #lifetime: AbortSignal | undefined;
+  /** The status setters stay private: reporters get this sink, never the worker. */
+  readonly #sink: StatusSink = {
+    updateApplyStatus: (status) => this.#updateApplyStatus(status),
+    updateLoadStatus: (status) => this.#updateLoadStatus(status),
+  };
 
   constructor(options: SyncWorkerOptions) {
     this.#o = options;
+    if (options.resume) {
+      const { failure: _failure, ...rest } = options.resume;
+      this.#status = rest;
+      this.#published = rest;
+    }
   }
 
   status(): SyncWorkerStatus {
     return this.#status;
-  }
-
-  /** True once the current work exists (an update() loaded a payload). */
-  hasWork(): boolean {
-    return this.#work !== undefined;
   }
 
   /** Wakes the loop early; returns false when a notification was already pending. */
@@ -217,19 +235,20 @@ export class SyncWorker {
   }
 
   async #loadUpdatedPayload(work: SyncWork, signal: AbortSignal): Promise<readonly string[]> {
-    const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
-    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified }, work, reporter, signal);
+    const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
+    const loadSignal = this.#lifetime ? AbortSignal.any([signal, this.#lifetime]) : signal;
+    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified }, work, reporter, loadSignal);
     if (loaded) this.#payload = loaded;
     return implicit;
   }
 
   #publish(status: SyncWorkerStatus): void {
     this.#published = status;
-    this.#o.onStatus(status);
+    this.#o.reports.status(status);
   }
 
   /** Records apply-owned fields; load-owned ones are kept. */
-  updateApplyStatus(update: SyncWorkerStatus): void {
+  #updateApplyStatus(update: SyncWorkerStatus): void {
     this.#status = {
       ...update,
       // Deliberate deviation: upstream writes a stale pass's lower generation; watchers must never see it go back.
@@ -241,7 +260,7 @@ export class SyncWorker {
   }
 
   /** Records load-owned fields; apply-owned ones are kept. */
-  updateLoadStatus(update: SyncWorkerStatus): void {
+  #updateLoadStatus(update: SyncWorkerStatus): void {
     const s = this.#status;
     const { failure: _f, lastProgress: _l, ...rest } = update;
     this.#status = {
@@ -261,10 +280,14 @@ export class SyncWorker {
 
   /**
    * Runs the loop until `signal` aborts: edge-triggered by update() and notify(), level-driven
-   * (a pass every minimum reconcile interval) once the payload applied.
+   * (a pass every minimum reconcile interval) once the payload applied. A worker runs one loop:
+   * a second start() throws.
    */
   async start(maxWorkers: number, signal: AbortSignal): Promise<void> {
-    const work = emptyWork();
+    if (this.#lifetime) throw new Error("the sync worker was already started");
+    this.#lifetime = signal;
+    // A resumed worker continues counting the completed passes of its release.
+    const work: SyncWork = { ...emptyWork(), completed: this.#o.resume?.completed ?? 0 };
     const interval = this.#o.minimumReconcileIntervalMs;
     let consecutiveErrors = 0; // never reset on success, as upstream
     let nextAt: number | undefined;
@@ -333,8 +356,8 @@ export class SyncWorker {
     try {
       // A new trace per attempt (the loop is not inside any call), linked to the Update that caused it.
       await tracing.span(`sync ${work.state} ${payload.release.version}`, attributes, async (span) => {
-        const reporter = new StatusWrapper(this, this.#status, () => this.#o.clock.now());
-        const deps: ApplyDeps = { ...this.#o, metrics, architecture: this.#status.architecture };
+        const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
+        const deps: ApplyDeps = { ...this.#o, metrics, architecture: this.#status.architecture, attemptsRestarted: () => this.#o.reports.attemptsRestarted() };
         try {
           await applyPayload(payload, work, maxWorkers, reporter, deps, controller.signal);
         } finally {

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
@@ -29,7 +32,9 @@ export interface ServerProcess {
  * The process is killed when the test process exits, even if a test fails.
  */
 export async function startServer(extraArgs: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const args = [BIN, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...extraArgs];
+  // Each embedded server gets a fresh state directory unless the test brings one (to restart on it).
+  const stateArgs = extraArgs.includes("--kubeconfig") || extraArgs.includes("--state-dir") ? [] : ["--state-dir", mkdtempSync(join(tmpdir(), "syncworker-state-"))];
+  const args = [BIN, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...stateArgs, ...extraArgs];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "info", ...env } });
   const kill = (): void => void child.kill("SIGKILL");
   process.once("exit", kill);

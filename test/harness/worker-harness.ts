@@ -2,11 +2,13 @@ import type { Manifest, PayloadUpdate } from "../../src/payload/manifest.js";
 import { gvkOf } from "../../src/payload/manifest.js";
 import type { PayloadInfo } from "../../src/payload/retrieve.js";
 import type { Precondition } from "../../src/policy/index.js";
-import { ClusterVersionTracker, type Condition } from "../../src/status/index.js";
-import { OperatorStartTimes, SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateInput } from "../../src/worker/index.js";
+import { SyncService, type ClusterPorts, type ServiceLogger, type UpdateRequest } from "../../src/service/index.js";
+import type { Condition, HistoryEntry } from "../../src/status/index.js";
+import type { PayloadState, ResourceApplier, SyncWorkerStatus } from "../../src/worker/index.js";
 import { ManualClock, settle } from "./manual-clock.js";
+import { MemoryStateStore } from "./memory-state-store.js";
 
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+const quiet: ServiceLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, child: () => quiet };
 const PROFILE = { "include.release.openshift.io/self-managed-high-availability": "true" };
 
 /** A manifest of any kind, as the payload loader would produce it. */
@@ -63,16 +65,26 @@ export interface HarnessOptions {
   readonly maxWorkers?: number;
 }
 
-/** A worker on fake time with a scripted applier, the status tracker, and every status recorded. */
+/**
+ * A SyncService on fake time with a scripted applier and an in-memory state store, recording every
+ * worker status it publishes. The service is started by the first update() or start().
+ */
 export function workerHarness(options: HarnessOptions) {
   const clock = new ManualClock();
   const applier = new ScriptedApplier();
   const statuses: SyncWorkerStatus[] = [];
-  const operatorStartTimes = new OperatorStartTimes(() => clock.now());
-  const tracker = new ClusterVersionTracker(() => clock.now(), (n) => operatorStartTimes.get(n));
   const retrievals: string[] = [];
+  const state = new MemoryStateStore();
   const byImage = new Map(options.payloads.map((p) => [p.release.image, p]));
-  const worker = new SyncWorker({
+  let ports: ClusterPorts | undefined;
+  const service = new SyncService({
+    clock,
+    random: () => 0,
+    log: quiet,
+    cluster: (given) => {
+      ports = given;
+      return { applier, preconditions: options.preconditions ?? [] };
+    },
     retriever: {
       retrieve: async (desired) => {
         retrievals.push(desired.image);
@@ -86,50 +98,48 @@ export function workerHarness(options: HarnessOptions) {
       if (!found) throw new Error(`no payload at ${dir}`);
       return structuredClone(found);
     },
-    applier,
-    clock,
-    random: () => 0,
-    log: quiet,
+    maxWorkers: options.maxWorkers ?? 1,
     minimumReconcileIntervalMs: options.reconcileMs ?? 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps: options.backoffSteps ?? 1, capMs: 0 },
-    onStatus: (s) => {
-      statuses.push(s);
-      tracker.observe(s);
-    },
-    operatorStartTimes,
-    ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+    state,
+    identity: "harness",
+    onSnapshot: (snapshot) => statuses.push(snapshot.value.worker),
   });
-  const controller = new AbortController();
-  let loop: Promise<void> | undefined;
+  let started: Promise<void> | undefined;
+  const start = (): Promise<void> => (started ??= service.start());
   return {
     clock,
     applier,
     statuses,
-    tracker,
-    worker,
+    service,
+    state,
     retrievals,
-    operatorStartTimes,
-    update: (image: string, extra: Partial<UpdateInput> & { version?: string; force?: boolean } = {}) =>
-      worker.update(
+    /** The applier's report that the worker waits on a ClusterOperator. */
+    operatorWait: (name: string) => ports?.onOperatorWait(name),
+    update: async (image: string, extra: Partial<UpdateRequest> & { version?: string; force?: boolean } = {}) => {
+      await start();
+      const snapshot = await service.update(
         {
           generation: extra.generation ?? 1,
           desired: { version: extra.version ?? "", image, force: extra.force ?? false },
           overrides: extra.overrides ?? [],
           capabilities: extra.capabilities ?? { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
-          state: extra.state ?? tracker.chooseState(image),
+          state: extra.state,
         },
-        controller.signal,
-      ),
+        new AbortController().signal,
+      );
+      return snapshot.value.worker;
+    },
     start: async () => {
-      loop = worker.start(options.maxWorkers ?? 1, controller.signal);
+      await start();
       await clock.advance(0);
     },
     stop: async () => {
-      controller.abort();
-      await loop;
+      await service.stop();
       await settle();
     },
-    condition: (type: string): Condition | undefined => tracker.status.conditions.find((c) => c.type === type),
+    history: (): readonly HistoryEntry[] => service.latest().value.clusterVersion.history,
+    condition: (type: string): Condition | undefined => service.latest().value.clusterVersion.conditions.find((c) => c.type === type),
     last: (): SyncWorkerStatus => statuses.at(-1)!,
   };
 }

@@ -1,4 +1,4 @@
-import type { OperatorStartTimes, Tracing } from "../../worker/index.js";
+import type { Tracing } from "../../worker/index.js";
 import type { Clock } from "../../worker/types.js";
 import { ClusterApplier } from "../applier.js";
 import { SimulatedControllers } from "./controllers.js";
@@ -17,7 +17,7 @@ export interface EmbeddedCluster {
 
 /** An in-process cluster: object store, simulated operators, and an applier for the worker. */
 export function createEmbeddedCluster(
-  options: { operatorDelayMs: number; clock: Clock; onActivity: (message: string) => void; operatorStartTimes?: OperatorStartTimes; tracing?: Tracing },
+  options: { operatorDelayMs: number; clock: Clock; onActivity: (message: string) => void; onOperatorWait?: (name: string) => void; tracing?: Tracing },
   signal: AbortSignal,
 ): EmbeddedCluster {
   const store = new ObjectStore(() => options.clock.now());
@@ -25,7 +25,7 @@ export function createEmbeddedCluster(
   const client = new EmbeddedObjectClient(store);
   const applier = new ClusterApplier(client, {
     onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co),
-    ...(options.operatorStartTimes ? { operatorStartTimes: options.operatorStartTimes } : {}),
+    ...(options.onOperatorWait ? { onOperatorWait: options.onOperatorWait } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   return { store, client, applier };

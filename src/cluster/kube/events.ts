@@ -2,7 +2,6 @@ import type { EventRecorder } from "../../worker/index.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 /** Where the CVO records its events: on the ClusterVersion, in the operator's namespace. */
-const NAMESPACE = "openshift-cluster-version";
 const REGARDING = { apiVersion: "config.openshift.io/v1", kind: "ClusterVersion", name: "version" };
 
 /**
@@ -19,6 +18,7 @@ export class KubeEventRecorder implements EventRecorder {
     private readonly client: KubeObjectClient,
     private readonly onError: (err: unknown) => void,
     private readonly signal: AbortSignal,
+    private readonly namespace: string,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -30,8 +30,8 @@ export class KubeEventRecorder implements EventRecorder {
     const event = {
       apiVersion: "v1",
       kind: "Event",
-      metadata: { name, namespace: NAMESPACE },
-      involvedObject: { ...REGARDING, namespace: NAMESPACE },
+      metadata: { name, namespace: this.namespace },
+      involvedObject: { ...REGARDING, namespace: this.namespace },
       type,
       reason,
       message: message.slice(0, 1024),

@@ -1,33 +1,58 @@
+import { readFileSync } from "node:fs";
 import { ClusterApplier, type ClusterApplierHooks } from "../applier.js";
 import type { KubeClientOptions } from "./http.js";
 import { KubeEventRecorder } from "./events.js";
+import { KubeLeaseClient } from "./lease.js";
 import { KubeObjectClient, loadKubeConfig } from "./object-client.js";
+import { KubeStateStore } from "./state-object.js";
 
 export { KubeObjectClient, loadKubeConfig, FIELD_MANAGER } from "./object-client.js";
 export { KubeEventRecorder } from "./events.js";
+export { KubeLeaseClient } from "./lease.js";
+export { KubeStateStore } from "./state-object.js";
 export { compileKubeClientOptions, type CompiledKubeClientOptions, type KubeClientOptions } from "./http.js";
 
-/** An applier driving the cluster of a kubeconfig (or "in-cluster") with server-side apply. */
-export function createKubeApplier(kubeconfigPath: string, hooks: ClusterApplierHooks = {}, options: KubeClientOptions = {}): ClusterApplier {
-  return new ClusterApplier(new KubeObjectClient(loadKubeConfig(kubeconfigPath), options), hooks);
+/** Where a pod finds its own namespace. */
+const IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+/** The CVO's namespace, used outside a pod when none is given. */
+export const DEFAULT_NAMESPACE = "openshift-cluster-version";
+
+/** The service's namespace when `--namespace` is not given: the pod's own, else the CVO's. */
+export function defaultNamespace(file = IN_CLUSTER_NAMESPACE_FILE): string {
+  try {
+    return readFileSync(file, "utf8").trim() || DEFAULT_NAMESPACE;
+  } catch {
+    return DEFAULT_NAMESPACE;
+  }
 }
 
 export interface KubeCluster {
-  readonly applier: ClusterApplier;
+  /** The applier, built once the service can receive its hooks. */
+  readonly applier: (hooks: ClusterApplierHooks) => ClusterApplier;
   /** The client the applier uses; the preconditions read the ClusterVersion through it. */
   readonly client: KubeObjectClient;
   /** The worker's events, written as Kubernetes Events on the ClusterVersion. */
   readonly events: KubeEventRecorder;
+  /** The service's state: a ConfigMap in its namespace. */
+  readonly state: KubeStateStore;
+  /** The Lease replicas elect their leader with, in the service's namespace. */
+  readonly lease: KubeLeaseClient;
 }
 
-/** The applier and event recorder for a real cluster, sharing one client and so one rate limit. */
+/** Everything the service keeps in a real cluster, sharing one client and so one rate limit. */
 export function createKubeCluster(
   kubeconfigPath: string,
-  hooks: ClusterApplierHooks,
+  namespace: string,
   signal: AbortSignal,
-  onEventError: (err: unknown) => void,
+  onError: { event: (err: unknown) => void; stateWatch: (err: unknown) => void },
   options: KubeClientOptions = {},
 ): KubeCluster {
   const client = new KubeObjectClient(loadKubeConfig(kubeconfigPath), options);
-  return { applier: new ClusterApplier(client, hooks), client, events: new KubeEventRecorder(client, onEventError, signal) };
+  return {
+    applier: (hooks) => new ClusterApplier(client, hooks),
+    client,
+    events: new KubeEventRecorder(client, onError.event, signal, namespace),
+    state: new KubeStateStore(client, namespace, onError.stateWatch),
+    lease: new KubeLeaseClient(client, namespace),
+  };
 }

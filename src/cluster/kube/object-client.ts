@@ -57,7 +57,7 @@ export class KubeObjectClient implements ObjectClient {
   readonly #resources = new Map<string, ApiResource[]>();
 
   constructor(
-    private readonly kubeConfig: KubeConfig,
+    readonly kubeConfig: KubeConfig,
     options: KubeClientOptions = {},
   ) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -141,10 +141,21 @@ export class KubeObjectClient implements ObjectClient {
     return (await this.#send(ref, HttpMethod.PATCH, path, signal, obj, "application/apply-patch+yaml")).body as KubeObject;
   }
 
-  async create(obj: KubeObject, signal: AbortSignal): Promise<"created" | "exists"> {
+  /** Replaces the object (PUT); with `metadata.resourceVersion` set, a concurrent change fails with 409 Conflict. */
+  async replace(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
     const ref = refOf(obj);
+    return (await this.#send(ref, HttpMethod.PUT, `${await this.#path(ref, signal)}?fieldManager=${FIELD_MANAGER}`, signal, obj)).body as KubeObject;
+  }
+
+  /** Creates the object and returns it as stored; 409 AlreadyExists is an ApiError like any failure. */
+  async post(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+    const ref = refOf(obj);
+    return (await this.#send(ref, HttpMethod.POST, `${await this.#path(ref, signal, false)}?fieldManager=${FIELD_MANAGER}`, signal, obj)).body as KubeObject;
+  }
+
+  async create(obj: KubeObject, signal: AbortSignal): Promise<"created" | "exists"> {
     try {
-      await this.#send(ref, HttpMethod.POST, `${await this.#path(ref, signal, false)}?fieldManager=${FIELD_MANAGER}`, signal, obj);
+      await this.post(obj, signal);
       return "created";
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) return "exists";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { compileServeOptions, ValueError } from "../../../src/config/index.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/index.js";
 
-const compile = (o: Parameters<typeof compileServeOptions>[0]) => compileServeOptions(o, () => 0);
+const compile = (o: Parameters<typeof compileServeOptions>[0]) => compileServeOptions(o, () => 0, "/var/lib/syncworker-test");
 
 test("payload inclusion options default to the CVO's: no exclusion, HA profile, Default feature set, every known capability", () => {
   const c = compile({});

@@ -5,16 +5,34 @@ import { loadUpdate, PayloadError, ThreadedPayloadLoader, UpdateError } from "..
 
 const DEMO = fileURLToPath(new URL("../../../examples/payloads/demo-1.0.0", import.meta.url));
 const options = { knownCapabilities: ["Console"], architecture: "amd64" };
+const never = new AbortController().signal;
+const REAL_A = fileURLToPath(new URL("../../../../shared/fixtures/payloads/real-a", import.meta.url));
+
+test("a cancelled load rejects with the signal's reason and the thread goes on serving loads", async () => {
+  const loader = new ThreadedPayloadLoader(options);
+  try {
+    const controller = new AbortController();
+    const cancelled = loader.load(REAL_A, "real-a", controller.signal);
+    const reason = new Error("superseded");
+    controller.abort(reason);
+    await assert.rejects(cancelled, (err: unknown) => err === reason);
+    await assert.rejects(loader.load(REAL_A, "real-a", controller.signal), (err: unknown) => err === reason, "an aborted signal is refused at once");
+    const next = await loader.load(DEMO, "demo:1.0.0", never);
+    assert.equal(next.release.version, "1.0.0");
+  } finally {
+    await loader.close();
+  }
+});
 
 test("the threaded loader returns what loadUpdate returns, and keeps error reasons", async () => {
   const loader = new ThreadedPayloadLoader(options);
   try {
-    const threaded = await loader.load(DEMO, "demo:1.0.0");
+    const threaded = await loader.load(DEMO, "demo:1.0.0", never);
     const direct = await loadUpdate(DEMO, "demo:1.0.0", options);
     assert.deepEqual(threaded, direct);
-    await assert.rejects(loader.load("/nonexistent/payload", "x"), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /nonexistent/.test(err.message));
+    await assert.rejects(loader.load("/nonexistent/payload", "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /nonexistent/.test(err.message));
     const broken = fileURLToPath(new URL("../../../examples", import.meta.url));
-    await assert.rejects(loader.load(broken, "x"), (err: unknown) => err instanceof Error);
+    await assert.rejects(loader.load(broken, "x", never), (err: unknown) => err instanceof Error);
   } finally {
     await loader.close();
   }
@@ -28,7 +46,7 @@ test("an integrity failure crosses the thread as a PayloadError (an UpdateError)
     const dir = await mkdtemp(`${tmpdir()}/syncworker-thread-`);
     await cp(DEMO, dir, { recursive: true });
     await writeFile(`${dir}/release-manifests/0000_99_x_bad.yaml`, "kind: ConfigMap\nmetadata: {name: [\n");
-    await assert.rejects(loader.load(dir, "x"), (err: unknown) => {
+    await assert.rejects(loader.load(dir, "x", never), (err: unknown) => {
       assert.ok(err instanceof UpdateError && err.reason === "UpdatePayloadIntegrity");
       // The typed error survives the thread boundary with where it happened.
       assert.ok(err instanceof PayloadError);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UpdateError } from "../../../src/payload/update-error.js";
 import { PreconditionError, type Precondition } from "../../../src/policy/index.js";
+import { chooseState } from "../../../src/service/index.js";
 import { clusterOperator, configMap, job, payload, workerHarness } from "../../harness/worker-harness.js";
 
 const V0 = "1.0.0-abc";
@@ -23,14 +24,14 @@ test("scenario 2/3: fresh install reports load, progress and completion; the his
   assert.equal(cond(h, "ReleaseAccepted"), `True(PayloadLoaded) Payload loaded version="${V0}" image="${IMG1}" architecture="amd64"`);
   assert.equal(cond(h, "Progressing"), `True() Working towards ${V0}`);
   assert.equal(cond(h, "Available"), "False() ");
-  assert.deepEqual(h.tracker.status.history.map((e) => [e.state, e.version, e.image]), [["Partial", V0, IMG1]]);
+  assert.deepEqual(h.history().map((e) => [e.state, e.version, e.image]), [["Partial", V0, IMG1]]);
 
   await h.start();
   const applied = h.statuses.filter((s) => s.total > 0);
   assert.ok(applied.every((s) => s.total === 3));
   assert.deepEqual([h.last().completed, h.last().reconciling, h.last().done, h.last().initial], [1, true, 3, false]);
-  assert.deepEqual(h.tracker.status.history.map((e) => e.state), ["Completed"]);
-  assert.ok(h.tracker.status.history[0]?.completionTime);
+  assert.deepEqual(h.history().map((e) => e.state), ["Completed"]);
+  assert.ok(h.history()[0]?.completionTime);
   assert.equal(cond(h, "Available"), `True() Done applying ${V0}`);
   assert.equal(cond(h, "Progressing"), `False() Cluster version is ${V0}`);
   assert.equal(cond(h, "Failing"), "False() ");
@@ -153,11 +154,12 @@ test("scenario 16: parallel errors at install become MultipleErrors", async () =
 
 test("scenario 17: the state comes from the history", async () => {
   const h = workerHarness({ payloads: [basic(), basic(V1, IMG1)] });
-  assert.equal(h.tracker.chooseState(IMG0), "Initializing");
+  await h.start();
+  assert.equal(chooseState(h.history(), IMG0), "Initializing");
   await h.update(IMG0);
   await h.start();
-  assert.equal(h.tracker.chooseState(IMG0), "Reconciling");
-  assert.equal(h.tracker.chooseState(IMG1), "Updating");
+  assert.equal(chooseState(h.history(), IMG0), "Reconciling");
+  assert.equal(chooseState(h.history(), IMG1), "Updating");
   await h.stop();
 });
 
@@ -198,7 +200,7 @@ test("scenario 24: a degraded operator only reports while installing, and waits 
   const update = workerHarness({ payloads: [payload(V0, IMG0, [clusterOperator("co", V0)])], reconcileMs: 60 * 60 * 1000 });
   update.applier.scripts.set("co", (_attempt, mode) => {
     if (mode === "Precreating") return;
-    update.operatorStartTimes.record("co");
+    update.operatorWait("co");
     throw degraded("co");
   });
   await update.update(IMG0, { state: "Updating" });
@@ -298,7 +300,7 @@ test("scenario 8/9: a forced unverified upgrade completes; verification is recor
   await h.clock.advance(0);
   // completed counts passes in a row of the loop's work, which a new target does not reset (upstream).
   assert.deepEqual([h.last().actual.version, h.last().completed, h.last().initial, h.last().reconciling], [V1, 2, false, true]);
-  assert.deepEqual(h.tracker.status.history.map((e) => [e.state, e.version, e.verified]), [["Completed", V1, false], ["Completed", V0, true]]);
+  assert.deepEqual(h.history().map((e) => [e.state, e.version, e.verified]), [["Completed", V1, false], ["Completed", V0, true]]);
   assert.equal(cond(h, "Progressing"), `False() Cluster version is ${V1}`);
   await h.stop();
 });

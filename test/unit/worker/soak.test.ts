@@ -43,7 +43,7 @@ test("soak: random sequences keep the worker's invariants", { timeout: 600_000 }
             await h.update(IMAGES[o.image] ?? "img:missing", { generation: ++generation, force: o.force, state: "Updating" });
             break;
           case "notify":
-            h.worker.notify("activity");
+            h.service.notify("activity");
             break;
           case "fail":
             h.applier.scripts.set(NAMES[o.name]!, (_attempt, _mode, signal) => {

@@ -58,7 +58,7 @@ function setup(steps = 1) {
     log: quiet,
     minimumReconcileIntervalMs: 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps, capMs: 0 },
-    onStatus: (s) => statuses.push(s),
+    reports: { status: (s) => statuses.push(s), attemptsRestarted: () => undefined },
   });
   return { clock, applier, statuses, worker, retrievals: () => retrievals };
 }

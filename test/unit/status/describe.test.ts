@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UpdateError } from "../../../src/payload/update-error.js";
-import { describeStatus, EMPTY_STATUS, type SyncWorkerStatus } from "../../../src/worker/index.js";
+import { describeStatus } from "../../../src/status/index.js";
+import { EMPTY_STATUS, type SyncWorkerStatus } from "../../../src/worker/index.js";
 
 const base: SyncWorkerStatus = {
   ...EMPTY_STATUS,

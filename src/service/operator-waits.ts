@@ -1,9 +1,9 @@
 /**
  * When the worker first waited on each ClusterOperator in the current attempt sequence (the CVO's
- * "CO update start times"). The applier records, a fresh apply sequence clears, and the status
- * derivation reads it for the 40-minute grace of degraded operators.
+ * "CO update start times"), for the 40-minute grace of degraded operators. Owned by the SyncService:
+ * the applier reports waits, the worker says when a sequence restarts, the status derivation reads.
  */
-export class OperatorStartTimes {
+export class OperatorWaits {
   readonly #started = new Map<string, Date>();
 
   constructor(private readonly now: () => Date) {}
@@ -13,7 +13,7 @@ export class OperatorStartTimes {
     if (!this.#started.has(name)) this.#started.set(name, this.now());
   }
 
-  get(name: string): Date | undefined {
+  startedAt(name: string): Date | undefined {
     return this.#started.get(name);
   }
 

@@ -1,5 +1,6 @@
 import { UpdateError } from "../payload/update-error.js";
-import type { SyncWorkerStatus } from "./types.js";
+import type { SyncWorkerStatus } from "../worker/types.js";
+import { progressCounts } from "./progress.js";
 
 /**
  * One human line for a status, worded like the CVO's Progressing condition: failures whose effect is
@@ -14,7 +15,6 @@ export function describeStatus(status: SyncWorkerStatus): string {
   if (failure && !(failure instanceof UpdateError && failure.effect === "None")) return `Unable to apply ${version}: ${failure.message}`;
   if (status.reconciling && status.completed > 0 && !failure) return `Cluster version is ${version}`;
   if (load.step && load.step !== "PayloadLoaded") return load.message;
-  const percent = status.total > 0 ? Math.floor((100 * status.done) / status.total) : 0;
   const waiting = failure instanceof UpdateError ? `, waiting on ${failure.objectName || failure.names.join(", ")}` : "";
-  return `Working towards ${version}: ${status.done} of ${status.total} done (${percent}% complete)${waiting}`;
+  return `Working towards ${version}: ${progressCounts(status.done, status.total)}${waiting}`;
 }

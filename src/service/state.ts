@@ -1,0 +1,249 @@
+/**
+ * The service's persisted state: what a restarted or newly elected process needs to carry on where the
+ * last one stopped. It plays the part of the CVO's ClusterVersion object: `spec` is the last accepted
+ * Update (ClusterVersion spec), `status` and `clusterVersion` what was last published (ClusterVersion
+ * status), and `revision` keeps watch revisions moving forward across processes.
+ *
+ * The document is JSON, validated with a schema on every read: a file or object with a bad shape is
+ * refused with the path of the offending field, never silently replaced.
+ */
+import { z } from "zod";
+import { hasBrand, UpdateError, type UpdateEffect } from "../payload/update-error.js";
+import type { CapabilitiesSpec, ComponentOverride } from "../policy/index.js";
+import type { ClusterVersionStatus, Condition, HistoryEntry } from "../status/index.js";
+import type { DesiredUpdate, LoadPayloadStatus, PayloadState, SyncWorkerStatus } from "../worker/index.js";
+
+/** The last Update the service accepted: replayed on start, as the CVO re-reads its ClusterVersion spec. */
+export interface DesiredSpec {
+  readonly generation: number;
+  readonly desired: DesiredUpdate;
+  readonly overrides: readonly ComponentOverride[];
+  readonly capabilities: CapabilitiesSpec;
+  /** The state the client asked for; undefined when it left the choice to the service. */
+  readonly state: PayloadState | undefined;
+}
+
+export interface PersistedState {
+  /** Who wrote it (the leader's identity, or the host and pid of a single process). */
+  readonly writer: string;
+  readonly savedAt: Date;
+  /**
+   * `published`: the revision of the snapshot below. `reserved`: no snapshot was or will be published
+   * above it by the writer without first saving a higher reservation, so a successor starts above it.
+   */
+  readonly revision: { readonly published: number; readonly reserved: number };
+  readonly spec: DesiredSpec | undefined;
+  readonly status: SyncWorkerStatus;
+  readonly clusterVersion: ClusterVersionStatus;
+}
+
+const STATE_FORMAT = "syncworker.state/v1";
+
+const date = z.iso.datetime({ offset: true }).transform((text) => new Date(text));
+const PAYLOAD_STATES = ["Updating", "Reconciling", "Initializing"] as const;
+const EFFECTS = ["Report", "None", "FailAfterInterval", "Fail", ""] as const satisfies readonly UpdateEffect[];
+const LOAD_STEPS = ["", "RetrievePayload", "LoadPayload", "VerifyPayloadVersion", "PreconditionChecks", "PayloadLoaded"] as const;
+
+const failureSchema = z.strictObject({
+  message: z.string(),
+  reason: z.string(),
+  effect: z.enum(EFFECTS),
+  name: z.string(),
+  names: z.array(z.string()),
+});
+const updateSchema = z.strictObject({ version: z.string(), image: z.string(), force: z.boolean() });
+const count = z.number().int().nonnegative();
+
+const workerStatusSchema = z.strictObject({
+  generation: count,
+  failure: failureSchema.optional(),
+  done: count,
+  total: count,
+  completed: count,
+  reconciling: z.boolean(),
+  initial: z.boolean(),
+  versionHash: z.string(),
+  architecture: z.string(),
+  lastProgress: date.optional(),
+  actual: z.strictObject({ version: z.string(), image: z.string(), url: z.string(), channels: z.array(z.string()) }),
+  verified: z.boolean(),
+  loadPayloadStatus: z.strictObject({
+    step: z.enum(LOAD_STEPS),
+    message: z.string(),
+    failure: failureSchema.optional(),
+    update: updateSchema,
+    verified: z.boolean(),
+    lastTransitionTime: date.optional(),
+  }),
+  capabilitiesStatus: z.strictObject({ enabled: z.array(z.string()), known: z.array(z.string()), implicitlyEnabled: z.array(z.string()) }),
+});
+
+const conditionSchema = z.strictObject({
+  type: z.string().min(1),
+  status: z.enum(["True", "False", "Unknown"]),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: date,
+});
+const historySchema = z.strictObject({
+  state: z.enum(["Partial", "Completed"]),
+  version: z.string(),
+  image: z.string(),
+  verified: z.boolean(),
+  startedTime: date,
+  completionTime: date.optional(),
+});
+
+const stateSchema = z.strictObject({
+  format: z.literal(STATE_FORMAT),
+  writer: z.string(),
+  savedAt: date,
+  revision: z.strictObject({ published: count, reserved: count }).refine((r) => r.reserved >= r.published, "reserved must be >= published"),
+  spec: z
+    .strictObject({
+      generation: count,
+      desired: updateSchema,
+      overrides: z.array(z.strictObject({ kind: z.string(), group: z.string(), namespace: z.string(), name: z.string(), unmanaged: z.boolean() })),
+      capabilities: z.strictObject({ baselineCapabilitySet: z.string(), additionalEnabledCapabilities: z.array(z.string()) }),
+      state: z.enum(PAYLOAD_STATES).optional(),
+    })
+    .nullable(),
+  status: workerStatusSchema,
+  clusterVersion: z.strictObject({ conditions: z.array(conditionSchema), history: z.array(historySchema), message: z.string() }),
+});
+
+type Encoded = z.input<typeof stateSchema>;
+type EncodedFailure = z.infer<typeof failureSchema>;
+
+const STATE_ERROR = Symbol.for("syncworker.StateError");
+
+/**
+ * Persisted state that cannot be read or written: `where` names the file or Kubernetes object, the
+ * message says what is wrong with it (for a bad shape, the path of each offending field).
+ */
+export class StateError extends Error {
+  readonly [STATE_ERROR] = true;
+  constructor(
+    readonly where: string,
+    detail: string,
+    cause?: unknown,
+  ) {
+    super(`${where}: ${detail}`, cause === undefined ? undefined : { cause });
+    this.name = "StateError";
+  }
+  static override [Symbol.hasInstance](value: unknown): value is StateError {
+    return hasBrand(value, STATE_ERROR);
+  }
+}
+
+function encodeFailure(err: Error | undefined): EncodedFailure | undefined {
+  if (!err) return undefined;
+  if (err instanceof UpdateError) return { message: err.message, reason: err.reason, effect: err.effect, name: err.objectName, names: [...err.names] };
+  return { message: err.message, reason: "", effect: "", name: "", names: [] };
+}
+
+function decodeFailure(f: EncodedFailure | undefined): Error | undefined {
+  if (!f) return undefined;
+  if (!f.reason) return new Error(f.message);
+  return new UpdateError({ reason: f.reason, message: f.message, effect: f.effect, name: f.name, names: f.names });
+}
+
+const iso = (d: Date | undefined): string | undefined => d?.toISOString();
+
+/** The JSON text of a state, stable in key order so unchanged states serialize identically. */
+export function encodeState(state: PersistedState): string {
+  const s = state.status;
+  const load = s.loadPayloadStatus;
+  const encoded: Encoded = {
+    format: STATE_FORMAT,
+    writer: state.writer,
+    savedAt: state.savedAt.toISOString(),
+    revision: { ...state.revision },
+    spec: state.spec
+      ? {
+          generation: state.spec.generation,
+          desired: { ...state.spec.desired },
+          overrides: state.spec.overrides.map((o) => ({ ...o })),
+          capabilities: { baselineCapabilitySet: state.spec.capabilities.baselineCapabilitySet, additionalEnabledCapabilities: [...state.spec.capabilities.additionalEnabledCapabilities] },
+          ...(state.spec.state && state.spec.state !== "Precreating" ? { state: state.spec.state } : {}),
+        }
+      : null,
+    status: {
+      generation: s.generation,
+      failure: encodeFailure(s.failure),
+      done: s.done,
+      total: s.total,
+      completed: s.completed,
+      reconciling: s.reconciling,
+      initial: s.initial,
+      versionHash: s.versionHash,
+      architecture: s.architecture,
+      lastProgress: iso(s.lastProgress),
+      actual: { ...s.actual, channels: [...s.actual.channels] },
+      verified: s.verified,
+      loadPayloadStatus: {
+        step: load.step,
+        message: load.message,
+        failure: encodeFailure(load.failure),
+        update: { ...load.update },
+        verified: load.verified,
+        lastTransitionTime: iso(load.lastTransitionTime),
+      },
+      capabilitiesStatus: {
+        enabled: [...s.capabilitiesStatus.enabled],
+        known: [...s.capabilitiesStatus.known],
+        implicitlyEnabled: [...s.capabilitiesStatus.implicitlyEnabled],
+      },
+    },
+    clusterVersion: {
+      conditions: state.clusterVersion.conditions.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime.toISOString() })),
+      history: state.clusterVersion.history.map((h) => ({ ...h, startedTime: h.startedTime.toISOString(), completionTime: iso(h.completionTime) })),
+      message: state.clusterVersion.message,
+    },
+  };
+  return `${JSON.stringify(encoded, null, 1)}\n`;
+}
+
+/** Parses and validates a state document; `where` names its source in the error. */
+export function decodeState(text: string, where: string): PersistedState {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new StateError(where, `not valid JSON: ${(err as Error).message}`, err);
+  }
+  const parsed = stateSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(document)"}: ${i.message}`);
+    throw new StateError(where, `not a syncworker state (${STATE_FORMAT}): ${problems.slice(0, 5).join("; ")}`);
+  }
+  const d = parsed.data;
+  const load = d.status.loadPayloadStatus;
+  const loadFailure = decodeFailure(load.failure);
+  const loadPayloadStatus: LoadPayloadStatus = {
+    step: load.step,
+    message: load.message,
+    update: load.update,
+    verified: load.verified,
+    ...(loadFailure ? { failure: loadFailure } : {}),
+    ...(load.lastTransitionTime ? { lastTransitionTime: load.lastTransitionTime } : {}),
+  };
+  const { failure, lastProgress, loadPayloadStatus: _load, ...workerRest } = d.status;
+  const workerFailure = decodeFailure(failure);
+  const status: SyncWorkerStatus = {
+    ...workerRest,
+    loadPayloadStatus,
+    ...(workerFailure ? { failure: workerFailure } : {}),
+    ...(lastProgress ? { lastProgress } : {}),
+  };
+  const conditions: Condition[] = d.clusterVersion.conditions;
+  const history: HistoryEntry[] = d.clusterVersion.history.map(({ completionTime, ...h }) => ({ ...h, ...(completionTime ? { completionTime } : {}) }));
+  return {
+    writer: d.writer,
+    savedAt: d.savedAt,
+    revision: d.revision,
+    spec: d.spec ? { ...d.spec, state: d.spec.state } : undefined,
+    status,
+    clusterVersion: { conditions, history, message: d.clusterVersion.message },
+  };
+}

@@ -1,0 +1,295 @@
+import type { Backoff } from "../graph/index.js";
+import type { PayloadRetriever } from "../payload/index.js";
+import type { Precondition } from "../policy/index.js";
+import { ClusterVersionTracker, EMPTY_CLUSTER_VERSION, isStatusEdge, SnapshotStore, ThrottledNotifier, type Deliver, type ServiceStatus, type Snapshot } from "../status/index.js";
+import {
+  EMPTY_STATUS,
+  SyncWorker,
+  type Clock,
+  type EventRecorder,
+  type Logger,
+  type MetricsSink,
+  type PayloadLoader,
+  type Random,
+  type ResourceApplier,
+  type SyncWorkerStatus,
+  type Tracing,
+  type UpdateInput,
+} from "../worker/index.js";
+import { chooseState } from "./choose-state.js";
+import { NotLeaderError } from "./errors.js";
+import type { LeaderElector } from "./leader-election.js";
+import { OperatorWaits } from "./operator-waits.js";
+import type { DesiredSpec, PersistedState } from "./state.js";
+import type { StateStore } from "./state-store.js";
+import { StateWriter } from "./state-writer.js";
+
+/** What the service gives the cluster it drives. */
+export interface ClusterPorts {
+  /** The applier waits on this ClusterOperator (the first time counts for the 40-minute grace). */
+  readonly onOperatorWait: (name: string) => void;
+  /** Something changed in the cluster: wakes the worker as NotifyResourceActivity does. */
+  readonly notify: (message: string) => void;
+}
+
+/** The cluster the service drives, built by the composition root (embedded or real). */
+export interface ClusterTarget {
+  readonly applier: ResourceApplier;
+  /** Checked before a new release is accepted. */
+  readonly preconditions: readonly Precondition[];
+  /** Where the worker's events are recorded in the cluster, besides the log; flushed on stop. */
+  readonly events?: EventRecorder & { flush(): Promise<void> };
+}
+
+/** The service's log: the worker's levels plus the child loggers pino gives. */
+export interface ServiceLogger extends Logger {
+  child(bindings: Record<string, string>): ServiceLogger;
+}
+
+export interface SyncServiceOptions {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly log: ServiceLogger;
+  /** Builds the cluster target once the service can receive its reports. */
+  readonly cluster: (ports: ClusterPorts) => ClusterTarget;
+  readonly retriever: PayloadRetriever;
+  readonly loadPayload: PayloadLoader;
+  readonly maxWorkers: number;
+  readonly minimumReconcileIntervalMs: number;
+  readonly backoff: Backoff;
+  readonly state: StateStore;
+  /** Absent: this process is the only writer (the embedded cluster) and leads from the start. */
+  readonly election?: LeaderElector;
+  /** Who writes the state: the elector's identity, else host and pid. */
+  readonly identity: string;
+  /** Least time between two saves of the status (accepted Updates are saved at once); default 1 s. */
+  readonly saveIntervalMs?: number;
+  readonly metrics?: MetricsSink;
+  readonly tracing?: Tracing;
+  /** Told how many snapshots a slow watcher skipped (a metric). */
+  readonly onCoalesced?: (skipped: number) => void;
+  /** Sees every snapshot this process publishes, before any watcher's coalescing (embedders, tests). */
+  readonly onSnapshot?: (snapshot: Snapshot<ServiceStatus>) => void;
+}
+
+/** How many revisions a leader reserves ahead in its saved state, so a successor starts above every one it published. */
+const REVISION_RESERVE = 1000;
+
+/** A request to Update, validated; `state` undefined lets the service choose it. */
+export type UpdateRequest = DesiredSpec & Pick<UpdateInput, "cause">;
+
+interface Term {
+  readonly worker: SyncWorker;
+  readonly writer: StateWriter;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Owns the running service: the worker, the snapshot store, the update history and conditions, the
+ * ClusterOperator wait times, the events, the state choice for an unset `state`, the persisted state,
+ * and (with an elector) leadership. The gRPC layer calls it and holds no state of its own; main.ts only
+ * constructs and starts it.
+ *
+ * A leader runs the worker and saves its state; a standby runs no worker, serves reads from the state
+ * the leader saves (mirrored with the leader's revisions), and refuses writes with {@link NotLeaderError}.
+ */
+export class SyncService {
+  readonly #o: SyncServiceOptions;
+  readonly #waits: OperatorWaits;
+  readonly #cluster: ClusterTarget;
+  readonly #lifetime = new AbortController();
+  readonly #statusLog: ThrottledNotifier;
+  #store: SnapshotStore<ServiceStatus> | undefined;
+  #tracker: ClusterVersionTracker;
+  #spec: DesiredSpec | undefined;
+  #reserved = 0;
+  #term: Term | undefined;
+  #running: Promise<void> | undefined;
+  #started = false;
+
+  constructor(options: SyncServiceOptions) {
+    this.#o = options;
+    const now = (): Date => options.clock.now();
+    this.#waits = new OperatorWaits(now);
+    this.#tracker = new ClusterVersionTracker(now, (name) => this.#waits.startedAt(name));
+    this.#cluster = options.cluster({ onOperatorWait: (name) => this.#waits.record(name), notify: (message) => void this.#term?.worker.notify(message) });
+    // Progress is logged on every edge and otherwise at most every 15 s (the CVO's notifier settings).
+    const progressLog = options.log.child({ component: "status" });
+    this.#statusLog = new ThrottledNotifier(15_000, 2, options.clock, () => progressLog.info(this.latest().value.clusterVersion.message));
+  }
+
+  /**
+   * Loads the persisted state (a state that cannot be read fails here, naming it), then leads at once
+   * without an elector, or serves as a standby while campaigning. Resolves once reads can be served
+   * and, without an elector, once Updates are accepted.
+   */
+  async start(): Promise<void> {
+    if (this.#started) throw new Error("the sync service was already started");
+    this.#started = true;
+    const signal = this.#lifetime.signal;
+    const saved = await this.#o.state.load(signal);
+    const value = saved ? { worker: saved.status, clusterVersion: saved.clusterVersion } : { worker: EMPTY_STATUS, clusterVersion: EMPTY_CLUSTER_VERSION };
+    this.#store = new SnapshotStore<ServiceStatus>(value, Date.now, setImmediate, this.#o.onCoalesced, saved?.revision.published ?? 1);
+    const election = this.#o.election;
+    if (!election) {
+      const term = await this.#openTerm(signal);
+      this.#running = this.#runTerm(term);
+      return;
+    }
+    this.#o.state.watch?.((state) => this.#mirror(state), signal);
+    this.#running = election.run(
+      {
+        lead: async (signal) => this.#runTerm(await this.#openTerm(signal)),
+        newLeader: (identity) => this.#o.log.info(`leader is now ${identity || "(none)"}`),
+      },
+      signal,
+    );
+  }
+
+  /** Stops the worker (saving its last state while still the owner), flushes events, releases leadership. */
+  async stop(): Promise<void> {
+    this.#lifetime.abort(new Error("the service is stopping"));
+    await this.#running;
+    this.#statusLog.stop();
+    await this.#cluster.events?.flush();
+  }
+
+  /** "leader" runs the worker; "standby" serves reads and waits for leadership. */
+  role(): "leader" | "standby" {
+    return this.#term ? "leader" : "standby";
+  }
+
+  /** The latest snapshot. */
+  latest(): Snapshot<ServiceStatus> {
+    if (!this.#store) throw new Error("the sync service is not started");
+    return this.#store.latest();
+  }
+
+  /** Streams snapshots after `sinceRevision`, latest-value semantics (see SnapshotStore.subscribe). */
+  subscribe(sinceRevision: number, deliver: Deliver<ServiceStatus>): () => void {
+    if (!this.#store) throw new Error("the sync service is not started");
+    return this.#store.subscribe(sinceRevision, deliver);
+  }
+
+  /**
+   * Sets the desired release and returns the snapshot right after it was taken. The request is saved
+   * before this resolves, so an Update whose call returned survives a crash.
+   */
+  async update(request: UpdateRequest, signal: AbortSignal): Promise<Snapshot<ServiceStatus>> {
+    const term = this.#leading();
+    const state = request.state ?? chooseState(this.#tracker.status.history, request.desired.image);
+    await term.worker.update({ ...request, state }, signal);
+    const { cause: _cause, ...spec } = request;
+    this.#spec = spec;
+    await term.writer.flush();
+    return this.latest();
+  }
+
+  /** Wakes the worker early; false when a notification was already pending. */
+  notify(message: string): boolean {
+    return this.#leading().worker.notify(message);
+  }
+
+  #leading(): Term {
+    if (this.#term) return this.#term;
+    throw new NotLeaderError(this.#o.election?.leader ?? "");
+  }
+
+  /** A standby shows what the leader saved, at the leader's revision. */
+  #mirror(state: PersistedState): void {
+    if (this.#term || !this.#store) return;
+    this.#store.mirror({ revision: state.revision.published, publishedAt: state.savedAt.getTime(), value: { worker: state.status, clusterVersion: state.clusterVersion } });
+  }
+
+  /**
+   * Takes ownership: reloads the state (the previous leader's last word), reserves revisions above any
+   * it published and saves that reservation, then builds a worker that resumes where the state says.
+   */
+  async #openTerm(signal: AbortSignal): Promise<Term> {
+    const store = this.#store!;
+    const saved = await this.#o.state.load(signal);
+    this.#spec = saved?.spec;
+    this.#tracker = new ClusterVersionTracker(
+      () => this.#o.clock.now(),
+      (name) => this.#waits.startedAt(name),
+      saved?.clusterVersion ?? this.#tracker.status,
+    );
+    const floor = Math.max(saved?.revision.reserved ?? 0, store.latest().revision);
+    store.mirror({ revision: floor + 1, publishedAt: Date.now(), value: saved ? { worker: saved.status, clusterVersion: saved.clusterVersion } : store.latest().value });
+    this.#reserved = floor + 1 + REVISION_RESERVE;
+    const log = this.#o.log;
+    const writer = new StateWriter(this.#o.state, () => this.#persisted(), this.#o.clock, this.#o.saveIntervalMs ?? 1000, (err) => log.warn(`saving the state failed: ${String(err)}`));
+    await writer.flush();
+    const eventLog = log.child({ component: "events" });
+    const worker = new SyncWorker({
+      retriever: this.#o.retriever,
+      loadPayload: this.#o.loadPayload,
+      applier: this.#cluster.applier,
+      clock: this.#o.clock,
+      random: this.#o.random,
+      log: log.child({ component: "worker" }),
+      minimumReconcileIntervalMs: this.#o.minimumReconcileIntervalMs,
+      backoff: this.#o.backoff,
+      reports: { status: (status) => this.#onStatus(status), attemptsRestarted: () => this.#waits.clear() },
+      events: {
+        event: (type, reason, message) => {
+          if (type === "Warning") eventLog.warn(`${reason}: ${message}`);
+          else eventLog.info(`${reason}: ${message}`);
+          this.#cluster.events?.event(type, reason, message);
+        },
+      },
+      preconditions: this.#cluster.preconditions,
+      ...(saved ? { resume: saved.status } : {}),
+      ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}),
+      ...(this.#o.tracing ? { tracing: this.#o.tracing } : {}),
+    });
+    const term = { worker, writer, signal };
+    this.#term = term;
+    log.info(saved ? `resuming from ${this.#o.state.where} at revision ${floor + 1}` : `no saved state at ${this.#o.state.where}; starting fresh`);
+    return term;
+  }
+
+  /** Runs the worker for the term, replaying the saved desired release first; ends when the term's signal aborts. */
+  async #runTerm(term: Term): Promise<void> {
+    const loop = term.worker.start(this.#o.maxWorkers, term.signal);
+    const spec = this.#spec;
+    if (spec) {
+      const completed = this.#tracker.status.history[0];
+      const state = completed?.state === "Completed" && completed.image === spec.desired.image ? "Reconciling" : (spec.state ?? chooseState(this.#tracker.status.history, spec.desired.image));
+      await term.worker.update({ ...spec, state }, term.signal).catch((err: unknown) => {
+        if (!term.signal.aborted) this.#o.log.warn(`resuming the desired release failed: ${String(err)}`);
+      });
+    }
+    await loop;
+    this.#term = undefined;
+    // An orderly stop saves the last status; a lost leadership must not write any more.
+    if (this.#lifetime.signal.aborted) await term.writer.flush().catch((err: unknown) => this.#o.log.warn(`saving the last state failed: ${String(err)}`));
+    term.writer.stop();
+  }
+
+  #onStatus(status: SyncWorkerStatus): void {
+    const store = this.#store!;
+    const previous = store.latest().value.worker;
+    const snapshot = store.publish({ worker: status, clusterVersion: this.#tracker.observe(status) });
+    this.#o.onSnapshot?.(snapshot);
+    this.#statusLog.push(status);
+    const writer = this.#term?.writer;
+    if (!writer) return;
+    if (snapshot.revision + REVISION_RESERVE / 2 > this.#reserved) {
+      this.#reserved = snapshot.revision + REVISION_RESERVE;
+      writer.schedule(true);
+    } else writer.schedule(isStatusEdge(previous, status));
+  }
+
+  #persisted(): PersistedState {
+    const latest = this.latest();
+    return {
+      writer: this.#o.identity,
+      savedAt: this.#o.clock.now(),
+      revision: { published: latest.revision, reserved: this.#reserved },
+      spec: this.#spec,
+      status: latest.value.worker,
+      clusterVersion: latest.value.clusterVersion,
+    };
+  }
+}

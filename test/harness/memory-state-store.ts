@@ -1,0 +1,20 @@
+import { decodeState, encodeState, type PersistedState, type StateStore } from "../../src/service/index.js";
+
+/**
+ * A state store in memory for unit tests on fake time. It keeps the encoded text, so every save and
+ * load goes through the real codec and its validation, as with a file or a ConfigMap.
+ */
+export class MemoryStateStore implements StateStore {
+  readonly where = "memory state";
+  text: string | undefined;
+  saves = 0;
+
+  async load(): Promise<PersistedState | undefined> {
+    return this.text === undefined ? undefined : decodeState(this.text, this.where);
+  }
+
+  async save(state: PersistedState): Promise<void> {
+    this.text = encodeState(state);
+    this.saves++;
+  }
+}
