@@ -190,11 +190,13 @@ export class SyncWorker {
     const oldDesired = this.#work?.desired;
     if (!this.#work) {
       work.state = input.state;
+      // A resumed worker already knows the release it was applying; anything else starts from the request.
+      const known = this.#status.actual.image === work.desired.image;
       this.#status = {
         ...this.#status,
         generation: input.generation,
         reconciling: input.state === "Reconciling",
-        actual: { version: work.desired.version, image: work.desired.image, url: "", channels: [] },
+        actual: known ? this.#status.actual : { version: work.desired.version, image: work.desired.image, url: "", channels: [] },
       };
     }
     if (!versionEqual && this.#work && oldDesired && input.state === "Initializing") {

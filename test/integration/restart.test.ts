@@ -1,0 +1,142 @@
+// The embedded service survives its process: killed with SIGKILL after a sync and in the middle of one,
+// it starts again on the same --state-dir with the desired release, history, completed count, state and
+// revisions it had, and an Update whose call returned is never lost. A state file it cannot read stops
+// it at start-up, naming the file, and is left as it was.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { test } from "node:test";
+import { rpc } from "../../src/cli/client.js";
+import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+
+const REAL_A = join(FIXTURES, "real-a");
+const REAL_B = join(FIXTURES, "real-b");
+const run = promisify(execFile);
+
+async function kill(server: ServerProcess): Promise<void> {
+  const exited = once(server.child, "exit");
+  server.child.kill("SIGKILL");
+  await exited;
+  server.client.close();
+}
+
+function update(server: ServerProcess, image: string, generation: number) {
+  return rpc.update(server.client, { generation, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
+}
+
+/** Every snapshot of a watch until `predicate` holds, starting after `sinceRevision`. */
+async function watchFrom(server: ServerProcess, sinceRevision: number, predicate: (s: SyncWorkerStatus) => boolean, timeoutMs: number): Promise<SyncWorkerStatus[]> {
+  const stream = server.client.statusWatch({ sinceRevision });
+  const seen: SyncWorkerStatus[] = [];
+  const timer = setTimeout(() => stream.cancel(), timeoutMs);
+  try {
+    for await (const response of stream as AsyncIterable<{ status?: SyncWorkerStatus }>) {
+      if (!response.status) continue;
+      seen.push(response.status);
+      if (predicate(response.status)) return seen;
+    }
+  } catch {
+    // cancelled by the timer; reported below
+  } finally {
+    clearTimeout(timer);
+    stream.cancel();
+  }
+  throw new Error(`no matching status within ${timeoutMs}ms; last: ${JSON.stringify(seen.at(-1))}\n${server.stderr().slice(-4000)}`);
+}
+
+const completedAt = (image: string) => (s: SyncWorkerStatus) => s.actual?.image === image && s.completed >= 1 && !s.failure && s.total > 0;
+
+test("after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones", { timeout: 240_000 }, async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
+  const first = await startServer(["--state-dir", stateDir]);
+  await update(first, REAL_A, 1);
+  const seen = await watchFrom(first, 0, completedAt(REAL_A), 120_000);
+  const before = seen.at(-1)!;
+  // The watch ends on the completing snapshot; later ones (a reconcile pass) would be seen by a resumed watcher.
+  const lastSeen = Math.max(...seen.map((s) => s.revision), (await rpc.getStatus(first.client)).status!.revision);
+  await kill(first);
+
+  const second = await startServer(["--state-dir", stateDir]);
+  try {
+    const [resumed] = await watchFrom(second, lastSeen, () => true, 10_000);
+    assert.ok(resumed);
+    assert.ok(resumed.revision > lastSeen, `revision ${resumed.revision} continues above ${lastSeen}: a resumed watch gets no duplicate`);
+    assert.equal(resumed.actual?.image, REAL_A, "the same desired release");
+    assert.equal(resumed.actual?.version, before.actual?.version);
+    assert.ok(resumed.completed >= 1, `completed ${resumed.completed} carries on`);
+    assert.equal(resumed.reconciling, true, "a completed release resumes Reconciling, not Initializing");
+    assert.deepEqual(resumed.history.map((h) => [h.state, h.image]), [["Completed", REAL_A]]);
+    assert.equal(resumed.conditions.find((c) => c.type === "Available")?.status, "True");
+    // The worker replays the release in Reconciling mode and completes a pass on the new, empty embedded cluster.
+    const after = await watchFrom(second, resumed.revision, (s) => completedAt(REAL_A)(s) && s.reconciling && s.done === s.total, 120_000);
+    assert.ok(after.every((s) => s.history[0]?.state === "Completed"), "the history never goes back to Partial");
+    assert.ok(!second.stderr().includes("Initializing"), "no Initializing pass after the restart");
+  } finally {
+    assert.equal(await second.stop(), 0);
+  }
+});
+
+test("after SIGKILL mid-sync the accepted Update is not lost and its sync completes", { timeout: 240_000 }, async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
+  // Slow simulated operators stretch real-b's sync over many seconds, so the kill lands inside it.
+  const first = await startServer(["--state-dir", stateDir, "--operator-delay", "3s"]);
+  await update(first, REAL_A, 1);
+  await waitForStatus(first.client, completedAt(REAL_A), 120_000);
+  const response = await update(first, REAL_B, 2);
+  assert.equal(response.status?.loadPayloadStatus?.step, "PayloadLoaded");
+  // Mid-sync of real-b: some manifests done, the pass not complete.
+  await waitForStatus(first.client, (s) => s.actual?.image === REAL_B && s.done > 0 && s.done < s.total, 60_000);
+  await kill(first);
+
+  const second = await startServer(["--state-dir", stateDir]);
+  try {
+    const status = (await rpc.getStatus(second.client)).status!;
+    assert.equal(status.generation, 2, "the accepted Update's generation");
+    assert.equal(status.history[0]?.image, REAL_B, "real-b is the release being applied");
+    assert.equal(status.history[0]?.state, "Partial");
+    const done = await waitForStatus(second.client, completedAt(REAL_B), 120_000);
+    assert.equal(done.generation, 2);
+    assert.deepEqual(done.history.map((h) => [h.state, h.image]), [["Completed", REAL_B], ["Completed", REAL_A]]);
+  } finally {
+    assert.equal(await second.stop(), 0);
+  }
+});
+
+test("an Update whose call returned survives a SIGKILL right after it", { timeout: 120_000 }, async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
+  const first = await startServer(["--state-dir", stateDir]);
+  await update(first, REAL_A, 7);
+  await kill(first);
+  const second = await startServer(["--state-dir", stateDir]);
+  try {
+    const done = await waitForStatus(second.client, completedAt(REAL_A), 120_000);
+    assert.equal(done.generation, 7);
+  } finally {
+    assert.equal(await second.stop(), 0);
+  }
+});
+
+test("a corrupt state file stops start-up naming the file, and is left as it was", { timeout: 60_000 }, async () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ["not JSON", "{ this is not json", /not valid JSON/],
+    ["a bad shape", JSON.stringify({ format: "syncworker.state/v1", writer: "x", savedAt: "yesterday" }), /savedAt|revision|spec/],
+  ];
+  for (const [name, content, detail] of cases) {
+    const stateDir = await mkdtemp(join(tmpdir(), "syncworker-corrupt-"));
+    const file = join(stateDir, "state.json");
+    await writeFile(file, content);
+    const result = await run(process.execPath, [join(REPO_ROOT, "bin/syncworker.js"), "serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir]).then(
+      () => ({ code: 0, stderr: "" }),
+      (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+    );
+    assert.notEqual(result.code, 0, `${name}: start-up fails`);
+    assert.ok(result.stderr.includes(`state file ${file}`), `${name}: the message names the file: ${result.stderr}`);
+    assert.match(result.stderr, detail, name);
+    assert.equal(await readFile(file, "utf8"), content, `${name}: nothing overwritten`);
+  }
+});
