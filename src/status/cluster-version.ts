@@ -49,7 +49,7 @@ export class ClusterVersionTracker {
     const now = this.now();
     const history = mergeHistory(this.#status.history, ws.actual, ws.verified, now, ws.completed > 0);
     const conditions = deriveConditions(this.#status.conditions, ws, history, now, this.operatorStartedAt);
-    this.#status = { history, conditions, message: describeStatus(ws) };
+    this.#status = { history, conditions, message: describeStatus(ws, conditions) };
     return this.#status;
   }
 }

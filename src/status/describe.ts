@@ -1,20 +1,19 @@
-import { UpdateError } from "../payload/update-error.js";
 import type { SyncWorkerStatus } from "../worker/types.js";
-import { progressCounts } from "./progress.js";
+import type { Condition } from "./conditions.js";
 
 /**
- * One human line for a status, worded like the CVO's Progressing condition: failures whose effect is
- * `None` (an operator still rolling out) are waits, not failures.
+ * One human line for a status, derived from the conditions of the same status so the two never
+ * disagree: the Progressing condition's message (what `oc get clusterversion` shows), except before
+ * any update, while a payload loads or failed to load (the step says more), and while Failing (the
+ * failure's own message says more than its summary).
  */
-export function describeStatus(status: SyncWorkerStatus): string {
+export function describeStatus(status: SyncWorkerStatus, conditions: readonly Condition[]): string {
   const load = status.loadPayloadStatus;
-  const version = status.actual.version || load.update.version || status.actual.image;
   if (!status.actual.image && !load.update.image) return "Waiting for an update";
   if (load.failure) return `${load.step} failed for ${load.update.version || load.update.image}: ${load.failure.message}`;
-  const failure = status.failure;
-  if (failure && !(failure instanceof UpdateError && failure.effect === "None")) return `Unable to apply ${version}: ${failure.message}`;
-  if (status.reconciling && status.completed > 0 && !failure) return `Cluster version is ${version}`;
   if (load.step && load.step !== "PayloadLoaded") return load.message;
-  const waiting = failure instanceof UpdateError ? `, waiting on ${failure.objectName || failure.names.join(", ")}` : "";
-  return `Working towards ${version}: ${progressCounts(status.done, status.total)}${waiting}`;
+  const condition = (type: string): Condition | undefined => conditions.find((c) => c.type === type);
+  const version = status.actual.version || load.update.version || status.actual.image;
+  if (status.failure && condition("Failing")?.status === "True") return `Unable to apply ${version}: ${status.failure.message}`;
+  return condition("Progressing")?.message ?? `Working towards ${version}`;
 }

@@ -3,5 +3,5 @@ export * from "./cluster-version.js";
 export { summaryForReason, deriveConditions, OPERATOR_GRACE_MS, type Condition, type ConditionStatus } from "./conditions.js";
 export { mergeHistory, pruneHistory, MAX_HISTORY, type HistoryEntry } from "./history.js";
 export { ThrottledNotifier, isStatusEdge } from "./throttle.js";
-export { describeStatus } from "./describe.js";
+
 export { percentComplete, progressCounts } from "./progress.js";

@@ -1,6 +1,7 @@
 import { loadUpdate, type Manifest } from "../../src/payload/index.js";
 import { KNOWN_CAPABILITIES } from "../../src/policy/index.js";
 import type { KubeRest, LiveObject } from "./kube-rest.js";
+import type { ComponentOverride } from "../../src/gen/syncworker/v1/syncworker.js";
 
 /** The manifests a payload applies on a self-managed amd64 cluster, as the service loads them. */
 export async function payloadManifests(dir: string): Promise<{ version: string; manifests: Manifest[] }> {
@@ -98,6 +99,16 @@ const condition = (type: string, status: string, reason: string): Record<string,
   message: `set by the test playing the operator`,
   lastTransitionTime: "2026-01-01T00:00:00Z",
 });
+
+/**
+ * real-a (OpenShift 4.16) still ships one FlowSchema at flowcontrol.apiserver.k8s.io/v1beta3, which
+ * Kubernetes removed in 1.32; a 4.16 cluster (Kubernetes 1.29) serves it, our 1.36 server cannot.
+ * An override makes it unmanaged, exactly what an administrator of such a cluster would do.
+ */
+export const REAL_A_OVERRIDES: ComponentOverride[] = [
+  { kind: "FlowSchema", group: "flowcontrol.apiserver.k8s.io", namespace: "", name: "openshift-oauth-server", unmanaged: true },
+];
+export const overridden = (m: Manifest): boolean => m.gvk.kind === "FlowSchema" && m.obj.metadata?.name === "openshift-oauth-server" && m.gvk.version === "v1beta3";
 
 export interface OperatorPlayer {
   /** The last failure of a pass, for a failing test's message. */

@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { rpc } from "../../src/cli/client.js";
 import type { ComponentOverride, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
-import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
+import { createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { FIXTURES, REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
 
@@ -18,15 +18,6 @@ const REAL_B = join(FIXTURES, "real-b");
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const DEMO_2 = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
 
-/**
- * real-a (OpenShift 4.16) still ships one FlowSchema at flowcontrol.apiserver.k8s.io/v1beta3, which
- * Kubernetes removed in 1.32; a 4.16 cluster (Kubernetes 1.29) serves it, our 1.36 server cannot.
- * An override makes it unmanaged, exactly what an administrator of such a cluster would do.
- */
-const REAL_A_OVERRIDES: ComponentOverride[] = [
-  { kind: "FlowSchema", group: "flowcontrol.apiserver.k8s.io", namespace: "", name: "openshift-oauth-server", unmanaged: true },
-];
-const overridden = (m: Manifest): boolean => m.gvk.kind === "FlowSchema" && m.obj.metadata?.name === "openshift-oauth-server" && m.gvk.version === "v1beta3";
 
 let cp: ControlPlane;
 let server: ServerProcess | undefined;
@@ -45,11 +36,15 @@ const isClusterOperator = (m: Manifest): boolean => m.gvk.group === "config.open
 const applied = (manifests: readonly Manifest[]): Manifest[] =>
   manifests.filter((m) => !overridden(m) && m.obj.metadata?.annotations?.["release.openshift.io/delete"] === undefined);
 
+let services = 0;
+
+/** A fresh service: its own namespace, so it does not resume the state a previous test's service saved. */
 async function serve(): Promise<ServerProcess> {
   await server?.stop();
   // The interval is also the deadline of an initializing pass (twice that later), so it must cover a
   // whole pass over real-a on a slow machine; failed passes are retried after interval/8 and more.
-  server = await startServer(["--kubeconfig", cp.kubeconfig, "--reconcile-interval", "60s", "--backoff-steps", "2"]);
+  const namespace = `syncworker-kube-sync-${++services}`;
+  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", namespace, "--reconcile-interval", "60s", "--backoff-steps", "2"]);
   return server;
 }
 

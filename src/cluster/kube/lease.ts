@@ -1,6 +1,7 @@
 import type { KubeObject } from "../../payload/manifest.js";
 import type { LeaseClient, LeaseRecord } from "../../service/index.js";
 import type { ObjectRef } from "../errors.js";
+import { createInNamespace } from "./namespace.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 interface Lease extends KubeObject {
@@ -55,7 +56,7 @@ export class KubeLeaseClient implements LeaseClient {
   }
 
   async create(record: LeaseRecord, signal: AbortSignal): Promise<void> {
-    await this.client.post(this.#lease(record), signal);
+    await createInNamespace(this.client, this.#lease(record), signal);
   }
 
   async update(record: LeaseRecord, version: string, signal: AbortSignal): Promise<void> {

@@ -2,6 +2,7 @@ import { Watch } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import { decodeState, encodeState, StateConflictError, StateError, type PersistedState, type StateStore } from "../../service/index.js";
 import { ApiError } from "../errors.js";
+import { createInNamespace } from "./namespace.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 /** The key of the ConfigMap's data that holds the state document. */
@@ -55,7 +56,7 @@ export class KubeStateStore implements StateStore {
       data: { [DATA_KEY]: encodeState(state) },
     };
     try {
-      const stored = (this.#version ? await this.client.replace(object, signal) : await this.#create(object, signal)) as ConfigMap;
+      const stored = (this.#version ? await this.client.replace(object, signal) : await createInNamespace(this.client, object, signal)) as ConfigMap;
       this.#version = stored.metadata.resourceVersion;
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) throw new StateConflictError(this.where, await this.#writer(signal));
@@ -109,17 +110,6 @@ export class KubeStateStore implements StateStore {
     const text = live.data?.[DATA_KEY];
     if (text === undefined) throw new StateError(this.where, `has no data.${DATA_KEY}: it was not written by syncworker; remove it or choose another --namespace`);
     return decodeState(text, `${this.where} (data.${DATA_KEY})`);
-  }
-
-  async #create(object: ConfigMap, signal: AbortSignal): Promise<KubeObject> {
-    try {
-      return await this.client.post(object, signal);
-    } catch (err) {
-      // A fresh cluster may not have the namespace yet; the service creates it, as the CVO's payload would.
-      if (!(err instanceof ApiError && err.code === 404)) throw err;
-      await this.client.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: this.namespace } }, signal);
-      return await this.client.post(object, signal);
-    }
   }
 
   /** Who wrote the object that won, for the conflict message. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UpdateError } from "../../../src/payload/update-error.js";
-import { describeStatus } from "../../../src/status/index.js";
+import { ClusterVersionTracker } from "../../../src/status/index.js";
 import { EMPTY_STATUS, type SyncWorkerStatus } from "../../../src/worker/index.js";
 
 const base: SyncWorkerStatus = {
@@ -34,5 +34,10 @@ for (const tc of [
     want: "LoadPayload failed for 4.17.0: bad yaml",
   },
 ] as const) {
-  test(`describeStatus: ${tc.name}`, () => assert.equal(describeStatus(tc.status), tc.want));
+  test(`the status message: ${tc.name}`, () => {
+    // A history exists (an update began), as for every status the service derives after an Update.
+    const tracker = new ClusterVersionTracker(() => new Date(0), () => undefined);
+    tracker.observe({ ...tc.status, failure: undefined });
+    assert.equal(tracker.observe(tc.status).message, tc.want);
+  });
 }

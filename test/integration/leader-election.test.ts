@@ -1,0 +1,154 @@
+// Two `serve --kubeconfig … --leader-elect` replicas against the harness's real kube-apiserver: one
+// leads and applies, the other serves reads from the state the leader saves and refuses writes naming
+// the leader; when the leader is killed mid-sync the standby takes over within the lease duration and
+// completes the sync. Also: a state object someone else wrote with a bad shape stops start-up.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { after, before, test } from "node:test";
+import type { ServiceError } from "@grpc/grpc-js";
+import { rpc } from "../../src/cli/client.js";
+import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
+import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+
+const REAL_A = join(FIXTURES, "real-a");
+const NAMESPACE = "syncworker-ha";
+/** client-go's defaults, which the service uses. */
+const LEASE_DURATION_MS = 15_000;
+const RETRY_PERIOD_MS = 2_000;
+
+let cp: ControlPlane;
+let player: OperatorPlayer | undefined;
+const servers: ServerProcess[] = [];
+
+before(async () => (cp = await startControlPlane()), { timeout: 90 * 60_000 });
+after(async () => {
+  await player?.stop();
+  for (const server of servers) await server.stop();
+  await cp?.stop();
+});
+
+async function holder(): Promise<string> {
+  const lease = await cp.api.get("coordination.k8s.io/v1", "Lease", NAMESPACE, "syncworker-leader");
+  return ((lease?.["spec"] as { holderIdentity?: string } | undefined)?.holderIdentity) ?? "";
+}
+
+async function role(server: ServerProcess): Promise<string> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return "dead";
+  const res = await fetch(`http://${server.adminAddress}/readyz`).catch(() => undefined);
+  return res ? await res.text() : "dead";
+}
+
+/** The sum of a counter or histogram count over all its series in the server's /metrics. */
+async function metricSum(server: ServerProcess, name: string): Promise<number> {
+  const text = await (await fetch(`http://${server.adminAddress}/metrics`)).text();
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+}
+
+const identityOf = (server: ServerProcess): RegExp => new RegExp(`_${server.child.pid}$`);
+
+test("replicas elect one leader; the standby refuses writes naming it, follows its progress, and takes over mid-sync", { timeout: 20 * 60_000 }, async () => {
+  const payload = await payloadManifests(REAL_A);
+  await installMissingKinds(cp.api, payload.manifests);
+  await createForeignNamespaces(cp.api, payload.manifests);
+  player = playOperators(cp.api, payload.manifests);
+  // Every ClusterOperator stays unavailable until the takeover, so the sync is certainly still running then.
+  for (const m of payload.manifests) if (m.gvk.kind === "ClusterOperator") player.hold.add(m.obj.metadata?.name ?? "");
+
+  const args = ["--kubeconfig", cp.kubeconfig, "--leader-elect", "--namespace", NAMESPACE, "--reconcile-interval", "60s", "--backoff-steps", "2"];
+  servers.push(await startServer(args), await startServer(args));
+
+  // Sample the Lease and both replicas' roles for the whole test: never two leaders at once.
+  const samples: Array<{ at: number; holder: string; roles: string[] }> = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const [h, ...roles] = await Promise.all([holder().catch(() => "?"), ...servers.map(role)]);
+      samples.push({ at: Date.now(), holder: h!, roles });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+
+  let leaderIdentity = "";
+  for (let i = 0; i < 100 && !leaderIdentity; i++) {
+    leaderIdentity = await holder();
+    if (!leaderIdentity) await new Promise((r) => setTimeout(r, 200));
+  }
+  const leader = servers.find((s) => identityOf(s).test(leaderIdentity));
+  const standby = servers.find((s) => s !== leader);
+  assert.ok(leader && standby, `the Lease holder ${leaderIdentity} is one of the replicas`);
+  for (let i = 0; i < 50 && (await role(leader)) !== "ok: leader"; i++) await new Promise((r) => setTimeout(r, 200));
+  assert.equal(await role(leader), "ok: leader");
+  assert.equal(await role(standby), "ok: standby", "a standby is ready: it serves reads");
+
+  const request = { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 };
+  await assert.rejects(rpc.update(standby.client, request), (err: ServiceError) => {
+    assert.equal(err.code, 14, "UNAVAILABLE");
+    assert.ok(err.details.includes(leaderIdentity), `the error names the leader: ${err.details}`);
+    return true;
+  });
+  await assert.rejects(rpc.notify(standby.client, "drift"), (err: ServiceError) => err.code === 14);
+
+  const accepted = await rpc.update(leader.client, request);
+  assert.equal(accepted.status?.loadPayloadStatus?.failure, undefined, "the payload loads");
+  // The standby follows the leader's progress through the state object.
+  const followed = await waitForStatus(standby.client, (s) => s.actual?.image === REAL_A && s.done > 0, 120_000);
+  assert.ok(followed.total > 0);
+  await waitForStatus(leader.client, (s) => s.done > 10, 120_000);
+  assert.ok((await metricSum(leader, "syncworker_task_duration_seconds_count")) > 0, "the leader applies");
+  assert.equal(await metricSum(standby, "syncworker_task_duration_seconds_count"), 0, "the standby applies nothing");
+
+  // Kill the leader mid-sync; the standby takes over once the lease it last saw renewed has expired.
+  const beforeKill = (await rpc.getStatus(standby.client)).status!;
+  const killedAt = Date.now();
+  const exited = once(leader.child, "exit");
+  leader.child.kill("SIGKILL");
+  await exited;
+  let tookOverAt = 0;
+  while (!tookOverAt && Date.now() - killedAt < 2 * LEASE_DURATION_MS) {
+    if ((await role(standby)) === "ok: leader") tookOverAt = Date.now();
+    else await new Promise((r) => setTimeout(r, 100));
+  }
+  const takeoverMs = tookOverAt - killedAt;
+  console.log(`takeover after SIGKILL of the leader: ${takeoverMs} ms`);
+  assert.ok(tookOverAt > 0 && takeoverMs <= LEASE_DURATION_MS + 1.2 * RETRY_PERIOD_MS + 1_000, `took over within the lease duration (+ one retry period): ${takeoverMs} ms`);
+  assert.match(await holder(), identityOf(standby));
+
+  player.hold.clear();
+  const done = await waitForStatus(standby.client, (s: SyncWorkerStatus) => s.actual?.image === REAL_A && s.completed >= 1 && !s.failure, 10 * 60_000);
+  assert.ok(done.revision > beforeKill.revision, "revisions continue above the old leader's");
+  assert.equal(done.generation, 1);
+
+  sampling = false;
+  await sampler;
+  const both = samples.filter((s) => s.roles.filter((r) => r === "ok: leader").length > 1);
+  assert.deepEqual(both, [], "never two replicas leading at once");
+  assert.ok(samples.some((s) => s.roles.includes("ok: standby")), "the samples saw a standby");
+});
+
+test("a state object with a bad shape stops start-up naming it, and is left as it was", { timeout: 120_000 }, async () => {
+  const namespace = "syncworker-bad-state";
+  await cp.api.must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  const created = (await cp.api.must("POST", `/api/v1/namespaces/${namespace}/configmaps`, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "syncworker-state" },
+    data: { "state.json": JSON.stringify({ format: "syncworker.state/v1", writer: "someone-else", revision: { published: "many" } }) },
+  })) as { metadata: { resourceVersion: string } };
+  const result = await promisify(execFile)(process.execPath, [join(REPO_ROOT, "bin/syncworker.js"), "serve", "--listen", "127.0.0.1:0", "--kubeconfig", cp.kubeconfig, "--namespace", namespace]).then(
+    () => ({ code: 0, stderr: "" }),
+    (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+  );
+  assert.notEqual(result.code, 0, "start-up fails");
+  assert.match(result.stderr, /ConfigMap syncworker-bad-state\/syncworker-state/, "the message names the object");
+  assert.match(result.stderr, /revision\.published/, "and the offending field");
+  const live = await cp.api.get("v1", "ConfigMap", namespace, "syncworker-state");
+  assert.equal(live?.metadata.resourceVersion, created.metadata.resourceVersion, "nothing overwritten");
+});

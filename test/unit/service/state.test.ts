@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { UpdateError } from "../../../src/payload/update-error.js";
+import { decodeState, encodeState, StateError, type PersistedState } from "../../../src/service/index.js";
+import { EMPTY_STATUS } from "../../../src/worker/index.js";
+
+const at = (s: string): Date => new Date(s);
+
+const STATE: PersistedState = {
+  writer: "host_1",
+  savedAt: at("2026-01-01T00:00:05Z"),
+  revision: { published: 42, reserved: 1042 },
+  spec: {
+    generation: 3,
+    desired: { version: "4.16.1", image: "/payloads/b", force: true },
+    overrides: [{ kind: "FlowSchema", group: "flowcontrol.apiserver.k8s.io", namespace: "", name: "x", unmanaged: true }],
+    capabilities: { baselineCapabilitySet: "v4.14", additionalEnabledCapabilities: ["Console"] },
+    state: undefined,
+  },
+  status: {
+    ...EMPTY_STATUS,
+    generation: 3,
+    done: 10,
+    total: 20,
+    completed: 2,
+    failure: new UpdateError({ reason: "ClusterOperatorNotAvailable", message: "Cluster operator dns is not available", effect: "FailAfterInterval", name: "dns", names: ["dns"] }),
+    lastProgress: at("2026-01-01T00:00:04Z"),
+    actual: { version: "4.16.1", image: "/payloads/b", url: "u", channels: ["stable-4.16"] },
+    loadPayloadStatus: { step: "PayloadLoaded", message: "Payload loaded", update: { version: "4.16.1", image: "/payloads/b", force: true }, verified: false, lastTransitionTime: at("2026-01-01T00:00:01Z") },
+    capabilitiesStatus: { enabled: ["Console"], known: ["Console", "Insights"], implicitlyEnabled: [] },
+  },
+  clusterVersion: {
+    conditions: [{ type: "Available", status: "True", reason: "", message: "Done applying 4.16.0", lastTransitionTime: at("2026-01-01T00:00:00Z") }],
+    history: [
+      { state: "Partial", version: "4.16.1", image: "/payloads/b", verified: false, startedTime: at("2026-01-01T00:00:01Z") },
+      { state: "Completed", version: "4.16.0", image: "/payloads/a", verified: true, startedTime: at("2025-12-31T00:00:00Z"), completionTime: at("2025-12-31T00:10:00Z") },
+    ],
+    message: "Working towards 4.16.1: 10 of 20 done (50% complete), waiting on dns",
+  },
+};
+
+test("a state survives encoding: dates, the typed failure, the spec and the history", () => {
+  const decoded = decodeState(encodeState(STATE), "test");
+  assert.deepEqual({ ...decoded, status: { ...decoded.status, failure: undefined } }, { ...STATE, status: { ...STATE.status, failure: undefined } });
+  const failure = decoded.status.failure;
+  assert.ok(failure instanceof UpdateError);
+  assert.deepEqual([failure.reason, failure.effect, failure.objectName, failure.names, failure.message], ["ClusterOperatorNotAvailable", "FailAfterInterval", "dns", ["dns"], "Cluster operator dns is not available"]);
+  assert.equal(encodeState(decoded), encodeState(STATE), "encoding is stable");
+});
+
+const BAD: Array<[string, (doc: Record<string, unknown>) => unknown, RegExp]> = [
+  ["another format", (d) => ({ ...d, format: "other/v9" }), /format/],
+  ["a revision that is not a number", (d) => ({ ...d, revision: { published: "many", reserved: 1 } }), /revision\.published/],
+  ["a reservation below the published revision", (d) => ({ ...d, revision: { published: 10, reserved: 5 } }), /reserved must be >= published/],
+  ["a history entry with a bad date", (d) => ({ ...d, clusterVersion: { ...(d["clusterVersion"] as object), history: [{ state: "Completed", version: "1", image: "i", verified: false, startedTime: "yesterday" }] } }), /clusterVersion\.history\.0\.startedTime/],
+  ["an unknown field", (d) => ({ ...d, extra: true }), /extra/],
+  ["a state the worker does not know", (d) => ({ ...d, spec: { ...(d["spec"] as object), state: "Precreating" } }), /spec\.state/],
+];
+for (const [name, corrupt, field] of BAD) {
+  test(`a state with ${name} is refused naming the field and where it came from`, () => {
+    const doc = JSON.parse(encodeState(STATE)) as Record<string, unknown>;
+    assert.throws(
+      () => decodeState(JSON.stringify(corrupt(doc)), "state file /x/state.json"),
+      (err: unknown) => err instanceof StateError && err.message.startsWith("state file /x/state.json: ") && field.test(err.message),
+    );
+  });
+}
+
+test("text that is not JSON is refused as such", () => {
+  assert.throws(() => decodeState("{", "ConfigMap ns/syncworker-state"), (err: unknown) => err instanceof StateError && /ConfigMap ns\/syncworker-state: not valid JSON/.test(err.message));
+});
