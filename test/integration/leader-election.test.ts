@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
-import type { ServiceError } from "@grpc/grpc-js";
+import { status, type ServiceError } from "@grpc/grpc-js";
 import { rpc } from "../../src/cli/client.js";
 import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
@@ -71,7 +71,7 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   const sampler = (async () => {
     while (sampling) {
       const [h, ...roles] = await Promise.all([holder().catch(() => "?"), ...servers.map(role)]);
-      samples.push({ at: Date.now(), holder: h!, roles });
+      samples.push({ at: Date.now(), holder: h, roles });
       await new Promise((r) => setTimeout(r, 200));
     }
   })();
@@ -90,11 +90,11 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
 
   const request = { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 };
   await assert.rejects(rpc.update(standby.client, request), (err: ServiceError) => {
-    assert.equal(err.code, 14, "UNAVAILABLE");
+    assert.equal(err.code, status.UNAVAILABLE);
     assert.ok(err.details.includes(leaderIdentity), `the error names the leader: ${err.details}`);
     return true;
   });
-  await assert.rejects(rpc.notify(standby.client, "drift"), (err: ServiceError) => err.code === 14);
+  await assert.rejects(rpc.notify(standby.client, "drift"), (err: ServiceError) => err.code === status.UNAVAILABLE);
 
   const accepted = await rpc.update(leader.client, request);
   assert.equal(accepted.status?.loadPayloadStatus?.failure, undefined, "the payload loads");
