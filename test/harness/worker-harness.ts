@@ -63,6 +63,8 @@ export interface HarnessOptions {
   readonly preconditions?: readonly Precondition[];
   readonly reconcileMs?: number;
   readonly maxWorkers?: number;
+  /** The state a previous service saved (a restart); a fresh store when absent. */
+  readonly state?: MemoryStateStore;
 }
 
 /**
@@ -74,7 +76,7 @@ export function workerHarness(options: HarnessOptions) {
   const applier = new ScriptedApplier();
   const statuses: SyncWorkerStatus[] = [];
   const retrievals: string[] = [];
-  const state = new MemoryStateStore();
+  const state = options.state ?? new MemoryStateStore();
   const byImage = new Map(options.payloads.map((p) => [p.release.image, p]));
   let ports: ClusterPorts | undefined;
   const service = new SyncService({
@@ -130,6 +132,8 @@ export function workerHarness(options: HarnessOptions) {
       );
       return snapshot.value.worker;
     },
+    /** Starts the service without moving the clock: the loop has not run yet. */
+    open: start,
     start: async () => {
       await start();
       await clock.advance(0);

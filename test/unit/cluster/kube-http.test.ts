@@ -15,13 +15,18 @@ test("Retry-After is read as seconds or a date, and capped", () => {
 });
 
 test("the token bucket allows a burst, then the sustained rate", async () => {
-  let now = 0;
+  const now = 0;
   const bucket = new TokenBucket(1000, 3, () => now);
   const started = performance.now();
   for (let i = 0; i < 3; i++) await bucket.take();
   assert.ok(performance.now() - started < 5, "the burst does not wait");
-  now = 0;
-  await bucket.take(); // the fourth waits about 1 ms of real time for a token
+  // The clock stands still: no token is refilled, so the fourth take waits for one (about 1 ms of real time).
+  let fourth = false;
+  const taken = bucket.take().then(() => (fourth = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(fourth, false, "the fourth take waits for a token");
+  await taken;
+  assert.equal(fourth, true);
 });
 
 test("options are validated once", () => {

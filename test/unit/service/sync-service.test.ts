@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { decodeState } from "../../../src/service/index.js";
+import { SyncWorker } from "../../../src/worker/index.js";
+import { ManualClock } from "../../harness/manual-clock.js";
+import { MemoryStateStore } from "../../harness/memory-state-store.js";
+import { configMap, payload, workerHarness } from "../../harness/worker-harness.js";
+
+const V0 = "1.0.0-abc";
+const IMG0 = "image/image:0";
+const basic = () => payload(V0, IMG0, [configMap("a"), configMap("b"), configMap("c")]);
+
+test("a restarted service resumes the completed release: history, completed, Reconciling, revisions above the old ones", async () => {
+  const state = new MemoryStateStore();
+  const first = workerHarness({ payloads: [basic()], state });
+  await first.update(IMG0, { generation: 4 });
+  await first.start();
+  assert.equal(first.last().completed, 1);
+  const lastRevision = first.service.latest().revision;
+  await first.stop();
+
+  const second = workerHarness({ payloads: [basic()], state });
+  await second.open();
+  const resumed = second.service.latest();
+  assert.ok(resumed.revision > lastRevision, `${resumed.revision} > ${lastRevision}`);
+  assert.deepEqual([resumed.value.worker.actual.image, resumed.value.worker.completed, resumed.value.worker.reconciling, resumed.value.worker.generation], [IMG0, 1, true, 4]);
+  assert.deepEqual(second.history().map((h) => h.state), ["Completed"]);
+  await second.start();
+  assert.deepEqual(new Set(second.applier.calls.map((c) => c.mode)), new Set(["Reconciling"]), "the replayed release is reconciled, not installed again");
+  assert.equal(second.last().completed, 2, "the completed count carries on");
+  await second.stop();
+});
+
+test("every accepted Update is saved before it returns, status changes are saved throttled", async () => {
+  const h = workerHarness({ payloads: [basic()] });
+  await h.start();
+  const before = h.state.saves;
+  await h.update(IMG0, { generation: 2 });
+  const saved = decodeState(h.state.text!, "test");
+  assert.ok(h.state.saves > before);
+  assert.deepEqual(saved.spec?.desired, { version: "", image: IMG0, force: false }, "the request as the client sent it");
+  assert.equal(saved.spec?.generation, 2);
+  await h.clock.advance(5_000);
+  const later = decodeState(h.state.text!, "test");
+  assert.ok(later.status.completed >= 1, "the completion was saved");
+  assert.ok(later.revision.reserved > later.revision.published, "revisions are reserved ahead of what was published");
+  await h.stop();
+});
+
+test("a service and a worker each start once", async () => {
+  const h = workerHarness({ payloads: [basic()] });
+  await h.start();
+  await assert.rejects(h.service.start(), /already started/);
+  await h.stop();
+
+  const clock = new ManualClock();
+  const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
+  const worker = new SyncWorker({
+    retriever: { retrieve: async () => ({ directory: "", local: false, verified: false }) },
+    loadPayload: async () => basic(),
+    applier: { apply: async () => undefined },
+    clock,
+    random: () => 0,
+    log: quiet,
+    minimumReconcileIntervalMs: 500,
+    backoff: { durationMs: 100, factor: 2, jitter: 0, steps: 1, capMs: 0 },
+    reports: { status: () => undefined, attemptsRestarted: () => undefined },
+  });
+  const controller = new AbortController();
+  const loop = worker.start(1, controller.signal);
+  await assert.rejects(worker.start(1, controller.signal), /already started/);
+  controller.abort();
+  await loop;
+});
