@@ -51,6 +51,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         k.createKubeCluster(options.kubeconfig, options.namespace || k.defaultNamespace(), lifetime.signal, {
           event: (err) => log.debug({ err }, "event not recorded in the cluster"),
           stateWatch: (err) => log.warn({ err }, "watching the state object"),
+          clusterVersion: (err) => log.warn({ err }, "writing the ClusterVersion view"),
         }),
       )
     : undefined;

@@ -150,6 +150,12 @@ function decodeFailure(f: EncodedFailure | undefined): Error | undefined {
 
 const iso = (d: Date | undefined): string | undefined => d?.toISOString();
 
+/** Objects with their keys in order, so equal states serialize identically however they were built. */
+function sortKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /** The JSON text of a state, stable in key order so unchanged states serialize identically. */
 export function encodeState(state: PersistedState): string {
   const s = state.status;
@@ -169,26 +175,11 @@ export function encodeState(state: PersistedState): string {
         }
       : null,
     status: {
-      generation: s.generation,
+      ...s,
       failure: encodeFailure(s.failure),
-      done: s.done,
-      total: s.total,
-      completed: s.completed,
-      reconciling: s.reconciling,
-      initial: s.initial,
-      versionHash: s.versionHash,
-      architecture: s.architecture,
       lastProgress: iso(s.lastProgress),
       actual: { ...s.actual, channels: [...s.actual.channels] },
-      verified: s.verified,
-      loadPayloadStatus: {
-        step: load.step,
-        message: load.message,
-        failure: encodeFailure(load.failure),
-        update: { ...load.update },
-        verified: load.verified,
-        lastTransitionTime: iso(load.lastTransitionTime),
-      },
+      loadPayloadStatus: { ...load, failure: encodeFailure(load.failure), lastTransitionTime: iso(load.lastTransitionTime) },
       capabilitiesStatus: {
         enabled: [...s.capabilitiesStatus.enabled],
         known: [...s.capabilitiesStatus.known],
@@ -201,7 +192,7 @@ export function encodeState(state: PersistedState): string {
       message: state.clusterVersion.message,
     },
   };
-  return `${JSON.stringify(encoded, null, 1)}\n`;
+  return `${JSON.stringify(encoded, sortKeys, 1)}\n`;
 }
 
 /** Parses and validates a state document; `where` names its source in the error. */

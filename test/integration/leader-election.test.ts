@@ -126,6 +126,17 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   assert.ok(done.revision > beforeKill.revision, "revisions continue above the old leader's");
   assert.equal(done.generation, 1);
 
+  // real-a installs the ClusterVersion CRD, so the leader also shows its state there, as the CVO would.
+  let view: Record<string, unknown> | undefined;
+  for (let i = 0; i < 50; i++) {
+    view = (await cp.api.get("config.openshift.io/v1", "ClusterVersion", undefined, "version"))?.status;
+    if ((view?.["history"] as Array<{ state: string }> | undefined)?.[0]?.state === "Completed") break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal((view?.["desired"] as { image?: string } | undefined)?.image, REAL_A, "kubectl get clusterversion shows the desired release");
+  assert.deepEqual((view?.["history"] as Array<{ state: string; image: string }>).map((h) => [h.state, h.image]), [["Completed", REAL_A]]);
+  assert.ok((view?.["conditions"] as Array<{ type: string }>).some((c) => c.type === "Progressing"));
+
   sampling = false;
   await sampler;
   const both = samples.filter((s) => s.roles.filter((r) => r === "ok: leader").length > 1);

@@ -5,11 +5,14 @@ import { KubeEventRecorder } from "./events.js";
 import { KubeLeaseClient } from "./lease.js";
 import { KubeObjectClient, loadKubeConfig } from "./object-client.js";
 import { KubeStateStore } from "./state-object.js";
+import { ClusterVersionViewStore } from "./cluster-version.js";
+import type { StateStore } from "../../service/index.js";
 
 export { KubeObjectClient, loadKubeConfig, FIELD_MANAGER } from "./object-client.js";
 export { KubeEventRecorder } from "./events.js";
 export { KubeLeaseClient } from "./lease.js";
 export { KubeStateStore } from "./state-object.js";
+export { ClusterVersionViewStore, clusterVersionStatus } from "./cluster-version.js";
 export { compileKubeClientOptions, type CompiledKubeClientOptions, type KubeClientOptions } from "./http.js";
 
 /** Where a pod finds its own namespace. */
@@ -33,8 +36,8 @@ export interface KubeCluster {
   readonly client: KubeObjectClient;
   /** The worker's events, written as Kubernetes Events on the ClusterVersion. */
   readonly events: KubeEventRecorder;
-  /** The service's state: a ConfigMap in its namespace. */
-  readonly state: KubeStateStore;
+  /** The service's state: a ConfigMap in its namespace, shown as the CVO would in ClusterVersion `version`. */
+  readonly state: StateStore;
   /** The Lease replicas elect their leader with, in the service's namespace. */
   readonly lease: KubeLeaseClient;
 }
@@ -44,7 +47,7 @@ export function createKubeCluster(
   kubeconfigPath: string,
   namespace: string,
   signal: AbortSignal,
-  onError: { event: (err: unknown) => void; stateWatch: (err: unknown) => void },
+  onError: { event: (err: unknown) => void; stateWatch: (err: unknown) => void; clusterVersion: (err: unknown) => void },
   options: KubeClientOptions = {},
 ): KubeCluster {
   const client = new KubeObjectClient(loadKubeConfig(kubeconfigPath), options);
@@ -52,7 +55,7 @@ export function createKubeCluster(
     applier: (hooks) => new ClusterApplier(client, hooks),
     client,
     events: new KubeEventRecorder(client, onError.event, signal, namespace),
-    state: new KubeStateStore(client, namespace, onError.stateWatch),
+    state: new ClusterVersionViewStore(new KubeStateStore(client, namespace, onError.stateWatch), client, onError.clusterVersion),
     lease: new KubeLeaseClient(client, namespace),
   };
 }

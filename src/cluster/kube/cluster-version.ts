@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import type { PersistedState, StateStore } from "../../service/index.js";
+import { ApiError, type ObjectRef } from "../errors.js";
+import type { KubeObjectClient } from "./object-client.js";
+
+const CLUSTER_VERSION: ObjectRef = { group: "config.openshift.io", version: "v1", kind: "ClusterVersion", namespace: "", name: "version" };
+/** How long a cluster that does not serve ClusterVersion is left alone before discovery is asked again (CRDs arrive with payloads). */
+const NOT_SERVED_RETRY_MS = 60_000;
+
+const iso = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
+
+/** The ClusterVersion status the CVO would write for this state (the fields its CRD requires, and what people read). */
+export function clusterVersionStatus(state: PersistedState, observedGeneration: number): Record<string, unknown> {
+  const s = state.status;
+  return {
+    observedGeneration,
+    versionHash: s.versionHash,
+    availableUpdates: null,
+    desired: { version: s.actual.version, image: s.actual.image, ...(s.actual.url ? { url: s.actual.url } : {}), ...(s.actual.channels.length > 0 ? { channels: [...s.actual.channels] } : {}) },
+    history: state.clusterVersion.history.map((h) => ({
+      state: h.state,
+      version: h.version,
+      image: h.image,
+      verified: h.verified,
+      startedTime: h.startedTime.toISOString(),
+      completionTime: iso(h.completionTime),
+    })),
+    conditions: state.clusterVersion.conditions.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime.toISOString() })),
+    capabilities: { enabledCapabilities: [...s.capabilitiesStatus.enabled], knownCapabilities: [...s.capabilitiesStatus.known] },
+  };
+}
+
+/**
+ * A state store that also shows the state as the CVO would, in ClusterVersion `version`, wherever the
+ * cluster serves `config.openshift.io/v1` ClusterVersion, so `kubectl get clusterversion` shows the
+ * desired release, the history and the conditions. The view follows each save and never fails it:
+ * the state object is the record; a view that cannot be written is reported to `onError`. An existing
+ * ClusterVersion keeps its spec (it belongs to the administrator); a missing one is created with the
+ * desired update and a new cluster ID, as an installer would.
+ */
+export class ClusterVersionViewStore implements StateStore {
+  readonly where: string;
+  #notServedUntil = 0;
+
+  constructor(
+    private readonly inner: StateStore,
+    private readonly client: KubeObjectClient,
+    private readonly onError: (err: unknown) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.where = inner.where;
+  }
+
+  load(signal: AbortSignal): Promise<PersistedState | undefined> {
+    return this.inner.load(signal);
+  }
+
+  async save(state: PersistedState, signal: AbortSignal): Promise<void> {
+    await this.inner.save(state, signal);
+    if (this.now() < this.#notServedUntil) return;
+    await this.#writeView(state, signal).catch((err: unknown) => {
+      if (err instanceof ApiError && err.statusReason === "NoMatch") this.#notServedUntil = this.now() + NOT_SERVED_RETRY_MS;
+      else if (!signal.aborted) this.onError(err);
+    });
+  }
+
+  watch(onChange: (state: PersistedState) => void, signal: AbortSignal): void {
+    this.inner.watch?.(onChange, signal);
+  }
+
+  async #writeView(state: PersistedState, signal: AbortSignal): Promise<void> {
+    let live = await this.client.get(CLUSTER_VERSION, signal);
+    if (!live) {
+      const spec = state.spec;
+      const desiredUpdate = spec ? { version: spec.desired.version, image: spec.desired.image, force: spec.desired.force } : undefined;
+      live = await this.client.post(
+        { apiVersion: "config.openshift.io/v1", kind: "ClusterVersion", metadata: { name: "version" }, spec: { clusterID: randomUUID(), ...(desiredUpdate ? { desiredUpdate } : {}) } },
+        signal,
+      );
+    }
+    const generation = live.metadata?.["generation"];
+    await this.client.patchStatus(CLUSTER_VERSION, clusterVersionStatus(state, typeof generation === "number" ? generation : 1), signal);
+  }
+}
