@@ -72,7 +72,8 @@ export async function startServer(extraArgs: readonly string[] = [], env: NodeJS
     stop: async () => {
       client.close();
       process.off("exit", kill);
-      if (child.exitCode !== null) return child.exitCode;
+      // Already gone (a test killed it): "exit" will not fire again.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, "exit");
       child.kill("SIGTERM");
       const [code] = (await exited) as [number | null];
