@@ -11,7 +11,7 @@ import type { CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
-import { apiMetrics, coalescedSnapshots, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
+import { apiMetrics, coalescedSnapshots, liveCacheMetrics, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
 import { systemClock } from "./worker/index.js";
 
 export interface RunningService {
@@ -72,9 +72,10 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     clock,
     random: Math.random,
     log,
-    cluster: ({ onOperatorWait, notify }): ClusterTarget => {
+    cluster: ({ onOperatorWait, notify, drift }): ClusterTarget => {
       if (kube) {
-        const applier = kube.applier({ onOperatorWait, tracing: tracing.tracing });
+        const cache = kube.cache(drift, liveCacheMetrics(registry), (err) => log.warn({ err }, "live-object cache"));
+        const applier = kube.applier({ onOperatorWait, tracing: tracing.tracing, cache });
         // Without a ClusterVersion in the cluster (plain Kubernetes) the built-in preconditions pass.
         return { applier, preconditions: builtInPreconditions(preconditionCluster(kube.client)), events: kube.events };
       }

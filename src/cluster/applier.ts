@@ -1,7 +1,7 @@
 import type { KubeObject, Manifest } from "../payload/manifest.js";
 import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
 import type { PayloadState, ResourceApplier, Tracing } from "../worker/index.js";
-import { ApiError, refOf } from "./errors.js";
+import { ApiError, refOf, type ObjectRef } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
 
 const DELETE_ANNOTATION = "release.openshift.io/delete";
@@ -38,7 +38,20 @@ function isClusterOperator(m: Manifest): boolean {
   return m.gvk.group === "config.openshift.io" && m.gvk.kind === "ClusterOperator";
 }
 
+/**
+ * Remembers what each apply stored, so a reconcile pass can skip what nobody changed since (a real
+ * cluster's watch-fed cache). Without one every pass applies every manifest.
+ */
+export interface AppliedObjectCache {
+  /** The live object when applying `raw` again would change nothing: applied recently from the same manifest, edited by nobody since. */
+  unchanged(ref: ObjectRef, raw: string): KubeObject | undefined;
+  /** Sends one apply of `raw` through `send` and remembers what the server stored. */
+  apply(ref: ObjectRef, raw: string, send: () => Promise<KubeObject>): Promise<KubeObject>;
+}
+
 export interface ClusterApplierHooks {
+  /** Lets reconcile passes skip unchanged objects; none when absent. */
+  readonly cache?: AppliedObjectCache;
   /** Called before a ClusterOperator's health is checked (the embedded cluster's operators react to it). */
   readonly onClusterOperatorCheck?: (expected: KubeObject) => void;
   /** The worker waits on this ClusterOperator; its owner remembers the first time (for the 40-minute grace). */
@@ -73,7 +86,7 @@ export class ClusterApplier implements ResourceApplier {
     }
     if (annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true" && (await this.client.get(ref, signal))) return;
 
-    const applied = await this.client.apply(withoutStatus(obj), signal);
+    const applied = await this.#applyOrSkip(manifest, ref, mode, signal);
     const check = readinessCheckFor(ref.group, ref.kind);
     if (!check) return;
     await this.#readiness(obj, async () => {
@@ -87,6 +100,14 @@ export class ClusterApplier implements ResourceApplier {
       }
       if (failure) throw failure;
     });
+  }
+
+  /** In a reconcile pass an object nobody changed since our last apply of the same manifest is not sent again. */
+  async #applyOrSkip(manifest: Manifest, ref: ObjectRef, mode: PayloadState, signal: AbortSignal): Promise<KubeObject> {
+    const send = (): Promise<KubeObject> => this.client.apply(withoutStatus(manifest.obj), signal);
+    const cache = this.hooks.cache;
+    if (!cache) return send();
+    return (mode === "Reconciling" ? cache.unchanged(ref, manifest.raw) : undefined) ?? cache.apply(ref, manifest.raw, send);
   }
 
   /** Runs a readiness check in its own span, so a trace shows waiting apart from applying. */

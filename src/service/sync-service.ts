@@ -30,6 +30,8 @@ export interface ClusterPorts {
   readonly onOperatorWait: (name: string) => void;
   /** Something changed in the cluster: wakes the worker as NotifyResourceActivity does. */
   readonly notify: (message: string) => void;
+  /** Someone else changed or deleted an object we manage: a pass corrects it now, even while reconciling. */
+  readonly drift: (message: string) => void;
 }
 
 /** The cluster the service drives, built by the composition root (embedded or real). */
@@ -112,7 +114,14 @@ export class SyncService {
     const now = (): Date => options.clock.now();
     this.#waits = new OperatorWaits(now);
     this.#tracker = new ClusterVersionTracker(now, (name) => this.#waits.startedAt(name));
-    this.#cluster = options.cluster({ onOperatorWait: (name) => this.#waits.record(name), notify: (message) => void this.#term?.worker.notify(message) });
+    this.#cluster = options.cluster({
+      onOperatorWait: (name) => this.#waits.record(name),
+      notify: (message) => void this.#term?.worker.notify(message),
+      drift: (message) => {
+        options.log.info(`drift: ${message}`);
+        this.#term?.worker.correctDrift(message);
+      },
+    });
     // Progress is logged on every edge and otherwise at most every 15 s (the CVO's notifier settings).
     const progressLog = options.log.child({ component: "status" });
     this.#statusLog = new ThrottledNotifier(15_000, 2, options.clock, () => progressLog.info(this.latest().value.clusterVersion.message));

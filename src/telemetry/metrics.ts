@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { ApiMetrics } from "../api/index.js";
+import type { LiveCacheMetrics } from "../cluster/kube/live-cache.js";
 import type { MetricsSink } from "../worker/index.js";
 
 // Seconds; manifests apply in milliseconds but retries with backoff take tens of seconds.
@@ -114,4 +115,22 @@ export function coalescedSnapshots(registry: Registry): (skipped: number) => voi
     registers: [registry],
   });
   return (skipped) => counter.inc(skipped);
+}
+
+/** The real cluster's live-object cache: objects held, watch restarts, drift seen. */
+export function liveCacheMetrics(registry: Registry): LiveCacheMetrics {
+  const registers = [registry];
+  const objects = new Gauge({ name: "syncworker_cache_objects", help: "Live objects held by the watch cache, over every watched kind.", registers });
+  const restarts = new Counter({
+    name: "syncworker_cache_watch_restarts_total",
+    help: "Watches of the live-object cache that ended and were started again; relist=true when a list had to come first (410 Gone).",
+    labelNames: ["kind", "relist"],
+    registers,
+  });
+  const drift = new Counter({ name: "syncworker_cache_drift_events_total", help: "Managed objects changed or deleted by someone else.", labelNames: ["kind"], registers });
+  return {
+    objects: (count) => objects.set(count),
+    watchRestart: (kind, relist) => restarts.inc({ kind, relist: String(relist) }),
+    drift: (kind) => drift.inc({ kind }),
+  };
 }

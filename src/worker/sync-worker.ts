@@ -103,6 +103,8 @@ export class SyncWorker {
   #cancelApply: ((reason: Error) => void) | undefined;
   /** One pending notification at most; more coalesce (the CVO's notify channel of capacity 1). */
   #pendingNotify: string | undefined;
+  /** A drift correction was asked for since the loop last woke. */
+  #driftPending = false;
   #wake: (() => void) | undefined;
   #updates: Promise<unknown> = Promise.resolve();
   #published: SyncWorkerStatus = EMPTY_STATUS;
@@ -125,6 +127,16 @@ export class SyncWorker {
 
   status(): SyncWorkerStatus {
     return this.#status;
+  }
+
+  /**
+   * A managed object was changed or deleted by someone else: wakes the loop for a pass even while
+   * Reconciling, where a plain notification only ends a wait that has work to do (upstream's rule).
+   * Floods coalesce like notifications. Returns false when a notification was already pending.
+   */
+  correctDrift(message: string): boolean {
+    this.#driftPending = true;
+    return this.notify(message);
   }
 
   /** Wakes the loop early; returns false when a notification was already pending. */
@@ -299,6 +311,10 @@ export class SyncWorker {
       if (woke === "stopped") break;
       if (woke === "timer") {
         nextAt = undefined;
+        waitingToReconcile = false;
+      }
+      if (this.#driftPending) {
+        this.#driftPending = false;
         waitingToReconcile = false;
       }
       const changed = this.#calculateNext(work);

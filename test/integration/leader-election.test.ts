@@ -128,12 +128,13 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
 
   // real-a installs the ClusterVersion CRD, so the leader also shows its state there, as the CVO would.
   let view: Record<string, unknown> | undefined;
-  for (let i = 0; i < 50; i++) {
+  // Discovery is asked again 10 s after the kind was found missing; a reconcile pass then saves the state.
+  for (let i = 0; i < 300; i++) {
     view = (await cp.api.get("config.openshift.io/v1", "ClusterVersion", undefined, "version"))?.status;
     if ((view?.["history"] as Array<{ state: string }> | undefined)?.[0]?.state === "Completed") break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  assert.equal((view?.["desired"] as { image?: string } | undefined)?.image, REAL_A, "kubectl get clusterversion shows the desired release");
+  assert.equal((view?.["desired"] as { image?: string } | undefined)?.image, REAL_A, `kubectl get clusterversion shows the desired release; server log:\n${standby.stderr().split("\n").filter((l) => l.includes("ClusterVersion")).slice(-5).join("\n")}`);
   assert.deepEqual((view?.["history"] as Array<{ state: string; image: string }>).map((h) => [h.state, h.image]), [["Completed", REAL_A]]);
   assert.ok((view?.["conditions"] as Array<{ type: string }>).some((c) => c.type === "Progressing"));
 

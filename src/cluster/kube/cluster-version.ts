@@ -5,7 +5,7 @@ import type { KubeObjectClient } from "./object-client.js";
 
 const CLUSTER_VERSION: ObjectRef = { group: "config.openshift.io", version: "v1", kind: "ClusterVersion", namespace: "", name: "version" };
 /** How long a cluster that does not serve ClusterVersion is left alone before discovery is asked again (CRDs arrive with payloads). */
-const NOT_SERVED_RETRY_MS = 60_000;
+const NOT_SERVED_RETRY_MS = 10_000;
 
 const iso = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -79,6 +79,8 @@ export class ClusterVersionViewStore implements StateStore {
       );
     }
     const generation = live.metadata?.["generation"];
-    await this.client.patchStatus(CLUSTER_VERSION, clusterVersionStatus(state, typeof generation === "number" ? generation : 1), signal);
+    // A whole replacement, as the CVO writes it: the CRD requires fields whose value is null (availableUpdates,
+    // completionTime of a Partial entry), which a merge patch would delete instead.
+    await this.client.replaceStatus({ ...live, status: clusterVersionStatus(state, typeof generation === "number" ? generation : 1) }, signal);
   }
 }

@@ -5,6 +5,7 @@ import { KubeEventRecorder } from "./events.js";
 import { KubeLeaseClient } from "./lease.js";
 import { KubeObjectClient, loadKubeConfig } from "./object-client.js";
 import { KubeStateStore } from "./state-object.js";
+import { LiveObjectCache, type LiveCacheMetrics } from "./live-cache.js";
 import { ClusterVersionViewStore } from "./cluster-version.js";
 import type { StateStore } from "../../service/index.js";
 
@@ -12,6 +13,7 @@ export { KubeObjectClient, loadKubeConfig, FIELD_MANAGER } from "./object-client
 export { KubeEventRecorder } from "./events.js";
 export { KubeLeaseClient } from "./lease.js";
 export { KubeStateStore } from "./state-object.js";
+export { LiveObjectCache, fingerprint, FULL_RESYNC_MS, type LiveCacheMetrics } from "./live-cache.js";
 export { ClusterVersionViewStore, clusterVersionStatus } from "./cluster-version.js";
 export { compileKubeClientOptions, type CompiledKubeClientOptions, type KubeClientOptions } from "./http.js";
 
@@ -32,6 +34,8 @@ export function defaultNamespace(file = IN_CLUSTER_NAMESPACE_FILE): string {
 export interface KubeCluster {
   /** The applier, built once the service can receive its hooks. */
   readonly applier: (hooks: ClusterApplierHooks) => ClusterApplier;
+  /** The watch-fed cache of live objects that lets reconcile passes skip unchanged objects and reports drift. */
+  readonly cache: (onDrift: (message: string) => void, metrics: LiveCacheMetrics, onError: (err: unknown) => void) => LiveObjectCache;
   /** The client the applier uses; the preconditions read the ClusterVersion through it. */
   readonly client: KubeObjectClient;
   /** The worker's events, written as Kubernetes Events on the ClusterVersion. */
@@ -53,6 +57,7 @@ export function createKubeCluster(
   const client = new KubeObjectClient(loadKubeConfig(kubeconfigPath), options);
   return {
     applier: (hooks) => new ClusterApplier(client, hooks),
+    cache: (onDrift, metrics, onCacheError) => new LiveObjectCache(client, onDrift, signal, metrics, onCacheError),
     client,
     events: new KubeEventRecorder(client, onError.event, signal, namespace),
     state: new ClusterVersionViewStore(new KubeStateStore(client, namespace, onError.stateWatch), client, onError.clusterVersion),

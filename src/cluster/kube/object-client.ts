@@ -125,6 +125,18 @@ export class KubeObjectClient implements ObjectClient {
     throw new ApiError(ref, status.reason || REASON_BY_CODE[res.status] || "UnexpectedServerError", res.status, status.message ?? `HTTP ${res.status}`);
   }
 
+  /** The path of every object of `ref`'s kind in all namespaces (for a list or a watch). */
+  async collectionPath(ref: ObjectRef, signal: AbortSignal): Promise<string> {
+    const resource = await this.#resource(ref, signal);
+    return `${groupVersionPath(apiVersionOf(ref))}/${resource.name}`;
+  }
+
+  /** Lists a collection path; returns its items and the list's resourceVersion (where a watch starts). */
+  async list(ref: ObjectRef, path: string, signal: AbortSignal): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+    const body = (await this.#send(ref, HttpMethod.GET, path, signal)).body as { items?: KubeObject[]; metadata?: { resourceVersion?: string } };
+    return { items: body.items ?? [], resourceVersion: body.metadata?.resourceVersion ?? "" };
+  }
+
   async get(ref: ObjectRef, signal: AbortSignal): Promise<KubeObject | undefined> {
     try {
       return (await this.#send(ref, HttpMethod.GET, await this.#path(ref, signal), signal)).body as KubeObject;
@@ -170,6 +182,12 @@ export class KubeObjectClient implements ObjectClient {
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
+  }
+
+  /** Replaces the status subresource with `obj`'s status (PUT; a stale `metadata.resourceVersion` fails with 409). */
+  async replaceStatus(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+    const ref = refOf(obj);
+    return (await this.#send(ref, HttpMethod.PUT, `${await this.#path(ref, signal)}/status`, signal, obj)).body as KubeObject;
   }
 
   async patchStatus(ref: ObjectRef, status: Record<string, unknown>, signal: AbortSignal): Promise<void> {
