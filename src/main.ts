@@ -79,7 +79,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         // Without a ClusterVersion in the cluster (plain Kubernetes) the built-in preconditions pass.
         return { applier, preconditions: builtInPreconditions(preconditionCluster(kube.client)), events: kube.events };
       }
-      embedded = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, tracing: tracing.tracing }, lifetime.signal);
+      embedded = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, onDrift: drift, tracing: tracing.tracing }, lifetime.signal);
       return { applier: embedded.applier, preconditions: builtInPreconditions(preconditionCluster(embedded.client)) };
     },
     retriever: new DirectoryRetriever(nodePayloadFs),

@@ -1,6 +1,8 @@
 import type { Tracing } from "../../worker/index.js";
 import type { Clock } from "../../worker/types.js";
+import { AppliedObjects } from "../applied-objects.js";
 import { ClusterApplier } from "../applier.js";
+import { refOf } from "../errors.js";
 import { SimulatedControllers } from "./controllers.js";
 import { EmbeddedObjectClient } from "./object-client.js";
 import { ObjectStore } from "./store.js";
@@ -17,13 +19,30 @@ export interface EmbeddedCluster {
 
 /** An in-process cluster: object store, simulated operators, and an applier for the worker. */
 export function createEmbeddedCluster(
-  options: { operatorDelayMs: number; clock: Clock; onActivity: (message: string) => void; onOperatorWait?: (name: string) => void; tracing?: Tracing },
+  options: {
+    operatorDelayMs: number;
+    clock: Clock;
+    onActivity: (message: string) => void;
+    onOperatorWait?: (name: string) => void;
+    /** A managed object was changed or deleted by someone else (the same seam as a real cluster's watch cache). */
+    onDrift?: (message: string) => void;
+    tracing?: Tracing;
+  },
   signal: AbortSignal,
 ): EmbeddedCluster {
   const store = new ObjectStore(() => options.clock.now());
   const controllers = new SimulatedControllers(store, { delayMs: options.operatorDelayMs, clock: options.clock, onActivity: options.onActivity }, signal);
   const client = new EmbeddedObjectClient(store);
+  // The store is always current: it is the cluster. Its change feed plays the part of a real cluster's watches.
+  const cache = new AppliedObjects(
+    { follow: () => undefined, lookup: (ref) => ({ synced: true, object: store.tryGet(ref) }) },
+    (_ref, message) => options.onDrift?.(message),
+    () => options.clock.now().getTime(),
+  );
+  const unsubscribe = store.onChange((obj, action) => cache.observed(refOf(obj), action === "deleted" ? undefined : obj));
+  signal.addEventListener("abort", unsubscribe, { once: true });
   const applier = new ClusterApplier(client, {
+    cache,
     onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co),
     ...(options.onOperatorWait ? { onOperatorWait: options.onOperatorWait } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),

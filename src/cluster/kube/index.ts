@@ -5,7 +5,8 @@ import { KubeEventRecorder } from "./events.js";
 import { KubeLeaseClient } from "./lease.js";
 import { KubeObjectClient, loadKubeConfig } from "./object-client.js";
 import { KubeStateStore } from "./state-object.js";
-import { LiveObjectCache, type LiveCacheMetrics } from "./live-cache.js";
+import { WatchedObjects, type LiveCacheMetrics } from "./live-cache.js";
+import { AppliedObjects } from "../applied-objects.js";
 import { ClusterVersionViewStore } from "./cluster-version.js";
 import type { StateStore } from "../../service/index.js";
 
@@ -13,7 +14,7 @@ export { KubeObjectClient, loadKubeConfig, FIELD_MANAGER } from "./object-client
 export { KubeEventRecorder } from "./events.js";
 export { KubeLeaseClient } from "./lease.js";
 export { KubeStateStore } from "./state-object.js";
-export { LiveObjectCache, fingerprint, FULL_RESYNC_MS, type LiveCacheMetrics } from "./live-cache.js";
+export { WatchedObjects, type LiveCacheMetrics, type LiveObjectEvents } from "./live-cache.js";
 export { ClusterVersionViewStore, clusterVersionStatus } from "./cluster-version.js";
 export { compileKubeClientOptions, type CompiledKubeClientOptions, type KubeClientOptions } from "./http.js";
 
@@ -35,7 +36,7 @@ export interface KubeCluster {
   /** The applier, built once the service can receive its hooks. */
   readonly applier: (hooks: ClusterApplierHooks) => ClusterApplier;
   /** The watch-fed cache of live objects that lets reconcile passes skip unchanged objects and reports drift. */
-  readonly cache: (onDrift: (message: string) => void, metrics: LiveCacheMetrics, onError: (err: unknown) => void) => LiveObjectCache;
+  readonly cache: (onDrift: (message: string) => void, metrics: LiveCacheMetrics, onError: (err: unknown) => void) => AppliedObjects;
   /** The client the applier uses; the preconditions read the ClusterVersion through it. */
   readonly client: KubeObjectClient;
   /** The worker's events, written as Kubernetes Events on the ClusterVersion. */
@@ -57,7 +58,21 @@ export function createKubeCluster(
   const client = new KubeObjectClient(loadKubeConfig(kubeconfigPath), options);
   return {
     applier: (hooks) => new ClusterApplier(client, hooks),
-    cache: (onDrift, metrics, onCacheError) => new LiveObjectCache(client, onDrift, signal, metrics, onCacheError),
+    cache: (onDrift, metrics, onCacheError) => {
+      const live = new WatchedObjects(client, signal, metrics, onCacheError);
+      const applied = new AppliedObjects(live, (ref, message) => {
+        metrics.drift(ref.kind);
+        onDrift(message);
+      });
+      live.events = {
+        changed: (ref, object) => applied.observed(ref, object),
+        // Whatever changed while the watch was away shows when the kind is listed again.
+        relisted: (kind) => {
+          for (const ref of applied.managed(kind.group, kind.kind)) applied.observed(ref, live.lookup({ ...ref, version: kind.version }).object);
+        },
+      };
+      return applied;
+    },
     client,
     events: new KubeEventRecorder(client, onError.event, signal, namespace),
     state: new ClusterVersionViewStore(new KubeStateStore(client, namespace, onError.stateWatch), client, onError.clusterVersion),

@@ -1,7 +1,7 @@
 import { Watch } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
-import type { AppliedObjectCache } from "../applier.js";
-import { formatRef, refOf, type ObjectRef } from "../errors.js";
+import type { LiveObjects } from "../applied-objects.js";
+import { refOf, type ObjectRef } from "../errors.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 /** Counts the cache reports; the composition root backs them with the metrics registry. */
@@ -14,83 +14,45 @@ export interface LiveCacheMetrics {
   drift(kind: string): void;
 }
 
-/** Every object is applied again at least this often, whatever the cache says: a guard against a cache bug. */
-export const FULL_RESYNC_MS = 60 * 60_000;
-/** Pause before a failed list or watch is tried again. */
-const RETRY_MS = 1_000;
-
 const keyOf = (ref: ObjectRef): string => `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
 const kindOf = (ref: ObjectRef): string => `${ref.group}/${ref.version}/${ref.kind}`;
-
-/**
- * What an object says, without what the server and controllers change on their own: status, the
- * resourceVersion, the generation and managedFields. Equal fingerprints mean nobody edited it.
- */
-export function fingerprint(obj: KubeObject): string {
-  const { status: _status, metadata = {}, ...rest } = obj;
-  const { resourceVersion: _rv, managedFields: _fields, generation: _generation, ...meta } = metadata;
-  return JSON.stringify({ ...rest, metadata: meta });
-}
-
-interface Applied {
-  /** The manifest text the object was applied from. */
-  readonly raw: string;
-  /** The object as the server stored it after that apply. */
-  readonly fingerprint: string;
-  readonly at: number;
-}
+/** Pause before a failed list or watch is tried again. */
+const RETRY_MS = 1_000;
 
 interface KindWatch {
   synced: boolean;
   readonly objects: Map<string, KubeObject>;
 }
 
+/** Told about every change the watches see, and about every kind listed afresh. */
+export interface LiveObjectEvents {
+  changed(ref: ObjectRef, live: KubeObject | undefined): void;
+  relisted(kind: ObjectRef): void;
+}
+
 /**
- * Live objects of every kind the applier touched, fed by a list and a watch per kind across all
- * namespaces (client-go's informer: bookmarks, a re-list when the watch's resourceVersion is too old,
- * a new watch whenever one ends). It remembers what each apply stored, so a reconcile pass skips an
- * object whose manifest is unchanged and which nobody edited since, and it reports an edit or a
- * deletion of an object we manage as drift, at once.
+ * Live objects of every kind followed, fed by a list and a watch per kind across all namespaces
+ * (client-go's informer: bookmarks, a re-list when the watch's resourceVersion is too old, a new watch
+ * whenever one ends). Kinds are followed from the first time the applier touches them.
  */
-export class LiveObjectCache implements AppliedObjectCache {
+export class WatchedObjects implements LiveObjects {
   readonly #kinds = new Map<string, KindWatch>();
-  readonly #applied = new Map<string, Applied>();
-  readonly #inFlight = new Map<string, number>();
+  events: LiveObjectEvents = { changed: () => undefined, relisted: () => undefined };
 
   constructor(
     private readonly client: KubeObjectClient,
-    private readonly onDrift: (message: string) => void,
     private readonly signal: AbortSignal,
     private readonly metrics: LiveCacheMetrics,
     private readonly onError: (err: unknown) => void,
-    private readonly now: () => number = Date.now,
   ) {}
 
-  unchanged(ref: ObjectRef, raw: string): KubeObject | undefined {
-    const kind = this.#kind(ref);
-    if (!kind.synced) return undefined;
-    const key = keyOf(ref);
-    const applied = this.#applied.get(key);
-    const live = kind.objects.get(key);
-    if (!applied || !live || applied.raw !== raw || this.now() - applied.at > FULL_RESYNC_MS) return undefined;
-    return fingerprint(live) === applied.fingerprint ? live : undefined;
+  follow(ref: ObjectRef): void {
+    this.#kind(ref);
   }
 
-  async apply(ref: ObjectRef, raw: string, send: () => Promise<KubeObject>): Promise<KubeObject> {
+  lookup(ref: ObjectRef): { synced: boolean; object: KubeObject | undefined } {
     const kind = this.#kind(ref);
-    const key = keyOf(ref);
-    // While our own write is on its way, its watch event is not drift.
-    this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
-    try {
-      const stored = await send();
-      this.#applied.set(key, { raw, fingerprint: fingerprint(stored), at: this.now() });
-      if (kind.synced) kind.objects.set(key, stored);
-      return stored;
-    } finally {
-      const left = (this.#inFlight.get(key) ?? 1) - 1;
-      if (left > 0) this.#inFlight.set(key, left);
-      else this.#inFlight.delete(key);
-    }
+    return { synced: kind.synced, object: kind.synced ? kind.objects.get(keyOf(ref)) : undefined };
   }
 
   /** The kind's watch, started on first use. */
@@ -118,6 +80,7 @@ export class LiveObjectCache implements AppliedObjectCache {
           this.#replace(ref, kind, listed.items);
           resourceVersion = listed.resourceVersion;
           kind.synced = true;
+          this.events.relisted(ref);
         }
         const ended = await this.#watch(ref, kind, path, resourceVersion, (rv) => (resourceVersion = rv));
         if (ended === "gone") resourceVersion = "";
@@ -170,28 +133,14 @@ export class LiveObjectCache implements AppliedObjectCache {
     if (type === "DELETED") kind.objects.delete(key);
     else kind.objects.set(key, obj);
     this.#reportObjects();
-    this.#checkDrift(objRef, type === "DELETED" ? undefined : obj);
+    this.events.changed(objRef, type === "DELETED" ? undefined : obj);
   }
 
-  /** A fresh list replaces what the kind held; what changed or vanished meanwhile is drift too. */
+  /** A fresh list replaces what the kind held; what changed or vanished meanwhile shows in `relisted`. */
   #replace(ref: ObjectRef, kind: KindWatch, items: readonly KubeObject[]): void {
     kind.objects.clear();
     for (const item of items) kind.objects.set(keyOf({ ...refOf(item), group: ref.group, kind: ref.kind }), item);
     this.#reportObjects();
-    for (const key of this.#applied.keys()) {
-      if (!key.startsWith(`${ref.group}/${ref.kind}/`)) continue;
-      const [, , namespace = "", name = ""] = key.split("/");
-      this.#checkDrift({ ...ref, namespace, name }, kind.objects.get(key));
-    }
-  }
-
-  #checkDrift(ref: ObjectRef, live: KubeObject | undefined): void {
-    const key = keyOf(ref);
-    const applied = this.#applied.get(key);
-    if (!applied || this.#inFlight.has(key)) return;
-    if (live && fingerprint(live) === applied.fingerprint) return;
-    this.metrics.drift(ref.kind);
-    this.onDrift(`${formatRef(ref)} was ${live ? "changed" : "deleted"} by someone else`);
   }
 
   #reportObjects(): void {

@@ -1,0 +1,93 @@
+import type { KubeObject } from "../payload/manifest.js";
+import type { AppliedObjectCache } from "./applier.js";
+import { formatRef, type ObjectRef } from "./errors.js";
+
+/** Every object is applied again at least this often, whatever the cache says: a guard against a cache bug. */
+export const FULL_RESYNC_MS = 60 * 60_000;
+
+/** Where live objects come from: a real cluster's watches, or the embedded store's change feed. */
+export interface LiveObjects {
+  /** Starts following `ref`'s kind if it is not followed yet. */
+  follow(ref: ObjectRef): void;
+  /** The live object, or undefined when absent; `synced` false while the kind's view is not current. */
+  lookup(ref: ObjectRef): { readonly synced: boolean; readonly object: KubeObject | undefined };
+}
+
+export const keyOf = (ref: ObjectRef): string => `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
+
+/**
+ * What an object says, without what the server and controllers change on their own: status, the
+ * resourceVersion, the generation and managedFields. Equal fingerprints mean nobody edited it.
+ */
+export function fingerprint(obj: KubeObject): string {
+  const { status: _status, metadata = {}, ...rest } = obj;
+  const { resourceVersion: _rv, managedFields: _fields, generation: _generation, ...meta } = metadata;
+  return JSON.stringify({ ...rest, metadata: meta });
+}
+
+interface Applied {
+  /** The manifest text the object was applied from. */
+  readonly raw: string;
+  /** The object as the server stored it after that apply. */
+  readonly fingerprint: string;
+  readonly at: number;
+}
+
+/**
+ * Remembers what each apply stored, so a reconcile pass skips an object whose manifest is unchanged
+ * and which nobody edited since, and reports an edit or a deletion by someone else as drift the moment
+ * the live-object feed shows it. The feed (watches, or the embedded store) calls {@link observed}.
+ */
+export class AppliedObjects implements AppliedObjectCache {
+  readonly #applied = new Map<string, Applied>();
+  readonly #inFlight = new Map<string, number>();
+
+  constructor(
+    private readonly live: LiveObjects,
+    private readonly onDrift: (ref: ObjectRef, message: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  unchanged(ref: ObjectRef, raw: string): KubeObject | undefined {
+    this.live.follow(ref);
+    const { synced, object } = this.live.lookup(ref);
+    const applied = this.#applied.get(keyOf(ref));
+    if (!synced || !object || !applied || applied.raw !== raw || this.now() - applied.at > FULL_RESYNC_MS) return undefined;
+    return fingerprint(object) === applied.fingerprint ? object : undefined;
+  }
+
+  async apply(ref: ObjectRef, raw: string, send: () => Promise<KubeObject>): Promise<KubeObject> {
+    this.live.follow(ref);
+    const key = keyOf(ref);
+    // While our own write is on its way, the change it causes is not drift.
+    this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
+    try {
+      const stored = await send();
+      this.#applied.set(key, { raw, fingerprint: fingerprint(stored), at: this.now() });
+      return stored;
+    } finally {
+      const left = (this.#inFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.#inFlight.set(key, left);
+      else this.#inFlight.delete(key);
+    }
+  }
+
+  /** The feed saw `ref` as `live` (undefined: deleted); a managed object that no longer says what we applied drifted. */
+  observed(ref: ObjectRef, live: KubeObject | undefined): void {
+    const key = keyOf(ref);
+    const applied = this.#applied.get(key);
+    if (!applied || this.#inFlight.has(key)) return;
+    if (live && fingerprint(live) === applied.fingerprint) return;
+    this.onDrift(ref, `${formatRef(ref)} was ${live ? "changed" : "deleted"} by someone else`);
+  }
+
+  /** The managed objects of one kind (for a feed that re-listed it). */
+  managed(group: string, kind: string): ObjectRef[] {
+    const refs: ObjectRef[] = [];
+    for (const key of this.#applied.keys()) {
+      const [g = "", k = "", namespace = "", name = ""] = key.split("/");
+      if (g === group && k === kind) refs.push({ group, version: "", kind, namespace, name });
+    }
+    return refs;
+  }
+}
