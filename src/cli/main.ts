@@ -63,6 +63,9 @@ export function program(): Command {
     .option("--state-dir <dir>", "embedded cluster: where the state survives restarts (default: $XDG_STATE_HOME/syncworker or ~/.local/state/syncworker)")
     .option("--namespace <name>", "real cluster: namespace of the state ConfigMap and the Lease (default: the pod's own, else openshift-cluster-version)")
     .option("--leader-elect", "real cluster: run as one of several replicas; only the Lease holder applies")
+    .option("--kube-qps <n>", "real cluster: a fixed client rate limit in requests per second (default: none, adapt to the server's 429s)", Number)
+    .option("--kube-burst <n>", "real cluster: requests above --kube-qps allowed at once (default 2 x qps)", integer)
+    .option("--kube-timeout <duration>", "real cluster: timeout of one request to the API server (default 60s)")
     .action(serve);
 
   cli

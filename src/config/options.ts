@@ -41,6 +41,12 @@ export interface ServeOptions {
   namespace?: string;
   /** Real cluster: elect one leader among replicas with a Lease; only the leader applies. */
   leaderElect?: boolean;
+  /** Real cluster: a fixed client rate limit (requests per second); default none, the client adapts to 429s. */
+  kubeQps?: number;
+  /** Real cluster: requests above `kubeQps` allowed at once (default 2 × qps). */
+  kubeBurst?: number;
+  /** Real cluster: the timeout of one request to the API server, e.g. "60s". */
+  kubeTimeout?: string;
 }
 
 const VALUE_ERROR = Symbol.for("syncworker.ValueError");
@@ -77,6 +83,8 @@ export interface CompiledServeOptions {
   /** "" means the default, resolved where the Kubernetes client lives. */
   readonly namespace: string;
   readonly leaderElect: boolean;
+  /** Client behaviour towards the API server; unset fields take the client's defaults. */
+  readonly kube: { readonly qps?: number; readonly burst?: number; readonly timeoutMs?: number };
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -95,6 +103,11 @@ function checkAddress(option: string, address: string): string {
     throw new ValueError(option, `"${address}" is not HOST:PORT (port 0 picks a free port)`);
   }
   return address;
+}
+
+function positiveNumber(option: string, value: number): number {
+  if (!(Number.isFinite(value) && value > 0)) throw new ValueError(option, `must be a positive number, got ${value}`);
+  return value;
 }
 
 function positiveInteger(option: string, value: number): number {
@@ -133,6 +146,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
   if (options.leaderElect && !kubeconfig) throw new ValueError("leader-elect", "needs --kubeconfig: the embedded cluster runs in one process and needs no election");
   if (options.stateDir !== undefined && kubeconfig) throw new ValueError("state-dir", "is for the embedded cluster; with --kubeconfig the state is a ConfigMap in --namespace");
   if (options.namespace !== undefined && !kubeconfig) throw new ValueError("namespace", "needs --kubeconfig; the embedded cluster keeps its state in --state-dir");
+  if (options.kubeBurst !== undefined && options.kubeQps === undefined) throw new ValueError("kube-burst", "needs --kube-qps: without a fixed rate the client adapts to the server");
   const stateDir = options.stateDir ?? defaultStateDir;
   if (!kubeconfig && !stateDir) throw new ValueError("state-dir", "is required: no default state directory could be determined");
   const reconcileIntervalMs =
@@ -154,5 +168,10 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     stateDir: kubeconfig ? "" : stateDir,
     namespace: namespaceName(options.namespace ?? ""),
     leaderElect: options.leaderElect ?? false,
+    kube: Object.freeze({
+      ...(options.kubeQps !== undefined ? { qps: positiveNumber("kube-qps", options.kubeQps) } : {}),
+      ...(options.kubeBurst !== undefined ? { burst: positiveInteger("kube-burst", options.kubeBurst) } : {}),
+      ...(options.kubeTimeout !== undefined ? { timeoutMs: positiveNumber("kube-timeout", parseDuration("kube-timeout", options.kubeTimeout)) } : {}),
+    }),
   });
 }

@@ -2,9 +2,12 @@ import { IsomorphicFetchHttpLibrary, type PromiseHttpLibrary, type RequestContex
 
 /** Client behaviour towards the API server; every field has a default in `compileKubeClientOptions`. */
 export interface KubeClientOptions {
-  /** Sustained requests per second (token bucket refill), as client-go's `QPS`. */
+  /**
+   * Sustained requests per second (token bucket refill), as client-go's `QPS`. Unset: no fixed ceiling;
+   * the client adapts to the server's throttling instead ({@link AdaptivePace}).
+   */
   readonly qps?: number;
-  /** Requests allowed at once above the sustained rate, as client-go's `Burst`. */
+  /** Requests allowed at once above the sustained rate, as client-go's `Burst` (with `qps`; default 2 × qps). */
   readonly burst?: number;
   /** Per-request timeout; large CRDs (hundreds of KiB of schema) take seconds to admit on a busy server. */
   readonly timeoutMs?: number;
@@ -15,26 +18,35 @@ export interface KubeClientOptions {
   readonly userAgent?: string;
 }
 
-export type CompiledKubeClientOptions = Readonly<Required<KubeClientOptions>>;
+export interface CompiledKubeClientOptions {
+  /** undefined: adaptive, no fixed ceiling. */
+  readonly qps: number | undefined;
+  readonly burst: number | undefined;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly retryBaseMs: number;
+  readonly userAgent: string;
+}
 
 /**
- * Defaults: 200 QPS / 400 burst, well above the CVO's clients (20/40, 40/80 while initializing),
- * because server-side apply sends one request per manifest, so at 50 QPS a 1,000-manifest no-op
- * reconcile took 18 s (bench apply); the API server's own priority and fairness, which answers 429
- * with Retry-After, is the real limit. 60 s per request; 4 retries.
+ * Defaults: no fixed rate limit. The API server's priority and fairness is the real limit and says so
+ * with 429 and Retry-After; bench apply measured the former 200 QPS bucket as what held 1,000 applies
+ * back. 60 s per request; 4 retries.
  */
-export function compileKubeClientOptions(options: KubeClientOptions = {}): CompiledKubeClientOptions {
-  const compiled = {
-    qps: options.qps ?? 200,
-    burst: options.burst ?? 400,
+export function compileKubeClientOptions(options: KubeClientOptions = {}): Readonly<CompiledKubeClientOptions> {
+  const compiled: CompiledKubeClientOptions = {
+    qps: options.qps,
+    burst: options.burst ?? (options.qps === undefined ? undefined : Math.max(1, Math.ceil(2 * options.qps))),
     timeoutMs: options.timeoutMs ?? 60_000,
     maxRetries: options.maxRetries ?? 4,
     retryBaseMs: options.retryBaseMs ?? 250,
     userAgent: options.userAgent ?? `syncworker/0.1.0 (${process.platform}/${process.arch}) node/${process.versions.node}`,
   };
   for (const key of ["qps", "burst", "timeoutMs", "retryBaseMs"] as const) {
-    if (!(compiled[key] > 0)) throw new RangeError(`kube client option ${key} must be positive, got ${compiled[key]}`);
+    const value = compiled[key];
+    if (value !== undefined && !(value > 0)) throw new RangeError(`kube client option ${key} must be positive, got ${value}`);
   }
+  if (options.burst !== undefined && options.qps === undefined) throw new RangeError("kube client option burst needs qps");
   if (!(compiled.maxRetries >= 0)) throw new RangeError(`kube client option maxRetries must be >= 0, got ${compiled.maxRetries}`);
   return Object.freeze(compiled);
 }
@@ -89,6 +101,60 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The client's pace without a configured QPS: no ceiling until the server throttles. A 429 makes half
+ * the rate achieved over the last second the ceiling (at least {@link MIN_QPS}); every second without
+ * one raises it by a tenth, and past {@link LIFT_QPS} the ceiling is lifted again: additive-increase,
+ * multiplicative-decrease, as TCP paces itself against a congested link.
+ */
+export class AdaptivePace {
+  static readonly MIN_QPS = 5;
+  static readonly LIFT_QPS = 2_000;
+  #limit: number | undefined;
+  #bucket: TokenBucket | undefined;
+  #raisedAt = 0;
+  /** Send times within the last second. */
+  #recent: number[] = [];
+
+  constructor(private readonly now: () => number = performance.now.bind(performance)) {}
+
+  /** The current ceiling in requests per second; undefined when there is none. */
+  get limit(): number | undefined {
+    return this.#limit;
+  }
+
+  async take(signal?: AbortSignal): Promise<void> {
+    const t = this.now();
+    this.#raise(t);
+    await this.#bucket?.take(signal);
+    this.#recent.push(this.now());
+  }
+
+  /** The server answered 429. */
+  throttled(): void {
+    const t = this.now();
+    this.#recent = this.#recent.filter((at) => at > t - 1000);
+    const achieved = Math.max(this.#recent.length, AdaptivePace.MIN_QPS * 2);
+    this.#limit = Math.max(AdaptivePace.MIN_QPS, Math.min(this.#limit ?? Infinity, achieved) / 2);
+    this.#bucket = new TokenBucket(this.#limit, Math.max(1, Math.ceil(this.#limit)), this.now);
+    this.#raisedAt = t;
+  }
+
+  #raise(t: number): void {
+    if (this.#recent.length > 256) this.#recent = this.#recent.filter((at) => at > t - 1000);
+    if (this.#limit === undefined || t - this.#raisedAt < 1000) return;
+    const seconds = Math.floor((t - this.#raisedAt) / 1000);
+    this.#limit *= 1.1 ** seconds;
+    this.#raisedAt += seconds * 1000;
+    if (this.#limit > AdaptivePace.LIFT_QPS) {
+      this.#limit = undefined;
+      this.#bucket = undefined;
+    } else {
+      this.#bucket = new TokenBucket(this.#limit, Math.max(1, Math.ceil(this.#limit)), this.now);
+    }
+  }
+}
+
 /** Seconds or an HTTP date, as RFC 9110 allows; capped so a confused server cannot stall a sync. */
 export function retryAfterMs(value: string | undefined, capMs = 30_000): number | undefined {
   if (!value) return undefined;
@@ -110,22 +176,24 @@ function retryable(status: number): boolean {
  */
 export class HygienicHttpLibrary implements PromiseHttpLibrary {
   readonly #inner = new IsomorphicFetchHttpLibrary();
-  readonly #bucket: TokenBucket;
+  /** A fixed bucket when the user set a QPS, else the adaptive pace. */
+  readonly #pace: { take(signal?: AbortSignal): Promise<void>; throttled?(): void };
 
   constructor(private readonly options: CompiledKubeClientOptions) {
-    this.#bucket = new TokenBucket(options.qps, options.burst);
+    this.#pace = options.qps === undefined ? new AdaptivePace() : new TokenBucket(options.qps, options.burst ?? options.qps);
   }
 
   async send(request: RequestContext): Promise<ResponseContext> {
     request.setHeaderParam("User-Agent", this.options.userAgent);
     const caller = request.getSignal();
     for (let attempt = 0; ; attempt++) {
-      await this.#bucket.take(caller);
+      await this.#pace.take(caller);
       const timeout = AbortSignal.timeout(this.options.timeoutMs);
       request.setSignal(caller ? AbortSignal.any([caller, timeout]) : timeout);
       let delay: number;
       try {
         const response = await this.#inner.send(request).toPromise();
+        if (response.httpStatusCode === 429) this.#pace.throttled?.();
         if (!retryable(response.httpStatusCode) || attempt >= this.options.maxRetries) return response;
         delay = retryAfterMs(response.headers["retry-after"]) ?? this.#backoff(attempt);
         // Drain the body so the connection returns to the pool.

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { HttpMethod, RequestContext } from "@kubernetes/client-node";
-import { compileKubeClientOptions, HygienicHttpLibrary, retryAfterMs, TokenBucket } from "../../../src/cluster/kube/http.js";
+import { AdaptivePace, compileKubeClientOptions, HygienicHttpLibrary, retryAfterMs, TokenBucket } from "../../../src/cluster/kube/http.js";
 
 test("Retry-After is read as seconds or a date, and capped", () => {
   assert.equal(retryAfterMs("2"), 2000);
@@ -72,4 +72,30 @@ test("a 4xx other than 429 is returned at once", async () => {
     server.closeAllConnections();
     server.close();
   }
+});
+
+test("without a configured QPS the pace has no ceiling until a 429, then halves, recovers and lifts it", async () => {
+  let now = 0;
+  const pace = new AdaptivePace(() => now);
+  assert.equal(pace.limit, undefined, "no fixed ceiling by default");
+  for (let i = 0; i < 300; i++) await pace.take(); // 300 requests within the same millisecond: no wait
+  pace.throttled();
+  assert.equal(pace.limit, 150, "half of what was achieved in the last second");
+  pace.throttled();
+  assert.equal(pace.limit, 75, "a second 429 halves again");
+  now += 1000;
+  await pace.take();
+  assert.ok(Math.abs((pace.limit ?? 0) - 82.5) < 1e-9, "a tenth more after a second without a 429");
+  now += 60_000;
+  await pace.take();
+  assert.equal(pace.limit, undefined, "lifted once it grew past the point where it no longer limits");
+  for (let i = 0; i < 3; i++) pace.throttled();
+  assert.equal(pace.limit, AdaptivePace.MIN_QPS, "never below the floor");
+});
+
+test("a configured QPS is a fixed ceiling: 429s do not change it", () => {
+  const options = compileKubeClientOptions({ qps: 50 });
+  assert.equal(options.qps, 50);
+  assert.equal(options.burst, 100, "burst defaults to twice the rate");
+  assert.throws(() => compileKubeClientOptions({ burst: 10 }), /burst needs qps/);
 });
