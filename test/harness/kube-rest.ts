@@ -137,6 +137,26 @@ export class KubeRest {
     await this.must("PATCH", path, { status }, "application/merge-patch+json");
   }
 
+  /**
+   * Requests the API server counted (`apiserver_request_total`), by "VERB resource", leaving out a sync
+   * worker's own bookkeeping (its state ConfigMap, Events, the ClusterVersion view, the Lease) and status
+   * writes (the tests' operator players report statuses).
+   */
+  async requestCounts(): Promise<Map<string, number>> {
+    const text = (await this.request("GET", "/metrics")).body as string;
+    const counts = new Map<string, number>();
+    for (const line of text.split("\n")) {
+      if (!line.startsWith("apiserver_request_total{")) continue;
+      const labels: Record<string, string> = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m): [string, string] => [m[1] ?? "", m[2] ?? ""]));
+      const resource = labels["resource"] ?? "";
+      const bookkeeping = ["events", "leases", "clusterversions"].includes(resource) || (resource === "configmaps" && labels["verb"] === "PUT");
+      if (bookkeeping || labels["subresource"] === "status") continue;
+      const key = `${labels["verb"] ?? ""} ${resource}`;
+      counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
+    }
+    return counts;
+  }
+
   /** Server-side apply under the given field manager (the tests' own objects, such as CRDs). */
   async apply(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }, manager: string): Promise<LiveObject> {
     const path = await this.pathOf(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);

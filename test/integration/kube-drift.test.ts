@@ -39,25 +39,6 @@ after(async () => {
   await cp?.stop();
 });
 
-/**
- * Requests the API server counted, by verb and resource, leaving out the service's own bookkeeping (state,
- * events, ClusterVersion view, Lease) and status writes (the test's operator player reports statuses).
- */
-async function requestsByVerb(): Promise<Map<string, number>> {
-  const text = (await cp.api.request("GET", "/metrics")).body as string;
-  const counts = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("apiserver_request_total{")) continue;
-    const labels: Record<string, string> = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m): [string, string] => [m[1] ?? "", m[2] ?? ""]));
-    const bookkeeping =
-      labels["resource"] === "events" || labels["resource"] === "leases" || labels["resource"] === "clusterversions" || (labels["resource"] === "configmaps" && labels["verb"] === "PUT");
-    if (bookkeeping || labels["subresource"] === "status") continue;
-    const verb = `${labels["verb"] ?? ""} ${labels["resource"] ?? ""}`;
-    counts.set(verb, (counts.get(verb) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
-  }
-  return counts;
-}
-
 const WRITES = ["APPLY", "PATCH", "POST", "PUT", "DELETE", "CREATE", "UPDATE"];
 
 async function nextPass(after: number, timeoutMs: number): Promise<SyncWorkerStatus> {
@@ -72,9 +53,9 @@ test("a reconcile pass after a completed sync writes nothing and reads little", 
   const settled = await nextPass(start.completed, 3 * INTERVAL_S * 1000);
   // The operator player polls the cluster; everything it reports is in place, so it pauses while the pass is counted.
   await player?.stop();
-  const before = await requestsByVerb();
+  const before = await cp.api.requestCounts();
   await nextPass(settled.completed, 3 * INTERVAL_S * 1000);
-  const afterPass = await requestsByVerb();
+  const afterPass = await cp.api.requestCounts();
   player = playOperators(cp.api, manifests);
   const delta = (verb: string): number => (afterPass.get(verb) ?? 0) - (before.get(verb) ?? 0);
   const keys = [...new Set([...before.keys(), ...afterPass.keys()])];
