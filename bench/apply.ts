@@ -11,6 +11,7 @@ import { rpc } from "../src/cli/client.js";
 import type { SyncWorkerStatus } from "../src/gen/syncworker/v1/syncworker.js";
 import { startControlPlane } from "../test/harness/control-plane.js";
 import type { KubeRest } from "../test/harness/kube-rest.js";
+import { writePayload } from "../test/harness/payload-gen.js";
 import { startServer } from "../test/harness/server.js";
 
 const N = 1000;
@@ -67,16 +68,6 @@ function objects(prefix: string): Array<{ file: string; obj: Obj }> {
   return out.slice(0, N);
 }
 
-async function writePayload(dir: string, objs: ReadonlyArray<{ file: string; obj: Obj }>): Promise<void> {
-  const release = join(dir, "release-manifests");
-  await mkdir(release, { recursive: true });
-  await mkdir(join(dir, "manifests"), { recursive: true });
-  await writeFile(join(release, "release-metadata"), JSON.stringify({ kind: "cincinnati-metadata-v0", version: "1.0.0", previous: [], metadata: {} }));
-  await writeFile(join(release, "image-references"), JSON.stringify({ kind: "ImageStream", apiVersion: "image.openshift.io/v1", metadata: { name: "1.0.0" }, spec: { tags: [] } }));
-  await writeFile(join(release, "0000_05_bench_00_crd.yaml"), JSON.stringify(CRD));
-  for (const { file, obj } of objs) await writeFile(join(release, file), JSON.stringify(obj));
-}
-
 async function raw(api: KubeRest, objs: ReadonlyArray<{ obj: Obj }>): Promise<void> {
   // Namespaces first, as any client must; then everything else WORKERS at a time.
   const [namespaces, rest] = [objs.filter((o) => o.obj.kind === "Namespace"), objs.filter((o) => o.obj.kind !== "Namespace")];
@@ -105,7 +96,7 @@ export async function run(): Promise<void> {
 
     const sw = objects("sw");
     const payload = join(work, "payload");
-    await writePayload(payload, sw);
+    await writePayload(payload, "1.0.0", [{ file: "0000_05_bench_00_crd.yaml", obj: CRD }, ...sw]);
     const server = await startServer(["--kubeconfig", cp.kubeconfig, "--reconcile-interval", `${INTERVAL_S}s`, "--backoff-steps", "2"]);
     let last: SyncWorkerStatus | undefined;
     const stream = server.client.statusWatch({ sinceRevision: 0 });

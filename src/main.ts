@@ -11,7 +11,7 @@ import type { CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
-import { apiMetrics, coalescedSnapshots, liveCacheMetrics, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
+import { apiMetrics, coalescedSnapshots, kubeClientMetrics, liveCacheMetrics, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
 import { systemClock } from "./worker/index.js";
 
 export interface RunningService {
@@ -52,7 +52,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
           event: (err) => log.debug({ err }, "event not recorded in the cluster"),
           stateWatch: (err) => log.warn({ err }, "watching the state object"),
           clusterVersion: (err) => log.warn({ err }, "writing the ClusterVersion view"),
-        }, options.kube),
+        }, { ...options.kube, onThrottled: kubeClientMetrics(registry) }),
       )
     : undefined;
   const fileState = kube ? undefined : new FileStateStore(options.stateDir);

@@ -1,7 +1,7 @@
 // Telemetry at the edges: OpenTelemetry tracing from the OTEL_* variables, Prometheus metrics in an
 // injected registry, and the log mixin that ties log lines to spans.
 export { startTracing, traceLogMixin, type TracingSetup } from "./tracing.js";
-export { apiMetrics, coalescedSnapshots, liveCacheMetrics, workerMetrics } from "./metrics.js";
+export { apiMetrics, coalescedSnapshots, kubeClientMetrics, liveCacheMetrics, workerMetrics } from "./metrics.js";
 export { startMetricsServer } from "./metrics-server.js";
 
 // Symbols below are library-internal, exported for tests.

@@ -134,3 +134,14 @@ export function liveCacheMetrics(registry: Registry): LiveCacheMetrics {
     drift: (kind) => drift.inc({ kind }),
   };
 }
+
+/** The kube client's 429 answers and the rate ceiling it paces itself at after them. */
+export function kubeClientMetrics(registry: Registry): (ceiling: number | undefined) => void {
+  const registers = [registry];
+  const throttled = new Counter({ name: "syncworker_kube_client_throttled_total", help: "429 answers from the API server.", registers });
+  const ceiling = new Gauge({ name: "syncworker_kube_client_rate_ceiling", help: "Requests per second the client paced itself at after its last 429 (0: a fixed --kube-qps).", registers });
+  return (limit) => {
+    throttled.inc();
+    ceiling.set(limit ?? 0);
+  };
+}

@@ -134,11 +134,12 @@ export interface ControlPlane {
 }
 
 /**
- * Starts etcd and kube-apiserver on free loopback ports as envtest does (see test-infra.md §C):
+ * Starts etcd and kube-apiserver on free loopback ports as envtest does (see test-infra.md §C), with
+ * `apiServerArgs` appended to kube-apiserver's flags (later flags win):
  * no controller-manager, scheduler or kubelet, so Deployments never roll out and namespaces never
  * finish deleting; tests play the controllers and use unique namespaces.
  */
-export async function startControlPlane(): Promise<ControlPlane> {
+export async function startControlPlane(options: { readonly apiServerArgs?: readonly string[] } = {}): Promise<ControlPlane> {
   const bin = await controlPlaneBinaries();
   const dir = await mkdtemp(join(tmpdir(), "syncworker-cp-"));
   workDirs.add(dir);
@@ -180,6 +181,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
     "--disable-admission-plugins=ServiceAccount",
     "--allow-privileged=true",
     "--v=0",
+    ...(options.apiServerArgs ?? []),
   ];
   let apiserver: Spawned | undefined;
   const startApiServer = async (): Promise<void> => {

@@ -16,6 +16,8 @@ export interface KubeClientOptions {
   /** First retry delay when the server gives no Retry-After; doubled per attempt. */
   readonly retryBaseMs?: number;
   readonly userAgent?: string;
+  /** Told of every 429 answer, with the rate ceiling the client paces itself at now (undefined: a fixed `qps`). */
+  readonly onThrottled?: (ceiling: number | undefined) => void;
 }
 
 export interface CompiledKubeClientOptions {
@@ -26,6 +28,7 @@ export interface CompiledKubeClientOptions {
   readonly maxRetries: number;
   readonly retryBaseMs: number;
   readonly userAgent: string;
+  readonly onThrottled: (ceiling: number | undefined) => void;
 }
 
 /**
@@ -41,6 +44,7 @@ export function compileKubeClientOptions(options: KubeClientOptions = {}): Reado
     maxRetries: options.maxRetries ?? 4,
     retryBaseMs: options.retryBaseMs ?? 250,
     userAgent: options.userAgent ?? `syncworker/0.1.0 (${process.platform}/${process.arch}) node/${process.versions.node}`,
+    onThrottled: options.onThrottled ?? (() => undefined),
   };
   for (const key of ["qps", "burst", "timeoutMs", "retryBaseMs"] as const) {
     const value = compiled[key];
@@ -177,7 +181,7 @@ function retryable(status: number): boolean {
 export class HygienicHttpLibrary implements PromiseHttpLibrary {
   readonly #inner = new IsomorphicFetchHttpLibrary();
   /** A fixed bucket when the user set a QPS, else the adaptive pace. */
-  readonly #pace: { take(signal?: AbortSignal): Promise<void>; throttled?(): void };
+  readonly #pace: { take(signal?: AbortSignal): Promise<void>; throttled?(): void; readonly limit?: number | undefined };
 
   constructor(private readonly options: CompiledKubeClientOptions) {
     this.#pace = options.qps === undefined ? new AdaptivePace() : new TokenBucket(options.qps, options.burst ?? options.qps);
@@ -193,7 +197,10 @@ export class HygienicHttpLibrary implements PromiseHttpLibrary {
       let delay: number;
       try {
         const response = await this.#inner.send(request).toPromise();
-        if (response.httpStatusCode === 429) this.#pace.throttled?.();
+        if (response.httpStatusCode === 429) {
+          this.#pace.throttled?.();
+          this.options.onThrottled(this.#pace.limit);
+        }
         if (!retryable(response.httpStatusCode) || attempt >= this.options.maxRetries) return response;
         delay = retryAfterMs(response.headers["retry-after"]) ?? this.#backoff(attempt);
         // Drain the body so the connection returns to the pool.
