@@ -105,7 +105,7 @@ async function waitUntil(what: string, spawned: Spawned, probe: () => Promise<bo
   throw new Error(`${what} not ready within ${timeoutMs}ms:\n${spawned.log()}`);
 }
 
-async function writePki(pki: string): Promise<string> {
+async function writePki(pki: string): Promise<{ token: string; operator: string }> {
   await mkdir(pki, { recursive: true });
   const ossl = (...args: string[]): Promise<unknown> => run("openssl", args, { cwd: pki });
   await ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "7", "-subj", "/CN=syncworker-test-ca", "-keyout", "ca.key", "-out", "ca.crt");
@@ -115,13 +115,20 @@ async function writePki(pki: string): Promise<string> {
   await ossl("genrsa", "-out", "sa.key", "2048");
   const { stdout } = await run("openssl", ["rand", "-hex", "16"]);
   const token = stdout.trim();
-  await writeFile(join(pki, "tokens.csv"), `${token},test-admin,test-admin-uid,"system:masters"\n`);
-  return token;
+  const operator = (await run("openssl", ["rand", "-hex", "16"])).stdout.trim();
+  // test-operator is in no group: unlike system:masters, the API server's throttling applies to it.
+  await writeFile(join(pki, "tokens.csv"), `${token},test-admin,test-admin-uid,"system:masters"\n${operator},test-operator,test-operator-uid\n`);
+  return { token, operator };
 }
 
 export interface ControlPlane {
   /** A kubeconfig for `serve --kubeconfig`: the serving CA and an admin bearer token. */
   readonly kubeconfig: string;
+  /**
+   * A kubeconfig for a cluster-admin that is not in system:masters, so the API server's throttling
+   * (max-inflight, priority and fairness) applies to it, as to a real deployment's ServiceAccount.
+   */
+  readonly operatorKubeconfig: string;
   readonly server: string;
   /** A small REST client for the tests' own reads and writes (the tests play the operators). */
   readonly api: KubeRest;
@@ -144,7 +151,7 @@ export async function startControlPlane(options: { readonly apiServerArgs?: read
   const dir = await mkdtemp(join(tmpdir(), "syncworker-cp-"));
   workDirs.add(dir);
   const pki = join(dir, "pki");
-  const token = await writePki(pki);
+  const { token, operator } = await writePki(pki);
   const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
 
   const etcd = start(join(bin, "etcd"), [
@@ -200,26 +207,39 @@ export async function startControlPlane(options: { readonly apiServerArgs?: read
     throw err;
   }
 
-  const kubeconfig = join(dir, "kubeconfig");
   const ca = api.caBase64();
-  await writeFile(
-    kubeconfig,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters:",
-      `- name: test\n  cluster:\n    server: ${server}\n    certificate-authority-data: ${ca}`,
-      "users:",
-      `- name: test-admin\n  user:\n    token: ${token}`,
-      "contexts:",
-      "- name: test\n  context:\n    cluster: test\n    user: test-admin",
-      "current-context: test",
-      "",
-    ].join("\n"),
-  );
+  const writeKubeconfig = async (file: string, user: string, bearer: string): Promise<string> => {
+    const path = join(dir, file);
+    await writeFile(
+      path,
+      [
+        "apiVersion: v1",
+        "kind: Config",
+        "clusters:",
+        `- name: test\n  cluster:\n    server: ${server}\n    certificate-authority-data: ${ca}`,
+        "users:",
+        `- name: ${user}\n  user:\n    token: ${bearer}`,
+        "contexts:",
+        `- name: test\n  context:\n    cluster: test\n    user: ${user}`,
+        "current-context: test",
+        "",
+      ].join("\n"),
+    );
+    return path;
+  };
+  const kubeconfig = await writeKubeconfig("kubeconfig", "test-admin", token);
+  const operatorKubeconfig = await writeKubeconfig("operator-kubeconfig", "test-operator", operator);
+  await api.must("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRoleBinding",
+    metadata: { name: "test-operator" },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+    subjects: [{ kind: "User", name: "test-operator", apiGroup: "rbac.authorization.k8s.io" }],
+  });
 
   return {
     kubeconfig,
+    operatorKubeconfig,
     server,
     api,
     stopApiServer,

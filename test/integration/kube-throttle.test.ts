@@ -14,8 +14,8 @@ import { writePayload, type GeneratedManifest } from "../harness/payload-gen.js"
 import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const INCLUDE = { "include.release.openshift.io/self-managed-high-availability": "true" };
-const NAMESPACES = 4;
-const PER_NAMESPACE = 60;
+const NAMESPACES = 8;
+const PER_NAMESPACE = 30;
 
 let cp: ControlPlane;
 let server: ServerProcess | undefined;
@@ -58,7 +58,7 @@ async function metric(name: string): Promise<number> {
 test("429 answers slow the client down; the sync completes and nothing fails for throttling alone", { timeout: 600_000 }, async () => {
   const payload = join(work, "payload");
   await writePayload(payload, "1.0.0", manifests());
-  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-throttle", "--reconcile-interval", "120s", "--max-workers", "16"]);
+  server = await startServer(["--kubeconfig", cp.operatorKubeconfig, "--namespace", "syncworker-throttle", "--reconcile-interval", "120s", "--max-workers", "16"]);
   await rpc.update(server.client, { generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: 0 });
   const seen: SyncWorkerStatus[] = [];
   await waitForStatus(

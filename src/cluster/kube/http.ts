@@ -107,7 +107,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * The client's pace without a configured QPS: no ceiling until the server throttles. A 429 makes half
- * the rate achieved over the last second the ceiling (at least {@link MIN_QPS}); every second without
+ * the rate achieved over the last second the ceiling (at least {@link MIN_QPS}; at most one decrease a
+ * second, since concurrent requests are refused together); every second without
  * one raises it by a tenth, and past {@link LIFT_QPS} the ceiling is lifted again: additive-increase,
  * multiplicative-decrease, as TCP paces itself against a congested link.
  */
@@ -117,6 +118,7 @@ export class AdaptivePace {
   #limit: number | undefined;
   #bucket: TokenBucket | undefined;
   #raisedAt = 0;
+  #decreasedAt = Number.NEGATIVE_INFINITY;
   /** Send times within the last second. */
   #recent: number[] = [];
 
@@ -134,9 +136,11 @@ export class AdaptivePace {
     this.#recent.push(this.now());
   }
 
-  /** The server answered 429. */
+  /** The server answered 429. Requests in flight together get their 429s together: one decrease a second counts them once. */
   throttled(): void {
     const t = this.now();
+    if (this.#limit !== undefined && t - this.#decreasedAt < 1000) return;
+    this.#decreasedAt = t;
     this.#recent = this.#recent.filter((at) => at > t - 1000);
     const achieved = Math.max(this.#recent.length, AdaptivePace.MIN_QPS * 2);
     this.#limit = Math.max(AdaptivePace.MIN_QPS, Math.min(this.#limit ?? Infinity, achieved) / 2);

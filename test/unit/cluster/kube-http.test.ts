@@ -82,14 +82,21 @@ test("without a configured QPS the pace has no ceiling until a 429, then halves,
   pace.throttled();
   assert.equal(pace.limit, 150, "half of what was achieved in the last second");
   pace.throttled();
-  assert.equal(pace.limit, 75, "a second 429 halves again");
+  assert.equal(pace.limit, 150, "429s of requests that were in flight together count once");
+  now = 1000;
+  for (let i = 0; i < 100; i++) await pace.take();
+  pace.throttled();
+  assert.equal(pace.limit, 50, "a 429 a second later halves the rate achieved since");
   now += 1000;
   await pace.take();
-  assert.ok(Math.abs((pace.limit ?? 0) - 82.5) < 1e-9, "a tenth more after a second without a 429");
+  assert.ok(Math.abs((pace.limit ?? 0) - 55) < 1e-9, "a tenth more after a second without a 429");
   now += 60_000;
   await pace.take();
   assert.equal(pace.limit, undefined, "lifted once it grew past the point where it no longer limits");
-  for (let i = 0; i < 3; i++) pace.throttled();
+  for (let i = 0; i < 6; i++) {
+    pace.throttled();
+    now += 1000;
+  }
   assert.equal(pace.limit, AdaptivePace.MIN_QPS, "never below the floor");
 });
 
