@@ -17,10 +17,11 @@ export const keyOf = (ref: ObjectRef): string => `${ref.group}/${ref.kind}/${ref
 
 /**
  * What an object says, without what the server and controllers change on their own: status, the
- * resourceVersion, the generation and managedFields. Equal fingerprints mean nobody edited it.
+ * resourceVersion, the generation and managedFields; and without apiVersion and kind, which the items of
+ * a list leave out (the key says them). Equal fingerprints mean nobody edited it.
  */
 export function fingerprint(obj: KubeObject): string {
-  const { status: _status, metadata = {}, ...rest } = obj;
+  const { status: _status, metadata = {}, apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
   const { resourceVersion: _rv, managedFields: _fields, generation: _generation, ...meta } = metadata;
   return JSON.stringify({ ...rest, metadata: meta });
 }

@@ -126,10 +126,16 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   assert.ok(done.revision > beforeKill.revision, "revisions continue above the old leader's");
   assert.equal(done.generation, 1);
 
-  // real-a installs the ClusterVersion CRD, so the leader also shows its state there, as the CVO would.
+  // real-a installs the ClusterVersion CRD; once an installer created ClusterVersion version, the leader also
+  // shows its state there, as the CVO would (at its next save: the next reconcile pass at the latest).
+  await cp.api.must("POST", await cp.api.pathOf("config.openshift.io/v1", "ClusterVersion"), {
+    apiVersion: "config.openshift.io/v1",
+    kind: "ClusterVersion",
+    metadata: { name: "version" },
+    spec: { clusterID: "4c8a4a4e-2f8a-4d77-9a3c-0d0e5b7f6a11" },
+  });
   let view: Record<string, unknown> | undefined;
-  // Discovery is asked again 10 s after the kind was found missing; a reconcile pass then saves the state.
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 600; i++) {
     view = (await cp.api.get("config.openshift.io/v1", "ClusterVersion", undefined, "version"))?.status;
     if ((view?.["history"] as Array<{ state: string }> | undefined)?.[0]?.state === "Completed") break;
     await new Promise((r) => setTimeout(r, 200));

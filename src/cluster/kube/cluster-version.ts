@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { PersistedState, StateStore } from "../../service/index.js";
 import { ApiError, type ObjectRef } from "../errors.js";
 import type { KubeObjectClient } from "./object-client.js";
@@ -34,9 +33,8 @@ export function clusterVersionStatus(state: PersistedState, observedGeneration: 
  * A state store that also shows the state as the CVO would, in ClusterVersion `version`, wherever the
  * cluster serves `config.openshift.io/v1` ClusterVersion, so `kubectl get clusterversion` shows the
  * desired release, the history and the conditions. The view follows each save and never fails it:
- * the state object is the record; a view that cannot be written is reported to `onError`. An existing
- * ClusterVersion keeps its spec (it belongs to the administrator); a missing one is created with the
- * desired update and a new cluster ID, as an installer would.
+ * the state object is the record; a view that cannot be written is reported to `onError`. Only the
+ * status of an existing ClusterVersion is written; its spec belongs to the administrator.
  */
 export class ClusterVersionViewStore implements StateStore {
   readonly where: string;
@@ -69,15 +67,10 @@ export class ClusterVersionViewStore implements StateStore {
   }
 
   async #writeView(state: PersistedState, signal: AbortSignal): Promise<void> {
-    let live = await this.client.get(CLUSTER_VERSION, signal);
-    if (!live) {
-      const spec = state.spec;
-      const desiredUpdate = spec ? { version: spec.desired.version, image: spec.desired.image, force: spec.desired.force } : undefined;
-      live = await this.client.post(
-        { apiVersion: "config.openshift.io/v1", kind: "ClusterVersion", metadata: { name: "version" }, spec: { clusterID: randomUUID(), ...(desiredUpdate ? { desiredUpdate } : {}) } },
-        signal,
-      );
-    }
+    const live = await this.client.get(CLUSTER_VERSION, signal);
+    // Only an existing ClusterVersion (the installer's) shows the view: creating one would give the cluster an
+    // identity it does not have and turn on the preconditions that read it.
+    if (!live) return;
     const generation = live.metadata?.["generation"];
     // A whole replacement, as the CVO writes it: the CRD requires fields whose value is null (availableUpdates,
     // completionTime of a Partial entry), which a merge patch would delete instead.
