@@ -1,3 +1,4 @@
+import * as https from "node:https";
 import { HttpMethod, KubeConfig, RequestContext } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import { ApiError, refOf, type ObjectRef } from "../errors.js";
@@ -32,6 +33,13 @@ function groupVersionPath(apiVersion: string): string {
   return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
+/** TLS material as text, to tell one identity from another (a Buffer, a string, or a list of them). */
+function pemText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(pemText).join(",");
+  if (Buffer.isBuffer(value)) return value.toString("base64");
+  return typeof value === "string" ? value : "";
+}
+
 /** The reasons the API server gives without a Status body, by HTTP code. */
 const REASON_BY_CODE: Readonly<Record<number, string>> = {
   401: "Unauthorized",
@@ -55,6 +63,8 @@ export class KubeObjectClient implements ObjectClient {
   readonly #http: HygienicHttpLibrary;
   readonly #server: string;
   readonly #resources = new Map<string, ApiResource[]>();
+  #agent: https.Agent | undefined;
+  #agentIdentity = "";
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -76,6 +86,7 @@ export class KubeObjectClient implements ObjectClient {
       request.setBody(JSON.stringify(body));
     }
     await this.kubeConfig.applySecurityAuthentication(request);
+    this.#keepAlive(request);
     const response = await this.#http.send(request);
     const text = await response.body.text();
     let parsed: unknown = undefined;
@@ -85,6 +96,25 @@ export class KubeObjectClient implements ObjectClient {
       parsed = { message: text.slice(0, 500) };
     }
     return { status: response.httpStatusCode, body: parsed };
+  }
+
+  /**
+   * client-node gives every request a new https.Agent, so each one paid for its own TCP and TLS handshake
+   * (no connection was ever reused). One keep-alive agent per TLS identity replaces it; a changed
+   * certificate or key (a rotating exec credential) gets a fresh one. A proxy agent is left alone.
+   */
+  #keepAlive(request: RequestContext): void {
+    const given = request.getAgent();
+    if (!(given instanceof https.Agent) || given.constructor !== https.Agent) return;
+    const options = (given as https.Agent & { options: https.AgentOptions }).options;
+    const identity = [options.ca, options.cert, options.key, options.pfx].map(pemText).join("\0");
+    if (!this.#agent || this.#agentIdentity !== identity) {
+      this.#agent?.destroy();
+      this.#agent = new https.Agent({ ...options, keepAlive: true, maxSockets: 64 });
+      this.#agentIdentity = identity;
+    }
+    given.destroy();
+    request.setAgent(this.#agent);
   }
 
   /** Resource names per group version; a kind not found is looked up again, since CRDs appear during a sync. */
