@@ -1,6 +1,6 @@
 import type { KubeObject } from "../payload/manifest.js";
 import type { AppliedObjectCache } from "./applier.js";
-import { formatRef, type ObjectRef } from "./errors.js";
+import { formatRef, objectKey, type ObjectRef } from "./errors.js";
 
 /** Every object is applied again at least this often, whatever the cache says: a guard against a cache bug. */
 export const FULL_RESYNC_MS = 60 * 60_000;
@@ -12,8 +12,6 @@ export interface LiveObjects {
   /** The live object, or undefined when absent; `synced` false while the kind's view is not current. */
   lookup(ref: ObjectRef): { readonly synced: boolean; readonly object: KubeObject | undefined };
 }
-
-export const keyOf = (ref: ObjectRef): string => `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
 
 /**
  * What an object says, without what the server and controllers change on their own: status, the
@@ -27,6 +25,7 @@ export function fingerprint(obj: KubeObject): string {
 }
 
 interface Applied {
+  readonly ref: ObjectRef;
   /** The manifest text the object was applied from. */
   readonly raw: string;
   /** The object as the server stored it after that apply. */
@@ -52,19 +51,19 @@ export class AppliedObjects implements AppliedObjectCache {
   unchanged(ref: ObjectRef, raw: string): KubeObject | undefined {
     this.live.follow(ref);
     const { synced, object } = this.live.lookup(ref);
-    const applied = this.#applied.get(keyOf(ref));
+    const applied = this.#applied.get(objectKey(ref));
     if (!synced || !object || !applied || applied.raw !== raw || this.now() - applied.at > FULL_RESYNC_MS) return undefined;
     return fingerprint(object) === applied.fingerprint ? object : undefined;
   }
 
   async apply(ref: ObjectRef, raw: string, send: () => Promise<KubeObject>): Promise<KubeObject> {
     this.live.follow(ref);
-    const key = keyOf(ref);
+    const key = objectKey(ref);
     // While our own write is on its way, the change it causes is not drift.
     this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
     try {
       const stored = await send();
-      this.#applied.set(key, { raw, fingerprint: fingerprint(stored), at: this.now() });
+      this.#applied.set(key, { ref, raw, fingerprint: fingerprint(stored), at: this.now() });
       return stored;
     } finally {
       const left = (this.#inFlight.get(key) ?? 1) - 1;
@@ -75,7 +74,7 @@ export class AppliedObjects implements AppliedObjectCache {
 
   /** The feed saw `ref` as `live` (undefined: deleted); a managed object that no longer says what we applied drifted. */
   observed(ref: ObjectRef, live: KubeObject | undefined): void {
-    const key = keyOf(ref);
+    const key = objectKey(ref);
     const applied = this.#applied.get(key);
     if (!applied || this.#inFlight.has(key)) return;
     if (live && fingerprint(live) === applied.fingerprint) return;
@@ -84,11 +83,6 @@ export class AppliedObjects implements AppliedObjectCache {
 
   /** The managed objects of one kind (for a feed that re-listed it). */
   managed(group: string, kind: string): ObjectRef[] {
-    const refs: ObjectRef[] = [];
-    for (const key of this.#applied.keys()) {
-      const [g = "", k = "", namespace = "", name = ""] = key.split("/");
-      if (g === group && k === kind) refs.push({ group, version: "", kind, namespace, name });
-    }
-    return refs;
+    return [...this.#applied.values()].map((a) => a.ref).filter((ref) => ref.group === group && ref.kind === kind);
   }
 }

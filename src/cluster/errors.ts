@@ -17,6 +17,11 @@ export function refOf(obj: KubeObject): ObjectRef {
   return { group, version, kind, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
 }
 
+/** The key of an object among others: group, kind, namespace and name (the version does not tell objects apart). */
+export function objectKey(ref: ObjectRef): string {
+  return `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
 export function formatRef(ref: ObjectRef): string {
   return `${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
 }

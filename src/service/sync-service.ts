@@ -77,6 +77,11 @@ export interface SyncServiceOptions {
 /** How many revisions a leader reserves ahead in its saved state, so a successor starts above every one it published. */
 const REVISION_RESERVE = 1000;
 
+/** What a saved state shows in a snapshot. */
+function shown(state: PersistedState): ServiceStatus {
+  return { worker: state.status, clusterVersion: state.clusterVersion };
+}
+
 /** A request to Update, validated; `state` undefined lets the service choose it. */
 export type UpdateRequest = DesiredSpec & Pick<UpdateInput, "cause">;
 
@@ -137,7 +142,7 @@ export class SyncService {
     this.#started = true;
     const signal = this.#lifetime.signal;
     const saved = await this.#o.state.load(signal);
-    const value = saved ? { worker: saved.status, clusterVersion: saved.clusterVersion } : { worker: EMPTY_STATUS, clusterVersion: EMPTY_CLUSTER_VERSION };
+    const value = saved ? shown(saved) : { worker: EMPTY_STATUS, clusterVersion: EMPTY_CLUSTER_VERSION };
     this.#store = new SnapshotStore<ServiceStatus>(value, Date.now, setImmediate, this.#o.onCoalesced, saved?.revision.published ?? 1);
     const election = this.#o.election;
     if (!election) {
@@ -207,7 +212,7 @@ export class SyncService {
   /** A standby shows what the leader saved, at the leader's revision. */
   #mirror(state: PersistedState): void {
     if (this.#term || !this.#store) return;
-    this.#store.mirror({ revision: state.revision.published, publishedAt: state.savedAt.getTime(), value: { worker: state.status, clusterVersion: state.clusterVersion } });
+    this.#store.mirror({ revision: state.revision.published, publishedAt: state.savedAt.getTime(), value: shown(state) });
   }
 
   /**
@@ -224,7 +229,7 @@ export class SyncService {
       saved?.clusterVersion ?? this.#tracker.status,
     );
     const floor = Math.max(saved?.revision.reserved ?? 0, store.latest().revision);
-    store.mirror({ revision: floor + 1, publishedAt: Date.now(), value: saved ? { worker: saved.status, clusterVersion: saved.clusterVersion } : store.latest().value });
+    store.mirror({ revision: floor + 1, publishedAt: Date.now(), value: saved ? shown(saved) : store.latest().value });
     this.#reserved = floor + 1 + REVISION_RESERVE;
     const log = this.#o.log;
     const writer = new StateWriter(this.#o.state, () => this.#persisted(), this.#o.clock, this.#o.saveIntervalMs ?? 1000, (err) => log.warn(`saving the state failed: ${String(err)}`));
@@ -263,8 +268,9 @@ export class SyncService {
     const loop = term.worker.start(this.#o.maxWorkers, term.signal);
     const spec = this.#spec;
     if (spec) {
-      const completed = this.#tracker.status.history[0];
-      const state = completed?.state === "Completed" && completed.image === spec.desired.image ? "Reconciling" : (spec.state ?? chooseState(this.#tracker.status.history, spec.desired.image));
+      // A release completed last is reconciled, whatever the client asked for when it sent it.
+      const chosen = chooseState(this.#tracker.status.history, spec.desired.image);
+      const state = chosen === "Reconciling" ? chosen : (spec.state ?? chosen);
       await term.worker.update({ ...spec, state }, term.signal).catch((err: unknown) => {
         if (!term.signal.aborted) this.#o.log.warn(`resuming the desired release failed: ${String(err)}`);
       });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { KubeObject } from "../../payload/manifest.js";
-import { ApiError, refOf, type ObjectRef } from "../errors.js";
+import { ApiError, objectKey, refOf, type ObjectRef } from "../errors.js";
 
 export type ChangeAction = "created" | "configured" | "unchanged" | "deleted";
 
@@ -12,10 +12,6 @@ export interface StoredObject extends KubeObject {
     generation: number;
     creationTimestamp: string;
   };
-}
-
-function keyOf(ref: ObjectRef): string {
-  return `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
 }
 
 /** Fields a writer of the spec owns; metadata and status are the server's and controllers'. */
@@ -50,13 +46,13 @@ export class ObjectStore {
   constructor(private readonly now: () => Date) {}
 
   get(ref: ObjectRef): StoredObject {
-    const obj = this.#objects.get(keyOf(ref));
+    const obj = this.#objects.get(objectKey(ref));
     if (!obj) throw new ApiError(ref, "NotFound", 404, "not found");
     return obj;
   }
 
   tryGet(ref: ObjectRef): StoredObject | undefined {
-    return this.#objects.get(keyOf(ref));
+    return this.#objects.get(objectKey(ref));
   }
 
   list(): StoredObject[] {
@@ -76,7 +72,7 @@ export class ObjectStore {
   apply(obj: KubeObject): { object: StoredObject; action: ChangeAction } {
     const ref = refOf(obj);
     if (!ref.kind || !ref.name) throw new ApiError(ref, "Invalid", 422, "kind and metadata.name are required");
-    const key = keyOf(ref);
+    const key = objectKey(ref);
     const existing = this.#objects.get(key);
     const sent = JSON.stringify(obj);
     if (existing && this.#lastApplied.get(key) === sent) return { object: existing, action: "unchanged" };
@@ -123,21 +119,21 @@ export class ObjectStore {
 
   /** Replaces the status subresource, as a controller would. */
   updateStatus(ref: ObjectRef, status: unknown): StoredObject {
-    const existing = this.#objects.get(keyOf(ref));
+    const existing = this.#objects.get(objectKey(ref));
     if (!existing) throw new ApiError(ref, "NotFound", 404, "not found");
     const updated: StoredObject = {
       ...existing,
       status: JSON.parse(JSON.stringify(status)) as unknown,
       metadata: { ...existing.metadata, resourceVersion: String(++this.#resourceVersion) },
     };
-    return this.#store(keyOf(ref), updated, "configured").object;
+    return this.#store(objectKey(ref), updated, "configured").object;
   }
 
   delete(ref: ObjectRef): void {
-    const existing = this.#objects.get(keyOf(ref));
+    const existing = this.#objects.get(objectKey(ref));
     if (!existing) throw new ApiError(ref, "NotFound", 404, "not found");
-    this.#objects.delete(keyOf(ref));
-    this.#lastApplied.delete(keyOf(ref));
+    this.#objects.delete(objectKey(ref));
+    this.#lastApplied.delete(objectKey(ref));
     this.#emit(existing, "deleted");
   }
 

@@ -143,8 +143,7 @@ export class AdaptivePace {
     this.#decreasedAt = t;
     this.#recent = this.#recent.filter((at) => at > t - 1000);
     const achieved = Math.max(this.#recent.length, AdaptivePace.MIN_QPS * 2);
-    this.#limit = Math.max(AdaptivePace.MIN_QPS, Math.min(this.#limit ?? Infinity, achieved) / 2);
-    this.#bucket = new TokenBucket(this.#limit, Math.max(1, Math.ceil(this.#limit)), this.now);
+    this.#setLimit(Math.max(AdaptivePace.MIN_QPS, Math.min(this.#limit ?? Infinity, achieved) / 2));
     this.#raisedAt = t;
   }
 
@@ -152,14 +151,15 @@ export class AdaptivePace {
     if (this.#recent.length > 256) this.#recent = this.#recent.filter((at) => at > t - 1000);
     if (this.#limit === undefined || t - this.#raisedAt < 1000) return;
     const seconds = Math.floor((t - this.#raisedAt) / 1000);
-    this.#limit *= 1.1 ** seconds;
+    const raised = this.#limit * 1.1 ** seconds;
     this.#raisedAt += seconds * 1000;
-    if (this.#limit > AdaptivePace.LIFT_QPS) {
-      this.#limit = undefined;
-      this.#bucket = undefined;
-    } else {
-      this.#bucket = new TokenBucket(this.#limit, Math.max(1, Math.ceil(this.#limit)), this.now);
-    }
+    this.#setLimit(raised > AdaptivePace.LIFT_QPS ? undefined : raised);
+  }
+
+  /** A ceiling (its bucket holds a second's worth), or none. */
+  #setLimit(limit: number | undefined): void {
+    this.#limit = limit;
+    this.#bucket = limit === undefined ? undefined : new TokenBucket(limit, Math.max(1, Math.ceil(limit)), this.now);
   }
 }
 

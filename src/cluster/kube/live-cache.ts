@@ -1,7 +1,7 @@
 import { Watch } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import type { LiveObjects } from "../applied-objects.js";
-import { refOf, type ObjectRef } from "../errors.js";
+import { objectKey, refOf, type ObjectRef } from "../errors.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 /** Counts the cache reports; the composition root backs them with the metrics registry. */
@@ -14,7 +14,6 @@ export interface LiveCacheMetrics {
   drift(kind: string): void;
 }
 
-const keyOf = (ref: ObjectRef): string => `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
 const kindOf = (ref: ObjectRef): string => `${ref.group}/${ref.version}/${ref.kind}`;
 /** Pause before a failed list or watch is tried again. */
 const RETRY_MS = 1_000;
@@ -52,7 +51,7 @@ export class WatchedObjects implements LiveObjects {
 
   lookup(ref: ObjectRef): { synced: boolean; object: KubeObject | undefined } {
     const kind = this.#kind(ref);
-    return { synced: kind.synced, object: kind.synced ? kind.objects.get(keyOf(ref)) : undefined };
+    return { synced: kind.synced, object: kind.synced ? kind.objects.get(objectKey(ref)) : undefined };
   }
 
   /** The kind's watch, started on first use. */
@@ -129,7 +128,7 @@ export class WatchedObjects implements LiveObjects {
 
   #event(ref: ObjectRef, kind: KindWatch, type: string, obj: KubeObject): void {
     const objRef = { ...refOf(obj), group: ref.group, version: ref.version, kind: ref.kind };
-    const key = keyOf(objRef);
+    const key = objectKey(objRef);
     if (type === "DELETED") kind.objects.delete(key);
     else kind.objects.set(key, obj);
     this.#reportObjects();
@@ -139,7 +138,7 @@ export class WatchedObjects implements LiveObjects {
   /** A fresh list replaces what the kind held; what changed or vanished meanwhile shows in `relisted`. */
   #replace(ref: ObjectRef, kind: KindWatch, items: readonly KubeObject[]): void {
     kind.objects.clear();
-    for (const item of items) kind.objects.set(keyOf({ ...refOf(item), group: ref.group, kind: ref.kind }), item);
+    for (const item of items) kind.objects.set(objectKey({ ...refOf(item), group: ref.group, kind: ref.kind }), item);
     this.#reportObjects();
   }
 
