@@ -93,7 +93,8 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
   await waitForStatus(first.client, (s) => s.actual?.image === REAL_B && s.done > 0 && s.done < s.total, 60_000);
   await kill(first);
 
-  const second = await startServer(["--state-dir", stateDir]);
+  // The same slow operators after the restart: a fast pass could complete before the first status is read.
+  const second = await startServer(["--state-dir", stateDir, "--operator-delay", "3s"]);
   try {
     const status = (await rpc.getStatus(second.client)).status!;
     assert.equal(status.generation, 2, "the accepted Update's generation");
