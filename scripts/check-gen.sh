@@ -1,11 +1,13 @@
 #!/bin/sh
 # Fails when any generated directory differs from what buf generates from proto/ (stale or hand-edited code):
-# src/gen and every client's gen/. The list mirrors the `out:` entries of buf.gen.yaml.
+# src/gen (with the reflection descriptors of scripts/gen-descriptors.ts) and every client's gen/. The list mirrors
+# the `out:` entries of buf.gen.yaml.
 set -eu
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 npx buf generate -o "$out"
+node --import tsx scripts/gen-descriptors.ts "$out/src/gen"
 stale=0
 for dir in src/gen clients/ts/src/gen clients/go/gen clients/python/gen; do
   # Python's bytecode caches are not generated code (tests set PYTHONDONTWRITEBYTECODE, a manual run may not).

@@ -1,7 +1,4 @@
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
-import { ReflectionService } from "@grpc/reflection";
 import type { Tracer } from "@opentelemetry/api";
 import { HealthImplementation } from "grpc-health-check";
 import * as pb from "../gen/syncworker/v1/syncworker.js";
@@ -11,6 +8,7 @@ import type { Logger } from "../worker/index.js";
 import { fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { toServiceError } from "./errors.js";
 import { CallObserver, NO_API_METRICS, type ApiMetrics } from "./observe.js";
+import { reflectionService } from "./reflection.js";
 
 /** What the edge needs of the service; the composition root passes the SyncService. */
 export interface ServicePort {
@@ -30,7 +28,6 @@ export interface ApiDeps {
 }
 
 const SERVICE_NAME = "syncworker.v1.SyncWorker";
-const PROTO_ROOT = fileURLToPath(new URL("../../proto", import.meta.url));
 
 /**
  * Every watcher receives the same response object for a snapshot, so its bytes are encoded once
@@ -60,8 +57,7 @@ export class ApiServer {
   constructor(private readonly deps: ApiDeps) {
     this.#server.addService(sharedEncodingService(), this.#handlers());
     this.#health.addToServer(this.#server);
-    const definition = protoLoader.loadSync("syncworker/v1/syncworker.proto", { includeDirs: [PROTO_ROOT] });
-    new ReflectionService(definition).addToServer(this.#server);
+    reflectionService().addToServer(this.#server);
   }
 
   /** Binds `host:port` (port 0 picks a free one) and returns the bound address. */

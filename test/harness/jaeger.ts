@@ -3,14 +3,13 @@
  * scripts/build-jaeger.sh (cached outside the repository by version), started on free loopback ports,
  * read back through its JSON query API.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { REPO_ROOT } from "./server.js";
+import { goToolBinary } from "./go-tool.js";
 
 /** A span as the query API returns it (`/api/traces`). */
 export interface JaegerSpan {
@@ -44,10 +43,8 @@ export interface Jaeger {
 }
 
 /** The cached binary's path; builds it first if this machine never did (minutes, progress on stderr). */
-export async function jaegerBinary(): Promise<string> {
-  const { stdout } = await promisify(execFile)(join(REPO_ROOT, "scripts/build-jaeger.sh"), { maxBuffer: 1 << 20 });
-  const lines = stdout.trim().split("\n");
-  return lines[lines.length - 1] ?? "";
+export function jaegerBinary(): Promise<string> {
+  return goToolBinary("build-jaeger.sh");
 }
 
 async function freePort(): Promise<number> {
