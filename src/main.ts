@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { ApiServer } from "./api/index.js";
+import { ApiServer, CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import type { CompiledServeOptions } from "./config/index.js";
@@ -35,6 +35,10 @@ function identity(): string {
 
 /** Composition root: builds the dependencies from compiled options, starts the service and serves it. */
 export async function startService(options: CompiledServeOptions): Promise<RunningService> {
+  // Read before anything starts, so a bad certificate or token file stops start-up naming it.
+  const { security } = options;
+  const credentials = serverCredentials(security.tlsCert ? { cert: security.tlsCert, key: security.tlsKey, clientCa: security.clientCa } : undefined);
+  const staticTokens = security.authn === "static" ? StaticTokens.load(security.tokenFile) : undefined;
   const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
   const tracing = await startTracing(process.env, version);
   // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
@@ -106,8 +110,12 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     throw err;
   }
 
+  const tokens: TokenAuthority | undefined =
+    kube && security.authn === "kube" ? new CachedTokenAuthority(new KubeTokenAuthority(kube.accessReviews), () => clock.now().getTime()) : staticTokens;
   const api = new ApiServer({
     service,
+    credentials,
+    access: { requireClientCertificate: security.clientCa !== "", ...(tokens ? { tokens } : {}) },
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),

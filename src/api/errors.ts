@@ -20,6 +20,39 @@ export class InvalidArgumentError extends Error {
   }
 }
 
+const ACCESS = Symbol.for("syncworker.AccessError");
+
+/**
+ * Why a call was refused at the edge: no or invalid credentials (`Unauthenticated`), a known caller without the
+ * role or RBAC grant the RPC needs (`PermissionDenied`), or the authority that checks tokens could not be asked
+ * (`AuthorityUnavailable`, worth a retry).
+ */
+export type AccessReason = "Unauthenticated" | "PermissionDenied" | "AuthorityUnavailable";
+
+/** A refused call; the message says what was missing. */
+export class AccessError extends Error {
+  readonly [ACCESS] = true;
+  constructor(
+    readonly reason: AccessReason,
+    /** The RPC refused, e.g. `Update`. */
+    readonly rpc: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "AccessError";
+  }
+  static override [Symbol.hasInstance](value: unknown): value is AccessError {
+    return hasBrand(value, ACCESS);
+  }
+}
+
+const ACCESS_CODES: Readonly<Record<AccessReason, Status>> = {
+  Unauthenticated: Status.UNAUTHENTICATED,
+  PermissionDenied: Status.PERMISSION_DENIED,
+  AuthorityUnavailable: Status.UNAVAILABLE,
+};
+
 const DOMAIN = "syncworker.v1";
 
 /** google.rpc.Status with one Any detail, encoded by hand to avoid vendoring googleapis. */
@@ -57,6 +90,9 @@ function serviceError(code: Status, message: string, typeUrl: string, detail: Ui
 export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof InvalidArgumentError) {
     return serviceError(Status.INVALID_ARGUMENT, err.message, "type.googleapis.com/google.rpc.BadRequest", badRequest(err.field, err.message));
+  }
+  if (err instanceof AccessError) {
+    return serviceError(ACCESS_CODES[err.reason], err.message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo(err.reason, { rpc: err.rpc }));
   }
   if (err instanceof NotLeaderError) {
     // The leader's identity rides in the ErrorInfo metadata, so a client can tell where writes go.

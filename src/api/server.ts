@@ -7,6 +7,7 @@ import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";
 import type { Logger } from "../worker/index.js";
 import { fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { toServiceError } from "./errors.js";
+import { guardHandlers, OPEN_ACCESS, type AccessControlOptions } from "./access.js";
 import { CallObserver, NO_API_METRICS, type ApiMetrics } from "./observe.js";
 import { reflectionService } from "./reflection.js";
 
@@ -25,6 +26,10 @@ export interface ApiDeps {
   readonly tracer?: Tracer;
   /** Call counts and latencies, open watch streams; none when absent. */
   readonly metrics?: ApiMetrics;
+  /** TLS (see tls.ts); plaintext when absent. */
+  readonly credentials?: grpc.ServerCredentials;
+  /** Who may call which RPC (see access.ts); everyone when absent. */
+  readonly access?: AccessControlOptions;
 }
 
 const SERVICE_NAME = "syncworker.v1.SyncWorker";
@@ -63,7 +68,7 @@ export class ApiServer {
   /** Binds `host:port` (port 0 picks a free one) and returns the bound address. */
   async listen(address: string): Promise<string> {
     const port = await new Promise<number>((resolve, reject) =>
-      this.#server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+      this.#server.bindAsync(address, this.deps.credentials ?? grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
     );
     this.#setServing("SERVING");
     const host = address.slice(0, address.lastIndexOf(":"));
@@ -104,7 +109,7 @@ export class ApiServer {
     const { service, log } = this.deps;
     const metrics = this.deps.metrics ?? NO_API_METRICS;
     const observer = new CallObserver(SERVICE_NAME, this.deps.tracer, metrics);
-    return {
+    const handlers: pb.SyncWorkerServer = {
       update: (call, callback) => {
         const scope = observer.begin("Update", "unary", call);
         const controller = new AbortController();
@@ -167,5 +172,14 @@ export class ApiServer {
         call.on("cancelled", () => end(grpc.status.CANCELLED));
       },
     };
+    return guardHandlers(handlers, this.deps.access ?? OPEN_ACCESS, pb.SyncWorkerService, {
+      // Writes are worth an audit line; reads would flood the log.
+      allowed: (access, who) => (access.role === "writer" ? log.info(`${access.rpc} by ${who}`) : log.debug(`${access.rpc} by ${who}`)),
+      refused: (access, type, call, status) => {
+        const code = status.code ?? grpc.status.UNKNOWN;
+        observer.begin(access.rpc, type, call).end(code, status.details);
+        log.info(`${access.rpc} from ${call.getPeer()} refused with ${grpc.status[code]}: ${status.details}`);
+      },
+    });
   }
 }

@@ -1,4 +1,5 @@
-import { credentials } from "@grpc/grpc-js";
+import { readFileSync } from "node:fs";
+import { credentials, InterceptingCall, type ChannelOptions, type Interceptor } from "@grpc/grpc-js";
 import {
   SyncWorkerClient,
   SyncWorkerStatus,
@@ -10,8 +11,54 @@ import {
 
 export const DEFAULT_ADDRESS = "127.0.0.1:50051";
 
-export function connect(address: string): SyncWorkerClient {
-  return new SyncWorkerClient(address, credentials.createInsecure());
+/** How the CLI reaches the service: its address, TLS settings and a bearer token. */
+export interface ConnectOptions {
+  readonly address: string;
+  /** TLS with the system's roots; implied by any of the other TLS settings. */
+  readonly tls?: boolean;
+  /** CA bundle (PEM file) the server's certificate must chain to. */
+  readonly ca?: string;
+  /** Client certificate and key (PEM files) for mTLS. */
+  readonly cert?: string;
+  readonly key?: string;
+  /** The name the server's certificate must carry, when it differs from the address's host. */
+  readonly serverName?: string;
+  readonly token?: string;
+  /** A file holding the token (as a mounted Secret does). */
+  readonly tokenFile?: string;
+}
+
+/** Adds `authorization: Bearer <token>` to every call, over TLS or plaintext alike (call credentials refuse plaintext). */
+function bearer(token: string): Interceptor {
+  return (options, next) =>
+    new InterceptingCall(next(options), {
+      start: (metadata, listener, start) => {
+        metadata.set("authorization", `Bearer ${token}`);
+        start(metadata, listener);
+      },
+    });
+}
+
+/** The token from --token, else --token-file, else $SYNCWORKER_TOKEN; undefined when none is set. */
+function tokenOf(o: ConnectOptions, env: NodeJS.ProcessEnv): string | undefined {
+  if (o.token && o.tokenFile) throw new Error("give --token or --token-file, not both");
+  const token = o.token ?? (o.tokenFile ? readFileSync(o.tokenFile, "utf8").trim() : env["SYNCWORKER_TOKEN"]);
+  return token || undefined;
+}
+
+/** A client for an address (plaintext, no token unless $SYNCWORKER_TOKEN is set) or for the CLI's connection flags. */
+export function connect(target: string | ConnectOptions, env: NodeJS.ProcessEnv = process.env): SyncWorkerClient {
+  const o = typeof target === "string" ? { address: target } : target;
+  if (Boolean(o.cert) !== Boolean(o.key)) throw new Error("--cert and --key go together");
+  const tls = o.tls || Boolean(o.ca || o.cert || o.serverName);
+  const read = (file: string | undefined): Buffer | null => (file ? readFileSync(file) : null);
+  const channel = tls ? credentials.createSsl(read(o.ca), read(o.key), read(o.cert)) : credentials.createInsecure();
+  const token = tokenOf(o, env);
+  const options: ChannelOptions & { interceptors?: Interceptor[] } = {
+    ...(o.serverName ? { "grpc.ssl_target_name_override": o.serverName, "grpc.default_authority": o.serverName } : {}),
+    ...(token ? { interceptors: [bearer(token)] } : {}),
+  };
+  return new SyncWorkerClient(o.address, channel, options);
 }
 
 type Callback<Res> = (err: Error | null, res: Res) => void;

@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { compileServeOptions, ValueError, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { defaultStateDir } from "../service/index.js";
-import { connect, rpc, DEFAULT_ADDRESS, statusJson } from "./client.js";
+import { connect, rpc, DEFAULT_ADDRESS, statusJson, type ConnectOptions } from "./client.js";
 import { render, type RenderOptions } from "./render.js";
 import { watch } from "./watch.js";
 
@@ -43,7 +43,17 @@ async function serve(options: ServeOptions): Promise<void> {
 
 export function program(): Command {
   const cli = new Command("syncworker").description("Keep a Kubernetes cluster at a desired release").showHelpAfterError();
-  const addressOption = new Option("--address <host:port>", "syncworker service address").default(DEFAULT_ADDRESS);
+  const connection = [
+    new Option("--address <host:port>", "syncworker service address").default(DEFAULT_ADDRESS),
+    new Option("--tls", "connect with TLS, trusting the system's CAs (implied by --ca, --cert and --server-name)"),
+    new Option("--ca <file>", "TLS: CA bundle (PEM) the server's certificate must chain to"),
+    new Option("--cert <file>", "mTLS: client certificate (PEM); with --key"),
+    new Option("--key <file>", "mTLS: private key (PEM) of --cert"),
+    new Option("--server-name <name>", "TLS: the name the server's certificate must carry, if not the address's host"),
+    new Option("--token <token>", "bearer token (default: $SYNCWORKER_TOKEN)"),
+    new Option("--token-file <file>", "read the bearer token from this file"),
+  ];
+  const withConnection = (command: Command): Command => connection.reduce((c, option) => c.addOption(option), command);
 
   cli
     .command("serve")
@@ -66,6 +76,12 @@ export function program(): Command {
     .option("--kube-qps <n>", "real cluster: a fixed client rate limit in requests per second (default: none, adapt to the server's 429s)", Number)
     .option("--kube-burst <n>", "real cluster: requests above --kube-qps allowed at once (default 2 x qps)", integer)
     .option("--kube-timeout <duration>", "real cluster: timeout of one request to the API server (default 60s)")
+    .option("--tls-cert <file>", "serve TLS with this certificate chain (PEM); with --tls-key")
+    .option("--tls-key <file>", "private key (PEM) of --tls-cert")
+    .option("--client-ca <file>", "mTLS: every SyncWorker call needs a client certificate signed by this CA (PEM)")
+    .option("--token-file <file>", "bearer tokens, one token,user,role line each (role reader or writer)")
+    .option("--authn <mode>", "how bearer tokens are checked: none, static (--token-file) or kube (TokenReview and SubjectAccessReview on the --kubeconfig cluster)")
+    .option("--insecure", "listen beyond loopback although nothing authenticates callers")
     .action(serve);
 
   cli
@@ -87,16 +103,14 @@ export function program(): Command {
       await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
     });
 
-  cli
-    .command("update")
+  withConnection(cli.command("update"))
     .description("set the desired release")
     .requiredOption("--image <dir>", "payload directory (or file:// URL)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--force", "apply even if verification or preconditions fail", false)
     .option("--generation <n>", "generation of the desired state", integer, 1)
-    .addOption(addressOption)
-    .action(async (o: { image: string; version: string; force: boolean; generation: number; address: string }) => {
-      const client = connect(o.address);
+    .action(async (o: ConnectOptions & { image: string; version: string; force: boolean; generation: number }) => {
+      const client = connect(o);
       const response = await rpc.update(client, {
         generation: o.generation,
         desired: { version: o.version, image: payloadLocation(o.image), force: o.force },
@@ -108,14 +122,12 @@ export function program(): Command {
       client.close();
     });
 
-  cli
-    .command("watch")
+  withConnection(cli.command("watch"))
     .description("stream status: a progress bar on a terminal, JSON lines otherwise")
     .option("--until-complete [version]", "exit once the release (or the given version) is completely applied")
     .option("--since-revision <n>", "resume after this revision", integer, 0)
-    .addOption(addressOption)
-    .action(async (o: { untilComplete?: string | true; sinceRevision: number; address: string }) => {
-      const client = connect(o.address);
+    .action(async (o: ConnectOptions & { untilComplete?: string | true; sinceRevision: number }) => {
+      const client = connect(o);
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
       const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
@@ -123,24 +135,20 @@ export function program(): Command {
       client.close();
     });
 
-  cli
-    .command("status")
+  withConnection(cli.command("status"))
     .description("print the current status")
-    .addOption(addressOption)
-    .action(async (o: { address: string }) => {
-      const client = connect(o.address);
+    .action(async (o: ConnectOptions) => {
+      const client = connect(o);
       const response = await rpc.getStatus(client);
       process.stdout.write(`${JSON.stringify(statusJson(response.status), null, 2)}\n`);
       client.close();
     });
 
-  cli
-    .command("notify")
+  withConnection(cli.command("notify"))
     .description("wake the worker because a managed resource changed")
     .option("--message <text>", "why", "resource activity")
-    .addOption(addressOption)
-    .action(async (o: { message: string; address: string }) => {
-      const client = connect(o.address);
+    .action(async (o: ConnectOptions & { message: string }) => {
+      const client = connect(o);
       const response = await rpc.notify(client, o.message);
       process.stdout.write(response.queued ? "notified\n" : "a notification was already pending\n");
       client.close();

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { hasBrand } from "../payload/update-error.js";
 import { DEFAULT_FEATURE_SET, KNOWN_FEATURE_SETS } from "../payload/index.js";
 import { KNOWN_CAPABILITIES } from "../policy/index.js";
@@ -47,6 +48,21 @@ export interface ServeOptions {
   kubeBurst?: number;
   /** Real cluster: the timeout of one request to the API server, e.g. "60s". */
   kubeTimeout?: string;
+  /** Server TLS: the certificate chain (PEM) the gRPC server presents; with `tlsKey`. */
+  tlsCert?: string;
+  /** Server TLS: the private key (PEM) of `tlsCert`. */
+  tlsKey?: string;
+  /** mTLS: CA bundle (PEM); every SyncWorker call needs a client certificate signed by it. Needs `tlsCert`. */
+  clientCa?: string;
+  /** Static bearer tokens, one `token,user,role` line each (role `reader` or `writer`); implies `authn: "static"`. */
+  tokenFile?: string;
+  /**
+   * How bearer tokens are checked: `none`, `static` (`tokenFile`) or `kube` (TokenReview and SubjectAccessReview
+   * on the `kubeconfig` cluster). Default: `static` with a token file, else `none`.
+   */
+  authn?: string;
+  /** Listen beyond loopback although nothing authenticates callers. */
+  insecure?: boolean;
 }
 
 const VALUE_ERROR = Symbol.for("syncworker.ValueError");
@@ -85,6 +101,16 @@ export interface CompiledServeOptions {
   readonly leaderElect: boolean;
   /** Client behaviour towards the API server; unset fields take the client's defaults. */
   readonly kube: { readonly qps?: number; readonly burst?: number; readonly timeoutMs?: number };
+  readonly security: SecurityOptions;
+}
+
+/** Who may call the gRPC API and over what; "" means not set. */
+export interface SecurityOptions {
+  readonly tlsCert: string;
+  readonly tlsKey: string;
+  readonly clientCa: string;
+  readonly authn: "none" | "static" | "kube";
+  readonly tokenFile: string;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -131,6 +157,38 @@ export function capabilityNames(option: string, names: readonly string[]): strin
   return [...new Set(names)].sort();
 }
 
+/** `localhost`, 127.0.0.0/8 or ::1: only processes on this host can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1");
+  if (bare === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  return isIP(bare) === 6 && /^(0*:)*:?0*1$/.test(bare);
+}
+
+/**
+ * TLS and authentication options, checked together. Beyond loopback something must tell callers apart (a client
+ * certificate or a bearer token): TLS alone encrypts but lets anyone call Update.
+ */
+function compileSecurity(options: ServeOptions, listen: string, kubeconfig: string): SecurityOptions {
+  const { tlsCert = "", tlsKey = "", clientCa = "", tokenFile = "" } = options;
+  if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ValueError(tlsCert ? "tls-key" : "tls-cert", "--tls-cert and --tls-key go together");
+  if (clientCa && !tlsCert) throw new ValueError("client-ca", "needs --tls-cert and --tls-key: client certificates are only checked over TLS");
+  const authn = options.authn ?? (tokenFile ? "static" : "none");
+  if (authn !== "none" && authn !== "static" && authn !== "kube") throw new ValueError("authn", `"${authn}" is not one of none, static, kube`);
+  if (authn === "static" && !tokenFile) throw new ValueError("authn", "static needs --token-file");
+  if (authn !== "static" && tokenFile) throw new ValueError("token-file", `is for --authn static, not ${authn}`);
+  if (authn === "kube" && !kubeconfig) throw new ValueError("authn", "kube needs --kubeconfig: tokens are reviewed by that cluster");
+  const host = listen.slice(0, listen.lastIndexOf(":"));
+  if (!isLoopbackHost(host) && !clientCa && authn === "none" && !options.insecure) {
+    throw new ValueError(
+      "listen",
+      `${listen} is not a loopback address and nothing authenticates callers, so anyone who can reach it could call Update: ` +
+        "give --client-ca (with --tls-cert and --tls-key), --token-file or --authn kube, or --insecure to serve it anyway",
+    );
+  }
+  return Object.freeze({ tlsCert, tlsKey, clientCa, authn, tokenFile });
+}
+
 /** A DNS-1123 label, which a namespace name must be. */
 function namespaceName(value: string): string {
   if (value !== "" && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) throw new ValueError("namespace", `"${value}" is not a valid namespace name`);
@@ -152,8 +210,9 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
   const reconcileIntervalMs =
     options.reconcileInterval === undefined ? 120_000 * (1 + random()) : parseDuration("reconcile-interval", options.reconcileInterval);
   if (reconcileIntervalMs <= 0) throw new ValueError("reconcile-interval", "must be positive");
+  const listen = checkAddress("listen", options.listen ?? "127.0.0.1:50051");
   return Object.freeze({
-    listen: checkAddress("listen", options.listen ?? "127.0.0.1:50051"),
+    listen,
     adminListen: options.adminListen ? checkAddress("admin-listen", options.adminListen) : "",
     metricsListen: options.metricsListen ? checkAddress("metrics-listen", options.metricsListen) : "",
     kubeconfig,
@@ -173,5 +232,6 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
       ...(options.kubeBurst !== undefined ? { burst: positiveInteger("kube-burst", options.kubeBurst) } : {}),
       ...(options.kubeTimeout !== undefined ? { timeoutMs: positiveNumber("kube-timeout", parseDuration("kube-timeout", options.kubeTimeout)) } : {}),
     }),
+    security: compileSecurity(options, listen, kubeconfig),
   });
 }

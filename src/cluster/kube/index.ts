@@ -8,6 +8,7 @@ import { KubeStateStore } from "./state-object.js";
 import { WatchedObjects, type LiveCacheMetrics } from "./live-cache.js";
 import { AppliedObjects } from "../applied-objects.js";
 import { ClusterVersionViewStore } from "./cluster-version.js";
+import { KubeAccessReviews } from "./access-review.js";
 import type { StateStore } from "../../service/index.js";
 
 export { KubeObjectClient, loadKubeConfig, FIELD_MANAGER } from "./object-client.js";
@@ -16,6 +17,7 @@ export { KubeLeaseClient } from "./lease.js";
 export { KubeStateStore } from "./state-object.js";
 export { WatchedObjects, type LiveCacheMetrics, type LiveObjectEvents } from "./live-cache.js";
 export { ClusterVersionViewStore, clusterVersionStatus } from "./cluster-version.js";
+export { KubeAccessReviews } from "./access-review.js";
 export { compileKubeClientOptions, type CompiledKubeClientOptions, type KubeClientOptions } from "./http.js";
 
 /** Where a pod finds its own namespace. */
@@ -45,6 +47,8 @@ export interface KubeCluster {
   readonly state: StateStore;
   /** The Lease replicas elect their leader with, in the service's namespace. */
   readonly lease: KubeLeaseClient;
+  /** TokenReview and SubjectAccessReview for `--authn kube`, checking access in the service's namespace. */
+  readonly accessReviews: KubeAccessReviews;
 }
 
 /** Everything the service keeps in a real cluster, sharing one client and so one rate limit. */
@@ -77,5 +81,6 @@ export function createKubeCluster(
     events: new KubeEventRecorder(client, onError.event, signal, namespace),
     state: new ClusterVersionViewStore(new KubeStateStore(client, namespace, onError.stateWatch), client, onError.clusterVersion),
     lease: new KubeLeaseClient(client, namespace),
+    accessReviews: new KubeAccessReviews(client, namespace),
   };
 }

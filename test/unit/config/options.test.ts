@@ -32,6 +32,14 @@ const INVALID: [name: string, options: Parameters<typeof compileServeOptions>[0]
   ["a namespace that is not a DNS label", { kubeconfig: "/k", namespace: "Not_A_Name" }, "namespace"],
   ["a burst without a rate", { kubeconfig: "/k", kubeBurst: 10 }, "kube-burst"],
   ["a rate of zero", { kubeconfig: "/k", kubeQps: 0 }, "kube-qps"],
+  ["a TLS certificate without its key", { tlsCert: "/c" }, "tls-key"],
+  ["a client CA without server TLS", { clientCa: "/ca" }, "client-ca"],
+  ["an unknown authn mode", { authn: "ldap" }, "authn"],
+  ["static authn without a token file", { authn: "static" }, "authn"],
+  ["kube authn without a real cluster", { authn: "kube" }, "authn"],
+  ["a token file with kube authn", { kubeconfig: "/k", authn: "kube", tokenFile: "/t" }, "token-file"],
+  ["a non-loopback listen address with nothing to authenticate callers", { listen: "0.0.0.0:50051" }, "listen"],
+  ["a non-loopback listen address with TLS alone", { listen: "[::]:0", tlsCert: "/c", tlsKey: "/k" }, "listen"],
 ];
 for (const [name, options, option] of INVALID) {
   test(`compileServeOptions rejects ${name}`, () => {
@@ -50,4 +58,14 @@ test("the state lives in --state-dir on the embedded cluster, and the kube clien
   assert.deepEqual([kube.stateDir, kube.namespace, kube.leaderElect], ["", "", true]);
   assert.deepEqual(kube.kube, { qps: 50, timeoutMs: 30_000 });
   assert.deepEqual(compileServeOptions({ kubeconfig: "/k" }, () => 0).kube, {}, "no fixed rate by default");
+});
+
+test("beyond loopback a client CA, a token file or --authn kube is enough, and --insecure overrides; loopback needs none", () => {
+  assert.equal(compile({}).security.authn, "none");
+  for (const listen of ["127.0.0.1:0", "127.1.2.3:50051", "localhost:0", "[::1]:0"]) assert.equal(compile({ listen }).listen, listen);
+  assert.equal(compile({ listen: "0.0.0.0:0", tokenFile: "/t" }).security.authn, "static");
+  assert.equal(compile({ listen: "10.0.0.1:0", tlsCert: "/c", tlsKey: "/k", clientCa: "/ca" }).security.clientCa, "/ca");
+  assert.equal(compileServeOptions({ listen: "0.0.0.0:0", kubeconfig: "/k", authn: "kube" }, () => 0).security.authn, "kube");
+  assert.equal(compile({ listen: "0.0.0.0:0", insecure: true }).listen, "0.0.0.0:0");
+  assert.throws(() => compile({ listen: "[::ffff:127.0.0.1]:0" }), /not a loopback address/, "only plain loopback addresses count");
 });
