@@ -18,11 +18,32 @@ export interface CallOpts {
   readonly timeoutMs?: number;
 }
 
+/** TLS to the server: PEM contents, not file names. */
+export interface TlsOptions {
+  /** CA bundle the server's certificate must chain to; default: the system's roots. */
+  readonly ca?: string | Buffer;
+  /** Client certificate and key, for a server that requires mTLS. */
+  readonly cert?: string | Buffer;
+  readonly key?: string | Buffer;
+  /** The name the server's certificate must carry, when it differs from the address's host. */
+  readonly serverName?: string;
+}
+
 export interface ClientOptions {
   /** Default deadline of unary calls (ms). Default 30 s. */
   readonly timeoutMs?: number;
-  /** Default insecure (plaintext), as the service listens on loopback or behind a mesh. */
+  /** TLS settings; without them (and without `credentials`) the channel is plaintext, as on loopback or behind a mesh. */
+  readonly tls?: TlsOptions;
+  /** Channel credentials built by the caller; they take the place of `tls`. */
   readonly credentials?: ChannelCredentials;
+  /** Bearer token sent with every call as `authorization: Bearer <token>` (over plaintext too). */
+  readonly token?: string;
+}
+
+function tlsCredentials(tls: TlsOptions): ChannelCredentials {
+  const pem = (value: string | Buffer | undefined): Buffer | null => (value === undefined ? null : Buffer.from(value));
+  if ((tls.cert === undefined) !== (tls.key === undefined)) throw new TypeError("tls.cert and tls.key go together");
+  return credentials.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert));
 }
 
 export interface WatchOptions {
@@ -42,10 +63,21 @@ export type UpdateInput = Partial<Omit<UpdateRequest, "desired">> & { readonly d
 export class SyncWorkerClient {
   readonly #raw: GeneratedClient;
   readonly #timeoutMs: number;
+  readonly #token: string | undefined;
 
   constructor(address: string, options: ClientOptions = {}) {
-    this.#raw = new GeneratedClient(address, options.credentials ?? credentials.createInsecure());
+    const channel = options.credentials ?? (options.tls ? tlsCredentials(options.tls) : credentials.createInsecure());
+    const serverName = options.tls?.serverName;
+    this.#raw = new GeneratedClient(address, channel, serverName ? { "grpc.ssl_target_name_override": serverName, "grpc.default_authority": serverName } : {});
     this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#token = options.token;
+  }
+
+  /** Metadata every call carries: the bearer token, if any. */
+  #metadata(): Metadata {
+    const md = new Metadata();
+    if (this.#token) md.set("authorization", `Bearer ${this.#token}`);
+    return md;
   }
 
   /** Sets the desired release; resolves with the worker's status right after it took the request. */
@@ -85,7 +117,7 @@ export class SyncWorkerClient {
     let delay = initialMs;
     for (;;) {
       opts.signal?.throwIfAborted();
-      const stream = this.#raw.statusWatch({ sinceRevision: last });
+      const stream = this.#raw.statusWatch({ sinceRevision: last }, this.#metadata());
       const cancel = (): void => stream.cancel();
       opts.signal?.addEventListener("abort", cancel, { once: true });
       try {
@@ -123,7 +155,7 @@ export class SyncWorkerClient {
     const deadline = new Date(Date.now() + (opts.timeoutMs ?? this.#timeoutMs));
     return new Promise<Res>((resolve, reject) => {
       const onAbort = (): void => call.cancel();
-      const call = start(new Metadata(), { deadline }, (err, res) => {
+      const call = start(this.#metadata(), { deadline }, (err, res) => {
         signal?.removeEventListener("abort", onAbort);
         if (!err) return resolve(res);
         // A cancel we caused reports the abort reason, not grpc-js' generic "Cancelled on client".
