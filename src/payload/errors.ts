@@ -16,6 +16,8 @@ export type PayloadErrorKind =
   | "NoImage"
   /** The payload could not be made available locally (bad location, not a directory, download failed). */
   | "Retrieval"
+  /** A payload directory outside every payload root the service was given (`--payload-root`). */
+  | "OutsideRoot"
   /** `ValidateDirectory`: a required directory or file is missing or unreadable. */
   | "MissingFile"
   /** `release-metadata` is not valid Cincinnati metadata. */
@@ -33,6 +35,7 @@ export type PayloadErrorKind =
 export const PAYLOAD_ERROR_POLICY: Readonly<Record<PayloadErrorKind, { readonly step: PayloadStep; readonly reason: string }>> = {
   NoImage: { step: "RetrievePayload", reason: "" },
   Retrieval: { step: "RetrievePayload", reason: "UpdatePayloadRetrievalFailed" },
+  OutsideRoot: { step: "RetrievePayload", reason: "UpdatePayloadRetrievalFailed" },
   MissingFile: { step: "LoadPayload", reason: "" },
   ReleaseMetadata: { step: "LoadPayload", reason: "" },
   ImageReferences: { step: "LoadPayload", reason: "" },

@@ -4,8 +4,9 @@
  * rendering the CVO's own `manifests/` as templates and filtering with the load-time inclusion rules.
  * All file access goes through {@link PayloadFs}, so tests can load from memory.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { constants } from "node:fs";
+import { open, readdir, realpath, stat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
 import { compareGoStrings } from "./go-json.js";
 import { manifestHash } from "./hash.js";
 import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
@@ -15,26 +16,67 @@ import { MetadataError, parseImageReferences, parseReleaseMetadata } from "./met
 import { ManifestParseError, parseManifests } from "./parse.js";
 import { renderTemplate, TemplateError } from "./template.js";
 
+/** What a directory entry is, as `lstat` sees it (a symbolic link is not followed). */
+export type PayloadEntryType = "file" | "directory" | "symlink" | "fifo" | "socket" | "device";
+
 /** The few file operations loading needs; injected so the payload folder stays free of direct I/O. */
 export interface PayloadFs {
-  /** Entries of `dir`; `isFile` is false only for directories (which loading skips), as Go's lstat-based listing does. */
-  readdir(dir: string): Promise<{ name: string; isFile: boolean }[]>;
-  /** File contents as UTF-8. */
+  /** Entries of `dir` with their lstat type; loading skips directories, as Go's lstat-based listing does. */
+  readdir(dir: string): Promise<{ name: string; type: PayloadEntryType }[]>;
+  /**
+   * The contents of a regular file as UTF-8. Anything else, and a symbolic link in the last component, is refused
+   * without blocking (a FIFO with no writer would hang a plain read forever).
+   */
   readFile(path: string): Promise<string>;
   stat(path: string): Promise<{ isDirectory: boolean }>;
+  /** The path with every symbolic link resolved. */
+  realpath(path: string): Promise<string>;
+}
+
+const NOT_REGULAR: Readonly<Record<Exclude<PayloadEntryType, "file">, string>> = {
+  directory: "a directory",
+  symlink: "a symbolic link",
+  fifo: "a named pipe (FIFO)",
+  socket: "a socket",
+  device: "a device file",
+};
+
+function entryType(e: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean }): PayloadEntryType {
+  if (e.isFile()) return "file";
+  if (e.isDirectory()) return "directory";
+  if (e.isSymbolicLink()) return "symlink";
+  if (e.isFIFO()) return "fifo";
+  return e.isSocket() ? "socket" : "device";
 }
 
 /** {@link PayloadFs} over `node:fs/promises`. */
 export const nodePayloadFs: PayloadFs = {
   async readdir(dir) {
     const entries = await readdir(dir, { withFileTypes: true });
-    return entries.map((e) => ({ name: e.name, isFile: !e.isDirectory() }));
+    return entries.map((e) => ({ name: e.name, type: entryType(e) }));
   },
-  readFile: (path) => readFile(path, "utf8"),
+  async readFile(path) {
+    // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; the type is then checked on the
+    // opened descriptor, so a file swapped after the directory listing cannot slip through.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    try {
+      const type = entryType(await handle.stat());
+      if (type !== "file") throw new Error(`${path} is ${NOT_REGULAR[type]}, not a regular file`);
+      return await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  },
   async stat(path) {
     return { isDirectory: (await stat(path)).isDirectory() };
   },
+  realpath: (path) => realpath(path),
 };
+
+/** Whether `path` is `dir` or below it; both resolved. */
+export function isWithin(dir: string, path: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
 
 /** Load-time inclusion arguments and environment. Absent fields take the CVO's defaults. */
 export interface LoadOptions {
@@ -156,11 +198,11 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
     const path: unknown = (err as { path?: unknown }).path;
     throw PayloadError.from(err, "MissingFile", typeof path === "string" ? relative(dir, path) : "");
   }
-  const cvoDir = join(dir, CVO_MANIFEST_DIR);
-  const releaseDir = join(dir, RELEASE_MANIFEST_DIR);
-  const meta = await readMetadata(fs, releaseDir, RELEASE_METADATA_FILE, "ReleaseMetadata", (text) => parseReleaseMetadata(text, opts.architecture));
+  const base = await fs.realpath(dir);
+  const [cvoDir, releaseDir] = await Promise.all([payloadSubdirectory(fs, dir, base, CVO_MANIFEST_DIR), payloadSubdirectory(fs, dir, base, RELEASE_MANIFEST_DIR)]);
+  const meta = await readMetadata(fs, base, releaseDir, RELEASE_METADATA_FILE, "ReleaseMetadata", (text) => parseReleaseMetadata(text, opts.architecture));
   for (const w of meta.warnings) opts.onWarning?.(w);
-  const imageRef = await readMetadata(fs, releaseDir, IMAGE_REFERENCES_FILE, "ImageReferences", (text) => parseImageReferences(text, meta.version));
+  const imageRef = await readMetadata(fs, base, releaseDir, IMAGE_REFERENCES_FILE, "ImageReferences", (text) => parseImageReferences(text, meta.version));
 
   const filter = loadTimeFilter(opts);
   const renderData = { ReleaseImage: releaseImage, ClusterProfile: filter.profile ?? DEFAULT_CLUSTER_PROFILE };
@@ -173,21 +215,22 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
   const problems: PayloadProblem[] = [];
   for (const task of tasks) {
     const entries = (await fs.readdir(task.dir)).sort((a, b) => compareGoStrings(a.name, b.name));
-    const files = entries.filter((e) => e.isFile && MANIFEST_FILE.test(e.name) && !task.skip.has(e.name));
+    const files = entries.filter((e) => e.type !== "directory" && MANIFEST_FILE.test(e.name) && !task.skip.has(e.name));
+    const read = (e: (typeof files)[number]): Promise<FileRead> => readText(fs, base, join(task.dir, e.name), `${task.name}/${e.name}`, e.type);
     // Keep a few reads in flight, so disk and thread-pool waits overlap with parsing.
-    const reads: (Promise<FileRead> | undefined)[] = files.slice(0, READ_AHEAD).map((f) => readText(fs, join(task.dir, f.name)));
+    const reads: (Promise<FileRead> | undefined)[] = files.slice(0, READ_AHEAD).map(read);
     for (const [i, entry] of files.entries()) {
       opts.signal?.throwIfAborted();
-      const read = await (reads[i] ?? readText(fs, join(task.dir, entry.name)));
+      const result = await (reads[i] ?? read(entry));
       reads[i] = undefined;
       const ahead = files[i + READ_AHEAD];
-      if (ahead) reads[i + READ_AHEAD] = readText(fs, join(task.dir, ahead.name));
+      if (ahead) reads[i + READ_AHEAD] = read(ahead);
       const file = `${task.name}/${entry.name}`;
-      if ("error" in read) {
-        problems.push({ file, message: message(read.error) }); // upstream passes read errors through unprefixed
+      if ("error" in result) {
+        problems.push({ file, message: message(result.error) }); // upstream passes read errors through unprefixed
         continue;
       }
-      const parsed = parseFile(read.text, entry.name, file, task.render ? renderData : undefined, problems);
+      const parsed = parseFile(result.text, entry.name, file, task.render ? renderData : undefined, problems);
       for (const m of parsed) {
         const reason = exclusionReason(m, filter);
         opts.onManifest?.(m, reason);
@@ -215,22 +258,47 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
 
 type FileRead = { text: string } | { error: unknown };
 
+/**
+ * `manifests/` or `release-manifests/` of the payload `dir` (resolved: `base`), resolved; a link out of the payload
+ * is refused without saying where it leads.
+ */
+async function payloadSubdirectory(fs: PayloadFs, dir: string, base: string, name: string): Promise<string> {
+  const real = await fs.realpath(join(dir, name));
+  if (isWithin(base, real)) return real;
+  const text = `${name} is a symbolic link leading out of the payload`;
+  throw new PayloadError({ kind: "Manifests", message: `Error loading manifests from ${dir}: ${text}`, problems: [{ file: name, message: text }] });
+}
+
+/**
+ * Reads a file of the payload `base` (resolved): a regular file, or a symbolic link to one inside the payload (a
+ * file of unknown `type` is resolved like a link). Anything else is refused naming `file`, without reading or
+ * revealing what lies outside the payload and without blocking on a FIFO.
+ */
+async function readPayloadFile(fs: PayloadFs, base: string, path: string, file: string, type?: PayloadEntryType): Promise<string> {
+  if (type === "file") return fs.readFile(path);
+  if (type !== undefined && type !== "symlink") throw new Error(`${file} is ${NOT_REGULAR[type]}, not a regular file`);
+  const real = await fs.realpath(path);
+  if (!isWithin(base, real)) throw new Error(`${file} is a symbolic link leading out of the payload`);
+  return fs.readFile(real);
+}
+
 /** A file's text, or why it could not be read; never rejects (so a read-ahead cannot go unhandled). */
-function readText(fs: PayloadFs, path: string): Promise<FileRead> {
-  return fs.readFile(path).then(
+function readText(fs: PayloadFs, base: string, path: string, file: string, type: PayloadEntryType): Promise<FileRead> {
+  return readPayloadFile(fs, base, path, file, type).then(
     (text) => ({ text }),
     (error: unknown) => ({ error }),
   );
 }
 
-/** Reads and validates one metadata file; any failure names it. */
-async function readMetadata<T>(fs: PayloadFs, releaseDir: string, name: string, kind: PayloadErrorKind, parse: (text: string) => T): Promise<T> {
+/** Reads and validates one metadata file; any failure names it in the message too (the status shows only that). */
+async function readMetadata<T>(fs: PayloadFs, base: string, releaseDir: string, name: string, kind: PayloadErrorKind, parse: (text: string) => T): Promise<T> {
   const file = `${RELEASE_MANIFEST_DIR}/${name}`;
   try {
-    return parse(await fs.readFile(join(releaseDir, name)));
+    return parse(await readPayloadFile(fs, base, join(releaseDir, name), file));
   } catch (err) {
     const line = err instanceof MetadataError ? err.line : undefined;
-    throw new PayloadError({ kind, message: message(err), problems: [{ file, line, message: message(err) }], cause: err });
+    const text = `${file}${line === undefined ? "" : `:${line}`}: ${message(err)}`;
+    throw new PayloadError({ kind, message: text, problems: [{ file, line, message: message(err) }], cause: err });
   }
 }
 

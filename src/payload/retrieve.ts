@@ -2,9 +2,9 @@
  * Payload retrieval: turns a desired release's image into a local directory `loadUpdate` can read. This
  * build retrieves payloads that are already on disk; pulling OCI images is a separate retriever.
  */
-import { isAbsolute } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { nodePayloadFs, statError, validateDirectory, type PayloadFs } from "./load.js";
+import { isWithin, nodePayloadFs, statError, validateDirectory, type PayloadFs } from "./load.js";
 import { PayloadError } from "./errors.js";
 
 /** Where a retrieved payload is, and whether its signature was verified. */
@@ -29,28 +29,32 @@ export const NO_IMAGE_MESSAGE = "no payload image has been specified and the con
  * Retrieves payloads named by an absolute directory path or a `file://` URL. Nothing is verified
  * (`verified: false`); a missing or incomplete directory is `UpdatePayloadRetrievalFailed`, as a failed
  * download is upstream. Image references are rejected until an OCI retriever exists.
+ *
+ * With payload roots, a directory must resolve (symbolic links followed) under one of them, and the resolved
+ * directory is what gets loaded, so a link swapped afterwards changes nothing.
  */
 export class DirectoryRetriever implements PayloadRetriever {
-  constructor(private readonly fs: PayloadFs = nodePayloadFs) {}
+  /**
+   * @param roots resolved directories payloads must lie under (`--payload-root`); none: any directory
+   */
+  constructor(
+    private readonly fs: PayloadFs = nodePayloadFs,
+    private readonly roots: readonly string[] = [],
+  ) {}
+
+  /**
+   * Checks, before an Update is accepted, that `image` names a payload directory under the roots; a
+   * {@link PayloadError} says why not, naming nothing outside them. Without roots every image passes.
+   */
+  async admit(image: string): Promise<void> {
+    if (this.roots.length > 0) await this.#underRoots(directoryOf(image));
+  }
 
   async retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal): Promise<PayloadInfo> {
     signal.throwIfAborted();
     const image = desired.image;
     if (image === "") throw new PayloadError({ kind: "NoImage", message: NO_IMAGE_MESSAGE });
-    let directory: string;
-    if (image.startsWith("file://")) {
-      try {
-        directory = fileURLToPath(image);
-      } catch (err) {
-        throw retrievalFailed(new Error(`invalid file URL ${JSON.stringify(image)}: ${String(err)}`, { cause: err }));
-      }
-    } else if (isAbsolute(image)) {
-      directory = image;
-    } else {
-      throw retrievalFailed(
-        new Error(`OCI image references are not supported yet by this retriever (image ${JSON.stringify(image)}); use an absolute directory path or a file:// URL`),
-      );
-    }
+    const directory = await this.#underRoots(directoryOf(image));
     let isDirectory: boolean;
     try {
       ({ isDirectory } = await this.fs.stat(directory));
@@ -66,6 +70,41 @@ export class DirectoryRetriever implements PayloadRetriever {
     }
     return { directory, local: false, verified: false };
   }
+
+  /** The resolved `directory`, which must lie under a root; unchanged without roots. */
+  async #underRoots(directory: string): Promise<string> {
+    if (this.roots.length === 0) return directory;
+    const lexical = resolve(directory);
+    const outside = (): PayloadError => {
+      const text = `payload directory ${JSON.stringify(directory)} is not under a payload root`;
+      return new PayloadError({ kind: "OutsideRoot", message: text, problems: [{ file: "", message: text }] });
+    };
+    let real: string;
+    try {
+      real = await this.fs.realpath(lexical);
+    } catch (err) {
+      // Whether something exists outside the roots is none of the caller's business.
+      if (!this.roots.some((root) => isWithin(root, lexical))) throw outside();
+      throw retrievalFailed(statError(lexical, err));
+    }
+    if (!this.roots.some((root) => isWithin(root, real))) throw outside();
+    return real;
+  }
+}
+
+/** The directory a directory image names: an absolute path or a `file://` URL. */
+function directoryOf(image: string): string {
+  if (image.startsWith("file://")) {
+    try {
+      return fileURLToPath(image);
+    } catch (err) {
+      throw retrievalFailed(new Error(`invalid file URL ${JSON.stringify(image)}: ${String(err)}`, { cause: err }));
+    }
+  }
+  if (isAbsolute(image)) return image;
+  throw retrievalFailed(
+    new Error(`OCI image references are not supported yet by this retriever (image ${JSON.stringify(image)}); use an absolute directory path or a file:// URL`),
+  );
 }
 
 /** Upstream wraps every download failure this way (spec §7.8). */

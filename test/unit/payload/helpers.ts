@@ -92,7 +92,7 @@ export function memoryFs(files: Record<string, string>): PayloadFs {
   return {
     async readdir(dir) {
       const names = new Set([...abs.keys()].filter((k) => k.startsWith(`${dir}/`)).map((k) => k.slice(dir.length + 1).split("/")[0] ?? ""));
-      return [...names].reverse().map((name) => ({ name, isFile: !isDir(join(dir, name)) }));
+      return [...names].reverse().map((name) => ({ name, type: isDir(join(dir, name)) ? "directory" : "file" }));
     },
     async readFile(p) {
       const v = abs.get(p);
@@ -102,6 +102,10 @@ export function memoryFs(files: Record<string, string>): PayloadFs {
     async stat(p) {
       if (abs.has(p)) return { isDirectory: false };
       if (isDir(p)) return { isDirectory: true };
+      throw enoent(p);
+    },
+    async realpath(p) {
+      if (abs.has(p) || isDir(p)) return p;
       throw enoent(p);
     },
   };

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { goArch, isNotExist, loadUpdate, nodePayloadFs, validateDirectory, verifyPayloadVersion, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
@@ -125,13 +125,13 @@ for (const [name, remove, missing] of MISSING) {
   });
 }
 
-test("metadata errors abort the load with upstream's plain message, naming the file", async () => {
+test("metadata errors abort the load with upstream's message after the file's name", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/release-metadata": '{"kind": "cincinnati-metadata-v0", "version": "4.11"}' });
   try {
     await assert.rejects(loadUpdate(dir, "img", OPTS), (err: unknown) => {
       assert.ok(err instanceof PayloadError);
       assert.deepEqual([err.kind, err.step, err.reason, err.file], ["ReleaseMetadata", "LoadPayload", "", "release-manifests/release-metadata"]);
-      assert.equal(err.message, 'Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found');
+      assert.equal(err.message, 'release-manifests/release-metadata: Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found');
       return true;
     });
   } finally {
@@ -142,7 +142,7 @@ test("metadata errors abort the load with upstream's plain message, naming the f
 test("metadata syntax errors name the line", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/release-metadata": '{\n  "kind": "cincinnati-metadata-v0",\n  "version": }\n' });
   try {
-    await assert.rejects(loadUpdate(dir, "img", OPTS), { kind: "ReleaseMetadata", line: 3, message: "unmarshal Cincinnati metadata: invalid character '}' looking for beginning of value" });
+    await assert.rejects(loadUpdate(dir, "img", OPTS), { kind: "ReleaseMetadata", line: 3, message: "release-manifests/release-metadata:3: unmarshal Cincinnati metadata: invalid character '}' looking for beginning of value" });
   } finally {
     await cleanup();
   }
@@ -154,7 +154,7 @@ test("image-references errors name the file", async () => {
     await assert.rejects(loadUpdate(dir, "img", OPTS), {
       kind: "ImageReferences",
       file: "release-manifests/image-references",
-      message: "Version from image-references (9.9.9) differs from release-metadata (1.0.0-abc)",
+      message: "release-manifests/image-references: Version from image-references (9.9.9) differs from release-metadata (1.0.0-abc)",
     });
   } finally {
     await cleanup();
@@ -201,10 +201,11 @@ test("goArch maps Node's names to GOARCH", () => {
   assert.deepEqual(["x64", "arm64", "ppc64", "s390x", "ia32"].map(goArch), ["amd64", "arm64", "ppc64le", "s390x", "386"]);
 });
 
-test("nodePayloadFs lists directories as non-files", async () => {
+test("nodePayloadFs lists entries with their lstat type", async () => {
   const { dir, cleanup } = await tempPayload({ "d/f.yaml": "" });
   try {
-    assert.deepEqual(await nodePayloadFs.readdir(dir), [{ name: "d", isFile: false }]);
+    await symlink("d/f.yaml", join(dir, "l"));
+    assert.deepEqual((await nodePayloadFs.readdir(dir)).sort((a, b) => a.name.localeCompare(b.name)), [{ name: "d", type: "directory" }, { name: "l", type: "symlink" }]);
     assert.deepEqual(await nodePayloadFs.stat(join(dir, "d")), { isDirectory: true });
   } finally {
     await cleanup();

@@ -94,6 +94,7 @@ test("uses the injected PayloadFs", async () => {
   const fs = {
     readdir: async () => [],
     readFile: async () => "",
+    realpath: async (p: string) => p,
     stat: async (p: string) => (seen.push(p), { isDirectory: !p.includes("release-metadata") && !p.includes("image-references") }),
   };
   const info = await new DirectoryRetriever(fs).retrieve(desired("/virtual"), signal);
