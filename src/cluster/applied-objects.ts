@@ -29,8 +29,22 @@ interface Applied {
   /** The manifest text the object was applied from. */
   readonly raw: string;
   /** The object as the server stored it after that apply. */
-  readonly fingerprint: string;
+  readonly stored: KubeObject;
+  /** `fingerprint(stored)`, computed the first time a live copy with another resourceVersion needs it. */
+  fingerprint?: string;
   readonly at: number;
+}
+
+/**
+ * Whether `live` still says what `applied` stored: the same resourceVersion is the same object (no
+ * serialization needed: the common case, our own write coming back through the watch); otherwise the
+ * same fingerprint (a controller changed only its status).
+ */
+function unedited(applied: Applied, live: KubeObject): boolean {
+  const version = live.metadata?.["resourceVersion"];
+  if (version !== undefined && version === applied.stored.metadata?.["resourceVersion"]) return true;
+  applied.fingerprint ??= fingerprint(applied.stored);
+  return fingerprint(live) === applied.fingerprint;
 }
 
 /**
@@ -53,7 +67,7 @@ export class AppliedObjects implements AppliedObjectCache {
     const { synced, object } = this.live.lookup(ref);
     const applied = this.#applied.get(objectKey(ref));
     if (!synced || !object || !applied || applied.raw !== raw || this.now() - applied.at > FULL_RESYNC_MS) return undefined;
-    return fingerprint(object) === applied.fingerprint ? object : undefined;
+    return unedited(applied, object) ? object : undefined;
   }
 
   async apply(ref: ObjectRef, raw: string, send: () => Promise<KubeObject>): Promise<KubeObject> {
@@ -63,7 +77,7 @@ export class AppliedObjects implements AppliedObjectCache {
     this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
     try {
       const stored = await send();
-      this.#applied.set(key, { ref, raw, fingerprint: fingerprint(stored), at: this.now() });
+      this.#applied.set(key, { ref, raw, stored, at: this.now() });
       return stored;
     } finally {
       const left = (this.#inFlight.get(key) ?? 1) - 1;
@@ -77,7 +91,7 @@ export class AppliedObjects implements AppliedObjectCache {
     const key = objectKey(ref);
     const applied = this.#applied.get(key);
     if (!applied || this.#inFlight.has(key)) return;
-    if (live && fingerprint(live) === applied.fingerprint) return;
+    if (live && unedited(applied, live)) return;
     this.onDrift(ref, `${formatRef(ref)} was ${live ? "changed" : "deleted"} by someone else`);
   }
 

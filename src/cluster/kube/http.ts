@@ -1,5 +1,3 @@
-import { IsomorphicFetchHttpLibrary, type PromiseHttpLibrary, type RequestContext, type ResponseContext } from "@kubernetes/client-node";
-
 /** Client behaviour towards the API server; every field has a default in `compileKubeClientOptions`. */
 export interface KubeClientOptions {
   /**
@@ -90,7 +88,7 @@ export class TokenBucket {
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     signal?.throwIfAborted();
     const onAbort = (): void => {
@@ -169,57 +167,4 @@ export function retryAfterMs(value: string | undefined, capMs = 30_000): number 
   const seconds = Number(value);
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), capMs) : undefined;
-}
-
-/** 429 and the 5xx an API server returns while overloaded, restarting or timing out; not 501. */
-function retryable(status: number): boolean {
-  return status === 429 || (status >= 500 && status !== 501);
-}
-
-/**
- * Wraps client-node's fetch library with what client-go gives every Go client: a rate limit, retries
- * of throttled and transient failures honouring Retry-After, a per-request timeout and a user agent.
- * The retries are short: an outage longer than them reaches the worker, which reports it and retries
- * the whole manifest with its own backoff.
- */
-export class HygienicHttpLibrary implements PromiseHttpLibrary {
-  readonly #inner = new IsomorphicFetchHttpLibrary();
-  /** A fixed bucket when the user set a QPS, else the adaptive pace. */
-  readonly #pace: { take(signal?: AbortSignal): Promise<void>; throttled?(): void; readonly limit?: number | undefined };
-
-  constructor(private readonly options: CompiledKubeClientOptions) {
-    this.#pace = options.qps === undefined ? new AdaptivePace() : new TokenBucket(options.qps, options.burst ?? options.qps);
-  }
-
-  async send(request: RequestContext): Promise<ResponseContext> {
-    request.setHeaderParam("User-Agent", this.options.userAgent);
-    const caller = request.getSignal();
-    for (let attempt = 0; ; attempt++) {
-      await this.#pace.take(caller);
-      const timeout = AbortSignal.timeout(this.options.timeoutMs);
-      request.setSignal(caller ? AbortSignal.any([caller, timeout]) : timeout);
-      let delay: number;
-      try {
-        const response = await this.#inner.send(request).toPromise();
-        if (response.httpStatusCode === 429) {
-          this.#pace.throttled?.();
-          this.options.onThrottled(this.#pace.limit);
-        }
-        if (!retryable(response.httpStatusCode) || attempt >= this.options.maxRetries) return response;
-        delay = retryAfterMs(response.headers["retry-after"]) ?? this.#backoff(attempt);
-        // Drain the body so the connection returns to the pool.
-        await response.body.text().catch(() => "");
-      } catch (err) {
-        if (caller?.aborted || attempt >= this.options.maxRetries) throw timeout.aborted ? new Error(`request timed out after ${this.options.timeoutMs}ms`, { cause: err }) : err;
-        delay = this.#backoff(attempt);
-      } finally {
-        request.setSignal(caller as AbortSignal);
-      }
-      await sleep(delay, caller);
-    }
-  }
-
-  #backoff(attempt: number): number {
-    return this.options.retryBaseMs * 2 ** attempt * (0.9 + Math.random() * 0.2);
-  }
 }

@@ -1,8 +1,8 @@
-import { Watch } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import type { LiveObjects } from "../applied-objects.js";
 import { objectKey, refOf, type ObjectRef } from "../errors.js";
 import type { KubeObjectClient } from "./object-client.js";
+import { WatchRefusedError } from "./transport.js";
 
 /** Counts the cache reports; the composition root backs them with the metrics registry. */
 export interface LiveCacheMetrics {
@@ -95,35 +95,29 @@ export class WatchedObjects implements LiveObjects {
   }
 
   /** One watch; resolves when it ends: "gone" when its resourceVersion is too old (410) and a list must come first. */
-  #watch(ref: ObjectRef, kind: KindWatch, path: string, resourceVersion: string, seen: (rv: string) => void): Promise<"ended" | "gone"> {
-    return new Promise((resolve) => {
-      let outcome: "ended" | "gone" = "ended";
-      const stop = new AbortController();
-      const onAbort = (): void => stop.abort();
-      this.signal.addEventListener("abort", onAbort, { once: true });
-      void new Watch(this.client.kubeConfig)
-        .watch(
-          path,
-          { resourceVersion, allowWatchBookmarks: true },
-          (type: string, obj: KubeObject & { code?: number }) => {
-            if (type === "ERROR") {
-              if (obj.code === 410) outcome = "gone";
-              return;
-            }
-            const rv = obj.metadata?.["resourceVersion"];
-            if (typeof rv === "string") seen(rv);
-            if (type === "BOOKMARK") return;
-            this.#event(ref, kind, type, obj);
-          },
-          (err: unknown) => {
-            this.signal.removeEventListener("abort", onAbort);
-            if ((err as { statusCode?: number } | null)?.statusCode === 410) outcome = "gone";
-            else if (err && !this.signal.aborted && (err as { name?: string }).name !== "AbortError") this.onError(err);
-            resolve(outcome);
-          },
-        )
-        .then((controller) => stop.signal.addEventListener("abort", () => controller.abort(), { once: true }));
-    });
+  async #watch(ref: ObjectRef, kind: KindWatch, path: string, resourceVersion: string, seen: (rv: string) => void): Promise<"ended" | "gone"> {
+    let outcome: "ended" | "gone" = "ended";
+    try {
+      await this.client.transport.watch(
+        path,
+        { resourceVersion, allowWatchBookmarks: "true" },
+        (type, obj) => {
+          if (type === "ERROR") {
+            if ((obj as { code?: number }).code === 410) outcome = "gone";
+            return;
+          }
+          const rv = (obj as KubeObject).metadata?.["resourceVersion"];
+          if (typeof rv === "string") seen(rv);
+          if (type === "BOOKMARK") return;
+          this.#event(ref, kind, type, obj);
+        },
+        this.signal,
+      );
+    } catch (err) {
+      if (err instanceof WatchRefusedError && err.statusCode === 410) return "gone";
+      throw err;
+    }
+    return outcome;
   }
 
   #event(ref: ObjectRef, kind: KindWatch, type: string, obj: KubeObject): void {

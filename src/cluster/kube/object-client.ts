@@ -1,9 +1,9 @@
-import * as https from "node:https";
-import { HttpMethod, KubeConfig, RequestContext } from "@kubernetes/client-node";
+import { KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import { ApiError, refOf, type ObjectRef } from "../errors.js";
 import type { ObjectClient } from "../object-client.js";
-import { compileKubeClientOptions, HygienicHttpLibrary, type KubeClientOptions } from "./http.js";
+import { compileKubeClientOptions, type KubeClientOptions } from "./http.js";
+import { KubeTransport } from "./transport.js";
 
 /** The field manager our server-side applies own fields under. */
 export const FIELD_MANAGER = "syncworker";
@@ -33,13 +33,6 @@ function groupVersionPath(apiVersion: string): string {
   return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
-/** TLS material as text, to tell one identity from another (a Buffer, a string, or a list of them). */
-function pemText(value: unknown): string {
-  if (Array.isArray(value)) return value.map(pemText).join(",");
-  if (Buffer.isBuffer(value)) return value.toString("base64");
-  return typeof value === "string" ? value : "";
-}
-
 /** The reasons the API server gives without a Status body, by HTTP code. */
 const REASON_BY_CODE: Readonly<Record<number, string>> = {
   401: "Unauthorized",
@@ -55,66 +48,31 @@ const REASON_BY_CODE: Readonly<Record<number, string>> = {
 
 /**
  * The applier's object operations on a real cluster, with server-side apply. It speaks plain JSON
- * over client-node's transport rather than through its typed models, because those serialize known
- * kinds through generated classes that drop fields they do not know and would mutate the manifest.
- * Authentication and TLS still come from the kubeconfig, exactly as kubectl would use it.
+ * rather than client-node's typed models, because those serialize known kinds through generated
+ * classes that drop fields they do not know and would mutate the manifest. Authentication and TLS
+ * still come from the kubeconfig, exactly as kubectl would use it.
  */
 export class KubeObjectClient implements ObjectClient {
-  readonly #http: HygienicHttpLibrary;
-  readonly #server: string;
+  readonly transport: KubeTransport;
   readonly #resources = new Map<string, ApiResource[]>();
-  #agent: https.Agent | undefined;
-  #agentIdentity = "";
 
   constructor(
     readonly kubeConfig: KubeConfig,
     options: KubeClientOptions = {},
   ) {
-    const cluster = kubeConfig.getCurrentCluster();
-    if (!cluster) throw new Error("the kubeconfig has no current cluster");
-    this.#server = cluster.server.replace(/\/+$/, "");
-    this.#http = new HygienicHttpLibrary(compileKubeClientOptions(options));
+    this.transport = new KubeTransport(kubeConfig, compileKubeClientOptions(options));
   }
 
-  async #request(method: HttpMethod, path: string, signal: AbortSignal, body?: unknown, contentType = "application/json"): Promise<Response> {
+  async #request(method: string, path: string, signal: AbortSignal, body?: unknown, contentType?: string): Promise<Response> {
     signal.throwIfAborted();
-    const request = new RequestContext(this.#server + path, method);
-    request.setHeaderParam("Accept", "application/json");
-    request.setSignal(signal);
-    if (body !== undefined) {
-      request.setHeaderParam("Content-Type", contentType);
-      request.setBody(JSON.stringify(body));
-    }
-    await this.kubeConfig.applySecurityAuthentication(request);
-    this.#keepAlive(request);
-    const response = await this.#http.send(request);
-    const text = await response.body.text();
+    const { status, text } = await this.transport.request(method, path, signal, body === undefined ? undefined : JSON.stringify(body), contentType);
     let parsed: unknown = undefined;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = { message: text.slice(0, 500) };
     }
-    return { status: response.httpStatusCode, body: parsed };
-  }
-
-  /**
-   * client-node gives every request a new https.Agent, so each one paid for its own TCP and TLS handshake
-   * (no connection was ever reused). One keep-alive agent per TLS identity replaces it; a changed
-   * certificate or key (a rotating exec credential) gets a fresh one. A proxy agent is left alone.
-   */
-  #keepAlive(request: RequestContext): void {
-    const given = request.getAgent();
-    if (!(given instanceof https.Agent) || given.constructor !== https.Agent) return;
-    const options = (given as https.Agent & { options: https.AgentOptions }).options;
-    const identity = [options.ca, options.cert, options.key, options.pfx].map(pemText).join("\0");
-    if (!this.#agent || this.#agentIdentity !== identity) {
-      this.#agent?.destroy();
-      this.#agent = new https.Agent({ ...options, keepAlive: true, maxSockets: 64 });
-      this.#agentIdentity = identity;
-    }
-    given.destroy();
-    request.setAgent(this.#agent);
+    return { status, body: parsed };
   }
 
   /** Resource names per group version; a kind not found is looked up again, since CRDs appear during a sync. */
@@ -123,7 +81,7 @@ export class KubeObjectClient implements ObjectClient {
     const find = (): ApiResource | undefined => this.#resources.get(apiVersion)?.find((r) => r.kind === ref.kind);
     const cached = find();
     if (cached) return cached;
-    const res = await this.#send(ref, HttpMethod.GET, groupVersionPath(apiVersion), signal).catch((err: unknown) => {
+    const res = await this.#send(ref, "GET", groupVersionPath(apiVersion), signal).catch((err: unknown) => {
       if (err instanceof ApiError && err.code === 404) return undefined;
       throw err;
     });
@@ -141,7 +99,7 @@ export class KubeObjectClient implements ObjectClient {
   }
 
   /** A request whose failure (a non-2xx status or no answer) is an ApiError naming the object. */
-  async #send(ref: ObjectRef, method: HttpMethod, path: string, signal: AbortSignal, body?: unknown, contentType?: string): Promise<Response> {
+  async #send(ref: ObjectRef, method: string, path: string, signal: AbortSignal, body?: unknown, contentType?: string): Promise<Response> {
     let res: Response;
     try {
       res = await this.#request(method, path, signal, body, contentType);
@@ -163,13 +121,13 @@ export class KubeObjectClient implements ObjectClient {
 
   /** Lists a collection path; returns its items and the list's resourceVersion (where a watch starts). */
   async list(ref: ObjectRef, path: string, signal: AbortSignal): Promise<{ items: KubeObject[]; resourceVersion: string }> {
-    const body = (await this.#send(ref, HttpMethod.GET, path, signal)).body as { items?: KubeObject[]; metadata?: { resourceVersion?: string } };
+    const body = (await this.#send(ref, "GET", path, signal)).body as { items?: KubeObject[]; metadata?: { resourceVersion?: string } };
     return { items: body.items ?? [], resourceVersion: body.metadata?.resourceVersion ?? "" };
   }
 
   async get(ref: ObjectRef, signal: AbortSignal): Promise<KubeObject | undefined> {
     try {
-      return (await this.#send(ref, HttpMethod.GET, await this.#path(ref, signal), signal)).body as KubeObject;
+      return (await this.#send(ref, "GET", await this.#path(ref, signal), signal)).body as KubeObject;
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) return undefined;
       throw err;
@@ -180,19 +138,19 @@ export class KubeObjectClient implements ObjectClient {
     const ref = refOf(obj);
     const path = `${await this.#path(ref, signal)}?fieldManager=${FIELD_MANAGER}&force=true`;
     // JSON is YAML, so the apply patch content type takes the object as it is.
-    return (await this.#send(ref, HttpMethod.PATCH, path, signal, obj, "application/apply-patch+yaml")).body as KubeObject;
+    return (await this.#send(ref, "PATCH", path, signal, obj, "application/apply-patch+yaml")).body as KubeObject;
   }
 
   /** Replaces the object (PUT); with `metadata.resourceVersion` set, a concurrent change fails with 409 Conflict. */
   async replace(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
     const ref = refOf(obj);
-    return (await this.#send(ref, HttpMethod.PUT, `${await this.#path(ref, signal)}?fieldManager=${FIELD_MANAGER}`, signal, obj)).body as KubeObject;
+    return (await this.#send(ref, "PUT", `${await this.#path(ref, signal)}?fieldManager=${FIELD_MANAGER}`, signal, obj)).body as KubeObject;
   }
 
   /** Creates the object and returns it as stored; 409 AlreadyExists is an ApiError like any failure. */
   async post(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
     const ref = refOf(obj);
-    return (await this.#send(ref, HttpMethod.POST, `${await this.#path(ref, signal, false)}?fieldManager=${FIELD_MANAGER}`, signal, obj)).body as KubeObject;
+    return (await this.#send(ref, "POST", `${await this.#path(ref, signal, false)}?fieldManager=${FIELD_MANAGER}`, signal, obj)).body as KubeObject;
   }
 
   async create(obj: KubeObject, signal: AbortSignal): Promise<"created" | "exists"> {
@@ -208,7 +166,7 @@ export class KubeObjectClient implements ObjectClient {
   async delete(ref: ObjectRef, signal: AbortSignal): Promise<void> {
     try {
       // Background propagation, as the CVO's builders delete: dependents go with the owner.
-      await this.#send(ref, HttpMethod.DELETE, await this.#path(ref, signal), signal, { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
+      await this.#send(ref, "DELETE", await this.#path(ref, signal), signal, { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
@@ -217,11 +175,11 @@ export class KubeObjectClient implements ObjectClient {
   /** Replaces the status subresource with `obj`'s status (PUT; a stale `metadata.resourceVersion` fails with 409). */
   async replaceStatus(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
     const ref = refOf(obj);
-    return (await this.#send(ref, HttpMethod.PUT, `${await this.#path(ref, signal)}/status`, signal, obj)).body as KubeObject;
+    return (await this.#send(ref, "PUT", `${await this.#path(ref, signal)}/status`, signal, obj)).body as KubeObject;
   }
 
   async patchStatus(ref: ObjectRef, status: Record<string, unknown>, signal: AbortSignal): Promise<void> {
-    await this.#send(ref, HttpMethod.PATCH, `${await this.#path(ref, signal)}/status`, signal, { status }, "application/merge-patch+json");
+    await this.#send(ref, "PATCH", `${await this.#path(ref, signal)}/status`, signal, { status }, "application/merge-patch+json");
   }
 }
 

@@ -1,4 +1,3 @@
-import { Watch } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import { decodeState, encodeState, StateConflictError, StateError, type PersistedState, type StateStore } from "../../service/index.js";
 import { ApiError } from "../errors.js";
@@ -71,35 +70,27 @@ export class KubeStateStore implements StateStore {
   /** Follows the object with a watch (re-established whenever it ends) until `signal` aborts. */
   watch(onChange: (state: PersistedState) => void, signal: AbortSignal): void {
     const onError = this.onWatchError;
-    const watcher = new Watch(this.client.kubeConfig);
     const path = `/api/v1/namespaces/${encodeURIComponent(this.namespace)}/configmaps`;
     const run = async (): Promise<void> => {
       while (!signal.aborted) {
-        const ended = new Promise<void>((resolve) => {
-          void watcher
-            .watch(
-              path,
-              { fieldSelector: `metadata.name=${this.name}` },
-              (type: string, object: ConfigMap) => {
-                if (type !== "ADDED" && type !== "MODIFIED") return;
-                try {
-                  const state = this.#decode(object);
-                  if (state) onChange(state);
-                } catch (err) {
-                  onError(err);
-                }
-              },
-              (err: unknown) => {
-                if (err && !signal.aborted) onError(err);
-                resolve();
-              },
-            )
-            .then((controller) => {
-              if (signal.aborted) controller.abort();
-              else signal.addEventListener("abort", () => controller.abort(), { once: true });
-            });
-        });
-        await ended;
+        try {
+          await this.client.transport.watch(
+            path,
+            { fieldSelector: `metadata.name=${this.name}` },
+            (type, object) => {
+              if (type !== "ADDED" && type !== "MODIFIED") return;
+              try {
+                const state = this.#decode(object as ConfigMap);
+                if (state) onChange(state);
+              } catch (err) {
+                onError(err);
+              }
+            },
+            signal,
+          );
+        } catch (err) {
+          if (!signal.aborted) onError(err);
+        }
         await new Promise((resolve) => setTimeout(resolve, REWATCH_MS));
       }
     };

@@ -2,8 +2,16 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { HttpMethod, RequestContext } from "@kubernetes/client-node";
-import { AdaptivePace, compileKubeClientOptions, HygienicHttpLibrary, retryAfterMs, TokenBucket } from "../../../src/cluster/kube/http.js";
+import { KubeConfig } from "@kubernetes/client-node";
+import { AdaptivePace, compileKubeClientOptions, retryAfterMs, TokenBucket, type KubeClientOptions } from "../../../src/cluster/kube/http.js";
+import { KubeTransport, WatchRefusedError } from "../../../src/cluster/kube/transport.js";
+
+/** A transport to a plain-HTTP test server on `port` (client-node allows http only without TLS verification), with a bearer token. */
+function transportTo(port: number, options: KubeClientOptions = {}): KubeTransport {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromClusterAndUser({ name: "test", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }, { name: "test", token: "sekrit" });
+  return new KubeTransport(kubeConfig, compileKubeClientOptions(options));
+}
 
 test("Retry-After is read as seconds or a date, and capped", () => {
   assert.equal(retryAfterMs("2"), 2000);
@@ -38,18 +46,19 @@ test("throttled and unavailable answers are retried, honouring Retry-After, with
   const seen: string[] = [];
   const answers = [503, 429, 200];
   const server = createServer((req, res) => {
-    seen.push(req.headers["user-agent"] ?? "");
+    seen.push(`${req.headers["user-agent"] ?? ""} ${req.headers["authorization"] ?? ""}`);
     const code = answers.shift() ?? 200;
     res.writeHead(code, code === 429 ? { "retry-after": "0" } : {}).end(JSON.stringify({ code }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
-    const http = new HygienicHttpLibrary(compileKubeClientOptions({ retryBaseMs: 1 }));
     const { port } = server.address() as AddressInfo;
-    const response = await http.send(new RequestContext(`http://127.0.0.1:${port}/api/v1`, HttpMethod.GET));
-    assert.equal(response.httpStatusCode, 200);
+    const transport = transportTo(port, { retryBaseMs: 1 });
+    const response = await transport.request("GET", "/api/v1", AbortSignal.timeout(5_000));
+    await transport.close();
+    assert.equal(response.status, 200);
     assert.equal(seen.length, 3);
-    assert.ok(seen.every((ua) => ua.startsWith("syncworker/")));
+    assert.ok(seen.every((line) => line.startsWith("syncworker/") && line.endsWith(" Bearer sekrit")), seen.join("\n"));
   } finally {
     server.closeAllConnections();
     server.close();
@@ -65,8 +74,10 @@ test("a 4xx other than 429 is returned at once", async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    const response = await new HygienicHttpLibrary(compileKubeClientOptions()).send(new RequestContext(`http://127.0.0.1:${port}/`, HttpMethod.GET));
-    assert.equal(response.httpStatusCode, 409);
+    const transport = transportTo(port);
+    const response = await transport.request("GET", "/", AbortSignal.timeout(5_000));
+    await transport.close();
+    assert.equal(response.status, 409);
     assert.equal(calls, 1);
   } finally {
     server.closeAllConnections();
@@ -105,4 +116,62 @@ test("a configured QPS is a fixed ceiling: 429s do not change it", () => {
   assert.equal(options.qps, 50);
   assert.equal(options.burst, 100, "burst defaults to twice the rate");
   assert.throws(() => compileKubeClientOptions({ burst: 10 }), /burst needs qps/);
+});
+
+test("a watch hands over each event line as it arrives, however the stream is cut into chunks", async () => {
+  const events = [
+    { type: "ADDED", object: { metadata: { name: "a", resourceVersion: "1" } } },
+    { type: "BOOKMARK", object: { metadata: { resourceVersion: "2" } } },
+    { type: "DELETED", object: { metadata: { name: "a", resourceVersion: "3" } } },
+  ];
+  let query = "";
+  const server = createServer((req, res) => {
+    query = req.url ?? "";
+    res.writeHead(200, { "content-type": "application/json" });
+    const text = events.map((e) => JSON.stringify(e) + "\n").join("");
+    // Cut mid-line and mid-character boundaries alike: 7-byte chunks.
+    const bytes = Buffer.from(text);
+    let at = 0;
+    const next = (): void => {
+      if (at >= bytes.length) return void res.end();
+      res.write(bytes.subarray(at, (at += 7)));
+      setImmediate(next);
+    };
+    next();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const transport = transportTo((server.address() as AddressInfo).port);
+    const seen: unknown[] = [];
+    await transport.watch("/api/v1/configmaps", { resourceVersion: "1", allowWatchBookmarks: "true" }, (type, object) => seen.push({ type, object }), AbortSignal.timeout(5_000));
+    await transport.close();
+    assert.deepEqual(seen, events);
+    assert.match(query, /^\/api\/v1\/configmaps\?resourceVersion=1&allowWatchBookmarks=true&watch=true$/);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test("a watch the server refuses rejects with its status code and message; an aborted one ends quietly", async () => {
+  const server = createServer((req, res) => {
+    if (req.url?.includes("resourceVersion=old")) return void res.writeHead(410).end(JSON.stringify({ kind: "Status", code: 410, message: "too old resource version: 1 (5)" }));
+    res.writeHead(200).write(""); // held open until the client goes away
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const transport = transportTo((server.address() as AddressInfo).port);
+    await assert.rejects(
+      transport.watch("/api/v1/pods", { resourceVersion: "old" }, () => undefined, AbortSignal.timeout(5_000)),
+      (err: unknown) => err instanceof WatchRefusedError && err.statusCode === 410 && /too old resource version/.test(err.message),
+    );
+    const stop = new AbortController();
+    const watching = transport.watch("/api/v1/pods", { resourceVersion: "5" }, () => undefined, stop.signal);
+    setTimeout(() => stop.abort(), 50);
+    await watching;
+    await transport.close();
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });
