@@ -8,7 +8,9 @@ from .errors import (
     DeadlineExceededError,
     InternalError,
     InvalidArgumentError,
+    PermissionDeniedError,
     SyncWorkerError,
+    UnauthenticatedError,
     UnavailableError,
 )
 
@@ -22,4 +24,6 @@ __all__ = [
     "DeadlineExceededError",
     "CancelledError",
     "InternalError",
+    "UnauthenticatedError",
+    "PermissionDeniedError",
 ]

@@ -16,14 +16,36 @@ from .errors import TRANSIENT, SyncWorkerError, from_rpc_error
 class Client:
     """Talks to one syncworker server. ``timeout`` (seconds) is the default deadline of unary calls.
 
-    Plaintext by default, as the service listens on loopback or behind a mesh; pass ``credentials`` to change it.
-    Use as a context manager, or call :meth:`close`.
+    Plaintext by default, as the service listens on loopback or behind a mesh. TLS: ``root_certificates`` (PEM
+    bytes; default the system's roots), ``private_key`` and ``certificate_chain`` for a server that requires a
+    client certificate, ``server_name`` when its certificate names another host than ``address``; ``tls=True``
+    alone trusts the system's roots. ``credentials`` takes the place of all of these. ``token`` is sent with every
+    call as ``authorization: Bearer <token>``. Use as a context manager, or call :meth:`close`.
     """
 
-    def __init__(self, address: str, *, timeout: float = 30.0, credentials: Optional[grpc.ChannelCredentials] = None) -> None:
-        self._channel = grpc.secure_channel(address, credentials) if credentials else grpc.insecure_channel(address)
+    def __init__(
+        self,
+        address: str,
+        *,
+        timeout: float = 30.0,
+        credentials: Optional[grpc.ChannelCredentials] = None,
+        tls: bool = False,
+        root_certificates: Optional[bytes] = None,
+        private_key: Optional[bytes] = None,
+        certificate_chain: Optional[bytes] = None,
+        server_name: Optional[str] = None,
+        token: Optional[str] = None,
+    ) -> None:
+        if (private_key is None) != (certificate_chain is None):
+            raise ValueError("private_key and certificate_chain go together")
+        if credentials is None and (tls or root_certificates or certificate_chain or server_name):
+            credentials = grpc.ssl_channel_credentials(root_certificates, private_key, certificate_chain)
+        options = [("grpc.ssl_target_name_override", server_name)] if server_name else []
+        self._channel = grpc.secure_channel(address, credentials, options) if credentials else grpc.insecure_channel(address)
         self._stub = pb_grpc.SyncWorkerStub(self._channel)
         self._timeout = timeout
+        # Metadata rather than call credentials, which grpcio refuses on a plaintext channel.
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
 
     def __enter__(self) -> "Client":
         return self
@@ -84,7 +106,7 @@ class Client:
         while True:
             # Every attempt gets what is left of the overall deadline, so reconnects cannot extend it.
             remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            call = self._stub.StatusWatch(pb.StatusWatchRequest(since_revision=last), timeout=remaining)
+            call = self._stub.StatusWatch(pb.StatusWatchRequest(since_revision=last), timeout=remaining, metadata=self._metadata)
             try:
                 for response in call:
                     status = response.status
@@ -105,7 +127,7 @@ class Client:
 
     def _unary(self, method, request, timeout: Optional[float]):  # type: ignore[no-untyped-def]
         try:
-            return method(request, timeout=self._timeout if timeout is None else timeout)
+            return method(request, timeout=self._timeout if timeout is None else timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise from_rpc_error(err) from err
 

@@ -41,6 +41,14 @@ class CancelledError(SyncWorkerError):
     """The call was cancelled, by the client or the server."""
 
 
+class UnauthenticatedError(SyncWorkerError):
+    """The call carried no credentials the server accepts: a client certificate or a bearer token."""
+
+
+class PermissionDeniedError(SyncWorkerError):
+    """The caller is known but may not make this call, e.g. a reader calling ``update``."""
+
+
 class InternalError(SyncWorkerError):
     """The server failed; its message says how (never a stack trace)."""
 
@@ -51,6 +59,8 @@ _BY_CODE: Dict[grpc.StatusCode, Type[SyncWorkerError]] = {
     grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
     grpc.StatusCode.CANCELLED: CancelledError,
     grpc.StatusCode.INTERNAL: InternalError,
+    grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
 }
 
 _DETAIL_TYPES = (error_details_pb2.BadRequest, error_details_pb2.ErrorInfo)
