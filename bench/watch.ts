@@ -33,7 +33,8 @@ export async function run(): Promise<void> {
   // e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server.
   const nodeArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter(Boolean);
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
-  const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms", "--state-dir", stateDir];
+  // Every stream comes from this host: allow them all (the default is 100 per client).
+  const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms", "--state-dir", stateDir, "--max-watches-per-client", String(STREAMS)];
   const server = spawn(process.execPath, [...nodeArgs, `${ROOT}bin/syncworker.js`, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn" },

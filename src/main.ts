@@ -70,8 +70,9 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     clusterProfile: options.clusterProfile,
     knownCapabilities: options.knownCapabilities,
     architecture: goArch(process.arch),
-  });
+  }, options.payloadLoadTimeoutMs);
   loader.warm();
+  const retriever = new DirectoryRetriever(nodePayloadFs, options.payloadRoots);
   const service = new SyncService({
     clock,
     random: Math.random,
@@ -86,7 +87,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       embedded = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, onDrift: drift, tracing: tracing.tracing }, lifetime.signal);
       return { applier: embedded.applier, preconditions: builtInPreconditions(preconditionCluster(embedded.client)) };
     },
-    retriever: new DirectoryRetriever(nodePayloadFs),
+    retriever,
     loadPayload: (directory, releaseImage, signal) => loader.load(directory, releaseImage, signal),
     maxWorkers: options.maxWorkers,
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
@@ -118,6 +119,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     access: { requireClientCertificate: security.clientCa !== "", ...(tokens ? { tokens } : {}) },
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
+    admitImage: (image) => retriever.admit(image),
+    maxWatchesPerClient: options.maxWatchesPerClient,
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });
   const address = await api.listen(options.listen);
@@ -125,7 +128,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     ? await startAdmin(options.adminListen, {
         ready: () => (lifetime.signal.aborted ? undefined : service.role()),
         metrics: registry,
-        ...(embedded ? { objects: () => embedded!.store.list() } : {}),
+        // The objects may hold what the payloads carried: shown only when asked for.
+        ...(embedded && options.debugEndpoints ? { objects: () => embedded!.store.list() } : {}),
       })
     : undefined;
   const metricsServer = options.metricsListen ? await startMetricsServer(options.metricsListen, registry) : undefined;

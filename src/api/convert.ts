@@ -83,6 +83,23 @@ const STATES: ReadonlyMap<number, PayloadState | undefined> = new Map([
   [pb.PayloadState.PAYLOAD_STATE_RECONCILING, "Reconciling"],
 ]);
 
+/**
+ * The longest accepted string fields, in UTF-8 bytes: a path (PATH_MAX), a version, a Kubernetes name (a DNS
+ * subdomain), a notification's message. Lists are bounded by the largest request the server reads (limits.ts).
+ */
+export const STRING_LIMITS = { image: 4096, version: 256, name: 253, message: 1024 } as const;
+
+function bounded(field: string, value: string, limit: number): string {
+  const bytes = Buffer.byteLength(value);
+  if (bytes > limit) throw new InvalidArgumentError(field, `${field} is ${bytes} bytes long, more than the ${limit} accepted`);
+  return value;
+}
+
+/** The message of a NotifyResourceActivity request; a default when empty. */
+export function fromProtoNotify(req: pb.NotifyResourceActivityRequest): string {
+  return bounded("message", req.message, STRING_LIMITS.message) || "resource activity";
+}
+
 /** Checks an UpdateRequest and names the first offending field; `state` stays undefined when the client lets the service choose. */
 export function fromProtoUpdate(req: pb.UpdateRequest): DesiredSpec {
   if (!Number.isSafeInteger(req.generation) || req.generation < 0) {
@@ -90,11 +107,15 @@ export function fromProtoUpdate(req: pb.UpdateRequest): DesiredSpec {
   }
   const desired = req.desired;
   if (!desired?.image) throw new InvalidArgumentError("desired.image", "desired.image is required: an absolute payload directory or file:// URL");
+  bounded("desired.image", desired.image, STRING_LIMITS.image);
+  bounded("desired.version", desired.version, STRING_LIMITS.version);
   if (!STATES.has(req.state)) throw new InvalidArgumentError("state", `state ${req.state} is not a known PayloadState`);
   req.overrides.forEach((ov, i) => {
     if (!ov.kind) throw new InvalidArgumentError(`overrides[${i}].kind`, `overrides[${i}].kind is required`);
     if (!ov.name) throw new InvalidArgumentError(`overrides[${i}].name`, `overrides[${i}].name is required`);
+    for (const key of ["kind", "group", "namespace", "name"] as const) bounded(`overrides[${i}].${key}`, ov[key], STRING_LIMITS.name);
   });
+  req.capabilities?.additionalEnabledCapabilities.forEach((name, i) => bounded(`capabilities.additional_enabled_capabilities[${i}]`, name, STRING_LIMITS.name));
   const baseline = req.capabilities?.baselineCapabilitySet ?? "";
   if (!isKnownCapabilitySet(baseline)) {
     throw new InvalidArgumentError("capabilities.baseline_capability_set", `capabilities.baseline_capability_set "${baseline}" is not a known capability set`);

@@ -20,6 +20,23 @@ export class InvalidArgumentError extends Error {
   }
 }
 
+const RESOURCE_EXHAUSTED = Symbol.for("syncworker.ResourceExhaustedError");
+
+/** A client holds all it may of something (`reason`, e.g. `TooManyWatches`); becomes RESOURCE_EXHAUSTED. */
+export class ResourceExhaustedError extends Error {
+  readonly [RESOURCE_EXHAUSTED] = true;
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ResourceExhaustedError";
+  }
+  static override [Symbol.hasInstance](value: unknown): value is ResourceExhaustedError {
+    return hasBrand(value, RESOURCE_EXHAUSTED);
+  }
+}
+
 const ACCESS = Symbol.for("syncworker.AccessError");
 
 /**
@@ -90,6 +107,9 @@ function serviceError(code: Status, message: string, typeUrl: string, detail: Ui
 export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof InvalidArgumentError) {
     return serviceError(Status.INVALID_ARGUMENT, err.message, "type.googleapis.com/google.rpc.BadRequest", badRequest(err.field, err.message));
+  }
+  if (err instanceof ResourceExhaustedError) {
+    return serviceError(Status.RESOURCE_EXHAUSTED, err.message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo(err.reason));
   }
   if (err instanceof AccessError) {
     return serviceError(ACCESS_CODES[err.reason], err.message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo(err.reason, { rpc: err.rpc }));

@@ -1,8 +1,16 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorSet } from "@bufbuild/protobuf/wkt";
 import type { PackageDefinition } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { FILE_DESCRIPTOR_SET } from "../gen/descriptors.js";
+
+let decoded: FileDescriptorSet | undefined;
+
+/** The compiled descriptors of every service the server exposes and of all they import. */
+export function descriptorSet(): FileDescriptorSet {
+  decoded ??= fromBinary(FileDescriptorSetSchema, Buffer.from(FILE_DESCRIPTOR_SET, "base64"));
+  return decoded;
+}
 
 /**
  * Server reflection (v1 and v1alpha) for every service this server exposes: syncworker.v1.SyncWorker,
@@ -14,8 +22,7 @@ import { FILE_DESCRIPTOR_SET } from "../gen/descriptors.js";
  * one entry (an enum's shape needs no codec) carrying every file replaces them.
  */
 export function reflectionService(): ReflectionService {
-  const set = fromBinary(FileDescriptorSetSchema, Buffer.from(FILE_DESCRIPTOR_SET, "base64"));
-  const fileDescriptorProtos = set.file.map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file)));
+  const fileDescriptorProtos = descriptorSet().file.map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file)));
   const definition: PackageDefinition = { descriptors: { format: "Protocol Buffer 3 EnumDescriptorProto", type: {}, fileDescriptorProtos } };
   return new ReflectionService(definition);
 }

@@ -5,10 +5,11 @@ import * as pb from "../gen/syncworker/v1/syncworker.js";
 import type { UpdateRequest } from "../service/index.js";
 import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";
 import type { Logger } from "../worker/index.js";
-import { fromProtoUpdate, toProtoStatus } from "./convert.js";
-import { toServiceError } from "./errors.js";
+import { fromProtoNotify, fromProtoUpdate, toProtoStatus } from "./convert.js";
+import { InvalidArgumentError, toServiceError } from "./errors.js";
+import { accepted, checkedDecoding, MAX_RECEIVE_MESSAGE_BYTES, WatchLimiter } from "./limits.js";
 import { guardHandlers, OPEN_ACCESS, type AccessControlOptions } from "./access.js";
-import { CallObserver, NO_API_METRICS, type ApiMetrics } from "./observe.js";
+import { CallObserver, NO_API_METRICS, type ApiMetrics, type CallScope } from "./observe.js";
 import { reflectionService } from "./reflection.js";
 
 /** What the edge needs of the service; the composition root passes the SyncService. */
@@ -30,6 +31,10 @@ export interface ApiDeps {
   readonly credentials?: grpc.ServerCredentials;
   /** Who may call which RPC (see access.ts); everyone when absent. */
   readonly access?: AccessControlOptions;
+  /** Rejects, saying why, when the service must not load an Update's `desired.image` (outside the payload roots). */
+  readonly admitImage: (image: string) => Promise<void>;
+  /** How many StatusWatch streams one client host may hold at once. */
+  readonly maxWatchesPerClient: number;
 }
 
 const SERVICE_NAME = "syncworker.v1.SyncWorker";
@@ -53,14 +58,14 @@ function sharedEncodingService(): typeof pb.SyncWorkerService {
 
 /** The gRPC edge: SyncWorker, grpc.health.v1 and server reflection on one server. */
 export class ApiServer {
-  readonly #server = new grpc.Server();
+  readonly #server = new grpc.Server({ "grpc.max_receive_message_length": MAX_RECEIVE_MESSAGE_BYTES });
   readonly #health = new HealthImplementation({ "": "NOT_SERVING", [SERVICE_NAME]: "NOT_SERVING" });
   /** Ends each open StatusWatch stream. */
   readonly #streams = new Set<() => void>();
   readonly #responses = new WeakMap<Snapshot<ServiceStatus>, pb.StatusWatchResponse>();
 
   constructor(private readonly deps: ApiDeps) {
-    this.#server.addService(sharedEncodingService(), this.#handlers());
+    this.#server.addService(checkedDecoding(sharedEncodingService()), this.#handlers());
     this.#health.addToServer(this.#server);
     reflectionService().addToServer(this.#server);
   }
@@ -109,6 +114,16 @@ export class ApiServer {
     const { service, log } = this.deps;
     const metrics = this.deps.metrics ?? NO_API_METRICS;
     const observer = new CallObserver(SERVICE_NAME, this.deps.tracer, metrics);
+    const watches = new WatchLimiter(this.deps.maxWatchesPerClient);
+    const fail = (scope: CallScope, err: unknown): Partial<grpc.ServiceError> => {
+      const serviceError = toServiceError(err);
+      scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
+      return serviceError;
+    };
+    const admit = (image: string): Promise<void> =>
+      this.deps.admitImage(image).catch((err: unknown) => {
+        throw new InvalidArgumentError("desired.image", err instanceof Error ? err.message : String(err));
+      });
     const handlers: pb.SyncWorkerServer = {
       update: (call, callback) => {
         const scope = observer.begin("Update", "unary", call);
@@ -117,40 +132,52 @@ export class ApiServer {
         // Inside the call's span, so payload retrieve/load spans and log lines belong to this call.
         void scope.run(async () => {
           try {
-            const request = fromProtoUpdate(call.request);
+            const request = fromProtoUpdate(accepted(call.request));
+            await admit(request.desired.image);
             const snapshot = await service.update({ ...request, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
             scope.end(grpc.status.OK);
             callback(null, { status: toProtoStatus(snapshot) });
           } catch (err) {
-            const serviceError = toServiceError(err);
-            scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
-            callback(serviceError);
+            callback(fail(scope, err));
           }
         });
       },
       getStatus: (call, callback) => {
         const scope = observer.begin("GetStatus", "unary", call);
+        try {
+          accepted(call.request);
+        } catch (err) {
+          return callback(fail(scope, err));
+        }
         scope.end(grpc.status.OK);
         callback(null, { status: toProtoStatus(service.latest()) });
       },
       notifyResourceActivity: (call, callback) => {
         const scope = observer.begin("NotifyResourceActivity", "unary", call);
         try {
-          const queued = scope.run(() => service.notify(call.request.message || "resource activity"));
+          const message = fromProtoNotify(accepted(call.request));
+          const queued = scope.run(() => service.notify(message));
           scope.end(grpc.status.OK);
           callback(null, { queued });
         } catch (err) {
-          const serviceError = toServiceError(err);
-          scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
-          callback(serviceError);
+          callback(fail(scope, err));
         }
       },
       statusWatch: (call) => {
         const scope = observer.begin("StatusWatch", "server_stream", call);
+        let release: () => void;
+        try {
+          accepted(call.request);
+          release = watches.acquire(call.getPeer());
+        } catch (err) {
+          call.emit("error", fail(scope, err));
+          return;
+        }
         metrics.watchStreams(1);
         let open = true;
         const end = (code: grpc.status): void => {
           unsubscribe();
+          release();
           this.#streams.delete(endOk);
           if (open) metrics.watchStreams(-1);
           open = false;

@@ -82,6 +82,10 @@ export function program(): Command {
     .option("--token-file <file>", "bearer tokens, one token,user,role line each (role reader or writer)")
     .option("--authn <mode>", "how bearer tokens are checked: none, static (--token-file) or kube (TokenReview and SubjectAccessReview on the --kubeconfig cluster)")
     .option("--insecure", "listen beyond loopback although nothing authenticates callers")
+    .option("--payload-root <dir>", "a directory payload images must resolve under (repeatable; required beyond loopback)", (dir: string, dirs: string[]) => [...dirs, dir], [])
+    .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
+    .option("--debug-endpoints", "serve the admin endpoint's /debug routes (the embedded cluster's objects)")
+    .option("--max-watches-per-client <n>", "concurrent StatusWatch streams one client host may hold", integer, 100)
     .action(serve);
 
   cli

@@ -1,4 +1,6 @@
+import { realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
+import { resolve } from "node:path";
 import { hasBrand } from "../payload/update-error.js";
 import { DEFAULT_FEATURE_SET, KNOWN_FEATURE_SETS } from "../payload/index.js";
 import { KNOWN_CAPABILITIES } from "../policy/index.js";
@@ -63,6 +65,17 @@ export interface ServeOptions {
   authn?: string;
   /** Listen beyond loopback although nothing authenticates callers. */
   insecure?: boolean;
+  /**
+   * Directories a payload image must resolve under (symbolic links followed). Required when `listen` is not a
+   * loopback address; none on loopback: any directory, for development.
+   */
+  payloadRoot?: readonly string[];
+  /** How long one payload load may take, e.g. "2m" (the default); a load still running then fails. */
+  payloadLoadTimeout?: string;
+  /** Serve the admin endpoint's /debug routes (the embedded cluster's objects); off by default. */
+  debugEndpoints?: boolean;
+  /** Concurrent StatusWatch streams one client host may hold (default 100). */
+  maxWatchesPerClient?: number;
 }
 
 const VALUE_ERROR = Symbol.for("syncworker.ValueError");
@@ -102,6 +115,11 @@ export interface CompiledServeOptions {
   /** Client behaviour towards the API server; unset fields take the client's defaults. */
   readonly kube: { readonly qps?: number; readonly burst?: number; readonly timeoutMs?: number };
   readonly security: SecurityOptions;
+  /** Resolved; empty: any directory. */
+  readonly payloadRoots: readonly string[];
+  readonly payloadLoadTimeoutMs: number;
+  readonly debugEndpoints: boolean;
+  readonly maxWatchesPerClient: number;
 }
 
 /** Who may call the gRPC API and over what; "" means not set. */
@@ -189,6 +207,28 @@ function compileSecurity(options: ServeOptions, listen: string, kubeconfig: stri
   return Object.freeze({ tlsCert, tlsKey, clientCa, authn, tokenFile });
 }
 
+/**
+ * The payload roots, resolved. Beyond loopback they are required: without them a caller could make the service read
+ * any directory of the host.
+ */
+function payloadRoots(roots: readonly string[], listen: string): readonly string[] {
+  if (roots.length === 0 && !isLoopbackHost(listen.slice(0, listen.lastIndexOf(":")))) {
+    throw new ValueError("payload-root", `is required: ${listen} is not a loopback address, and without a root an Update could name any directory of this host`);
+  }
+  return Object.freeze(
+    roots.map((root) => {
+      let real: string;
+      try {
+        real = realpathSync(resolve(root));
+      } catch (err) {
+        throw new ValueError("payload-root", `${root}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such directory" : String(err)}`);
+      }
+      if (!statSync(real).isDirectory()) throw new ValueError("payload-root", `${root} is not a directory`);
+      return real;
+    }),
+  );
+}
+
 /** A DNS-1123 label, which a namespace name must be. */
 function namespaceName(value: string): string {
   if (value !== "" && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) throw new ValueError("namespace", `"${value}" is not a valid namespace name`);
@@ -233,5 +273,9 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
       ...(options.kubeTimeout !== undefined ? { timeoutMs: positiveNumber("kube-timeout", parseDuration("kube-timeout", options.kubeTimeout)) } : {}),
     }),
     security: compileSecurity(options, listen, kubeconfig),
+    payloadRoots: payloadRoots(options.payloadRoot ?? [], listen),
+    payloadLoadTimeoutMs: positiveNumber("payload-load-timeout", parseDuration("payload-load-timeout", options.payloadLoadTimeout ?? "2m")),
+    debugEndpoints: options.debugEndpoints ?? false,
+    maxWatchesPerClient: positiveInteger("max-watches-per-client", options.maxWatchesPerClient ?? 100),
   });
 }

@@ -28,6 +28,8 @@ export type PayloadErrorKind =
   | "Manifests"
   /** The payload's version is not the requested one. */
   | "VersionMismatch"
+  /** Loading took longer than its deadline. */
+  | "Timeout"
   /** An unexpected failure while loading (normalised by {@link PayloadError.from}). */
   | "Internal";
 
@@ -41,6 +43,7 @@ export const PAYLOAD_ERROR_POLICY: Readonly<Record<PayloadErrorKind, { readonly 
   ImageReferences: { step: "LoadPayload", reason: "" },
   Manifests: { step: "LoadPayload", reason: "UpdatePayloadIntegrity" },
   VersionMismatch: { step: "VerifyPayloadVersion", reason: "" },
+  Timeout: { step: "LoadPayload", reason: "" },
   Internal: { step: "LoadPayload", reason: "" },
 };
 

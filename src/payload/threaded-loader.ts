@@ -52,15 +52,32 @@ export class ThreadedPayloadLoader {
   #nextId = 1;
   readonly #pending = new Map<number, { resolve: (u: PayloadUpdate) => void; reject: (e: Error) => void }>();
 
-  constructor(private readonly options: PortableLoadOptions) {}
+  /**
+   * @param deadlineMs how long one load may take; a payload still loading then fails with a {@link PayloadError}
+   *   of kind `Timeout` instead of holding up the Update (and the ones queued behind it)
+   */
+  constructor(
+    private readonly options: PortableLoadOptions,
+    private readonly deadlineMs: number,
+  ) {}
 
   /** Starts the thread ahead of the first load, so that load does not pay for the start-up. */
   warm(): void {
     this.#start();
   }
 
-  /** Loads in the thread; when `signal` aborts, the thread stops reading that payload and this rejects with its reason. */
+  /**
+   * Loads in the thread; when `signal` aborts or the deadline passes, the thread stops reading that payload and
+   * this rejects with the reason.
+   */
   load(directory: string, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
+    const deadline = new AbortController();
+    const text = `the payload did not load within ${this.deadlineMs / 1000}s`;
+    const timer = setTimeout(() => deadline.abort(new PayloadError({ kind: "Timeout", message: text, problems: [{ file: "", message: text }] })), this.deadlineMs);
+    return this.#load(directory, releaseImage, AbortSignal.any([signal, deadline.signal])).finally(() => clearTimeout(timer));
+  }
+
+  #load(directory: string, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     const worker = this.#start();
     const id = this.#nextId++;

@@ -107,6 +107,8 @@ export class SyncWorker {
   #driftPending = false;
   #wake: (() => void) | undefined;
   #updates: Promise<unknown> = Promise.resolve();
+  /** Aborts the payload load of the newest update() so far, when a newer one supersedes it. */
+  #supersede: AbortController | undefined;
   #published: SyncWorkerStatus = EMPTY_STATUS;
   /** The signal of the running loop; loads stop with it. Set once by start(). */
   #lifetime: AbortSignal | undefined;
@@ -152,11 +154,15 @@ export class SyncWorker {
 
   /**
    * Sets the desired state and returns the status right after it was taken. Calls are serialized:
-   * each sees the outcome of the previous one.
+   * each sees the outcome of the previous one. A call stops the payload load of the one before it (that one
+   * reports the load as failed): a slow or stuck payload must not hold up a newer desired release.
    */
   update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
+    this.#supersede?.abort(new Error("superseded by a newer Update"));
+    const supersede = new AbortController();
+    this.#supersede = supersede;
     const run = this.#updates.then(async () => {
-      await this.#update(input, signal);
+      await this.#update(input, AbortSignal.any([signal, supersede.signal]));
       // update() also edits fields directly (capabilities, architecture); watchers must see them too.
       // Publish the current status, not the one #update returned: the loop may have reported since.
       if (this.#status !== this.#published) this.#publish(this.#status);

@@ -7,7 +7,8 @@ import { rpc } from "../../src/cli/client.js";
 import { embeddedObjects, FIXTURES, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 let server: ServerProcess;
-before(async () => (server = await startServer()));
+// The embedded cluster's objects are read back through the admin endpoint's debug route.
+before(async () => (server = await startServer(["--debug-endpoints"])));
 after(async () => assert.equal(await server.stop(), 0, "serve exits 0 on SIGTERM"));
 
 const key = (apiVersion: string, kind: string, namespace: string | undefined, name: string): string => {

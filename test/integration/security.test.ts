@@ -27,7 +27,8 @@ test("listening beyond loopback with nothing to authenticate callers stops start
   });
   await assert.rejects(startServer(["--listen", "0.0.0.0:0", ...pki.serveArgs(false)]), /nothing authenticates callers/, "TLS alone is not enough");
   for (const args of [["--insecure"], ["--token-file", tokenFile]]) {
-    const server = await startServer(["--listen", "0.0.0.0:0", ...args]);
+    // Beyond loopback a payload root is required too (test/integration/input-limits.test.ts).
+    const server = await startServer(["--listen", "0.0.0.0:0", "--payload-root", pki.dir, ...args]);
     assert.match(server.address, /^0\.0\.0\.0:\d+$/);
     assert.equal(await server.stop(), 0);
   }

@@ -6,7 +6,8 @@ import type { SyncWorkerClient, SyncWorkerStatus } from "../../src/gen/syncworke
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 let server: ServerProcess;
-before(async () => (server = await startServer(["--reconcile-interval", "60s"])));
+// One test opens 200 streams from this host, above the default limit per client.
+before(async () => (server = await startServer(["--reconcile-interval", "60s", "--max-watches-per-client", "250"])));
 after(async () => assert.equal(await server.stop(), 0));
 
 const DEMO = join(REPO_ROOT, "examples/payloads/demo-1.0.0");

@@ -1,5 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp, realpath, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { compileServeOptions, ValueError } from "../../../src/config/index.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/index.js";
 
@@ -40,12 +43,32 @@ const INVALID: [name: string, options: Parameters<typeof compileServeOptions>[0]
   ["a token file with kube authn", { kubeconfig: "/k", authn: "kube", tokenFile: "/t" }, "token-file"],
   ["a non-loopback listen address with nothing to authenticate callers", { listen: "0.0.0.0:50051" }, "listen"],
   ["a non-loopback listen address with TLS alone", { listen: "[::]:0", tlsCert: "/c", tlsKey: "/k" }, "listen"],
+  ["a non-loopback listen address without a payload root, even --insecure", { listen: "0.0.0.0:0", insecure: true }, "payload-root"],
+  ["a payload root that does not exist", { payloadRoot: ["/nonexistent/payloads"] }, "payload-root"],
+  ["a payload root that is a file", { payloadRoot: ["/etc/hostname"] }, "payload-root"],
+  ["a payload load timeout of zero", { payloadLoadTimeout: "0s" }, "payload-load-timeout"],
+  ["no watches per client", { maxWatchesPerClient: 0 }, "max-watches-per-client"],
 ];
 for (const [name, options, option] of INVALID) {
   test(`compileServeOptions rejects ${name}`, () => {
     assert.throws(() => compile(options), (err: unknown) => err instanceof ValueError && err.option === option);
   });
 }
+
+test("input limits: payload roots resolved, a 2m load deadline, debug routes off and 100 watches per client by default", async () => {
+  const c = compile({});
+  assert.deepEqual([c.payloadRoots, c.payloadLoadTimeoutMs, c.debugEndpoints, c.maxWatchesPerClient], [[], 120_000, false, 100]);
+  const root = await mkdtemp(join(tmpdir(), "syncworker-root-"));
+  try {
+    await symlink(root, `${root}-link`);
+    const roots = compile({ payloadRoot: [`${root}-link`, `${root}/../${basename(root)}`], payloadLoadTimeout: "5s", debugEndpoints: true, maxWatchesPerClient: 3 });
+    assert.deepEqual([roots.payloadRoots, roots.payloadLoadTimeoutMs, roots.debugEndpoints, roots.maxWatchesPerClient], [[await realpath(root), await realpath(root)], 5_000, true, 3]);
+    assert.ok(Object.isFrozen(roots.payloadRoots));
+  } finally {
+    await rm(`${root}-link`);
+    await rm(root, { recursive: true });
+  }
+});
 
 test("known capabilities may name capabilities newer than this build; duplicates collapse, order is sorted", () => {
   assert.deepEqual(compile({ knownCapabilities: ["NewCap", "Console", "NewCap"] }).knownCapabilities, ["Console", "NewCap"]);
@@ -63,9 +86,10 @@ test("the state lives in --state-dir on the embedded cluster, and the kube clien
 test("beyond loopback a client CA, a token file or --authn kube is enough, and --insecure overrides; loopback needs none", () => {
   assert.equal(compile({}).security.authn, "none");
   for (const listen of ["127.0.0.1:0", "127.1.2.3:50051", "localhost:0", "[::1]:0"]) assert.equal(compile({ listen }).listen, listen);
-  assert.equal(compile({ listen: "0.0.0.0:0", tokenFile: "/t" }).security.authn, "static");
-  assert.equal(compile({ listen: "10.0.0.1:0", tlsCert: "/c", tlsKey: "/k", clientCa: "/ca" }).security.clientCa, "/ca");
-  assert.equal(compileServeOptions({ listen: "0.0.0.0:0", kubeconfig: "/k", authn: "kube" }, () => 0).security.authn, "kube");
-  assert.equal(compile({ listen: "0.0.0.0:0", insecure: true }).listen, "0.0.0.0:0");
+  const payloadRoot = [tmpdir()];
+  assert.equal(compile({ listen: "0.0.0.0:0", tokenFile: "/t", payloadRoot }).security.authn, "static");
+  assert.equal(compile({ listen: "10.0.0.1:0", tlsCert: "/c", tlsKey: "/k", clientCa: "/ca", payloadRoot }).security.clientCa, "/ca");
+  assert.equal(compileServeOptions({ listen: "0.0.0.0:0", kubeconfig: "/k", authn: "kube", payloadRoot }, () => 0).security.authn, "kube");
+  assert.equal(compile({ listen: "0.0.0.0:0", insecure: true, payloadRoot }).listen, "0.0.0.0:0");
   assert.throws(() => compile({ listen: "[::ffff:127.0.0.1]:0" }), /not a loopback address/, "only plain loopback addresses count");
 });

@@ -9,7 +9,7 @@ const never = new AbortController().signal;
 const REAL_A = fileURLToPath(new URL("../../../../shared/fixtures/payloads/real-a", import.meta.url));
 
 test("a cancelled load rejects with the signal's reason and the thread goes on serving loads", async () => {
-  const loader = new ThreadedPayloadLoader(options);
+  const loader = new ThreadedPayloadLoader(options, 60_000);
   try {
     const controller = new AbortController();
     const cancelled = loader.load(REAL_A, "real-a", controller.signal);
@@ -24,8 +24,17 @@ test("a cancelled load rejects with the signal's reason and the thread goes on s
   }
 });
 
+test("a load still running at its deadline fails with a Timeout PayloadError", async () => {
+  const loader = new ThreadedPayloadLoader(options, 1);
+  try {
+    await assert.rejects(loader.load(REAL_A, "real-a", never), { kind: "Timeout", step: "LoadPayload", message: "the payload did not load within 0.001s" });
+  } finally {
+    await loader.close();
+  }
+});
+
 test("the threaded loader returns what loadUpdate returns, and keeps error reasons", async () => {
-  const loader = new ThreadedPayloadLoader(options);
+  const loader = new ThreadedPayloadLoader(options, 60_000);
   try {
     const threaded = await loader.load(DEMO, "demo:1.0.0", never);
     const direct = await loadUpdate(DEMO, "demo:1.0.0", options);
@@ -40,7 +49,7 @@ test("the threaded loader returns what loadUpdate returns, and keeps error reaso
 });
 
 test("an integrity failure crosses the thread as a PayloadError (an UpdateError)", async () => {
-  const loader = new ThreadedPayloadLoader({ ...options, knownCapabilities: [] });
+  const loader = new ThreadedPayloadLoader({ ...options, knownCapabilities: [] }, 60_000);
   try {
     const { mkdtemp, cp, writeFile } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");

@@ -51,7 +51,14 @@ function setup(steps = 1) {
   };
   const worker = new SyncWorker({
     retriever,
-    loadPayload: async (_dir, image) => payload(image, image === "image/image:2" ? "1.0.1-abc" : "1.0.0-abc"),
+    // "stuck" never loads: it waits until its load is cancelled.
+    loadPayload: (_dir, image, signal) =>
+      image === "stuck"
+        ? new Promise((_resolve, reject) => {
+            if (signal.aborted) reject(signal.reason as Error);
+            signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+          })
+        : Promise.resolve(payload(image, image === "image/image:2" ? "1.0.1-abc" : "1.0.0-abc")),
     applier,
     clock,
     random: () => 0,
@@ -138,6 +145,20 @@ test("a failed load keeps the accepted payload and names the step", async () => 
   assert.equal(status.completed, 1);
   controller.abort();
   await loop;
+});
+
+test("a newer update stops the payload load of the one before it, which reports it", async () => {
+  const { worker } = setup();
+  const signal = new AbortController().signal;
+  const stuck = worker.update(input("stuck"), signal);
+  await settle();
+  const next = worker.update(input("image/image:1", "Initializing", 2), signal);
+  const superseded = await stuck;
+  assert.equal(superseded.loadPayloadStatus.step, "LoadPayload");
+  assert.equal(superseded.loadPayloadStatus.failure?.message, "superseded by a newer Update");
+  const status = await next;
+  assert.equal(status.loadPayloadStatus.step, "PayloadLoaded");
+  assert.equal(status.actual.image, "image/image:1");
 });
 
 test("a version mismatch fails VerifyPayloadVersion", async () => {
