@@ -30,7 +30,7 @@ test("listening beyond loopback with nothing to authenticate callers stops start
     // Beyond loopback a payload root is required too (test/integration/input-limits.test.ts).
     const server = await startServer(["--listen", "0.0.0.0:0", "--payload-root", pki.dir, ...args]);
     assert.match(server.address, /^0\.0\.0\.0:\d+$/);
-    assert.equal(await server.stop(), 0);
+    assert.equal(await server.stop(), 0, server.stderr());
   }
 });
 
@@ -72,6 +72,11 @@ test("mTLS with tokens: health and reflection answer without credentials, SyncWo
     const readerFromFile = await runCli(["status", ...mtls, "--token-file", tokenOnDisk]);
     assert.equal(readerFromFile.code, 0, readerFromFile.stderr);
     assert.equal((JSON.parse(readerFromFile.stdout) as { message: string }).message, "Waiting for an update");
+
+    // Refusals are counted like any call.
+    const metrics = await (await fetch(`http://${server.adminAddress}/metrics`)).text();
+    assert.match(metrics, /grpc_server_handled_total\{[^}]*grpc_method="GetStatus"[^}]*grpc_code="UNAUTHENTICATED"[^}]*\} 2/);
+    assert.match(metrics, /grpc_server_handled_total\{[^}]*grpc_method="NotifyResourceActivity"[^}]*grpc_code="PERMISSION_DENIED"[^}]*\} 1/);
   } finally {
     assert.equal(await server.stop(), 0);
   }
