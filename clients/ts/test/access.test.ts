@@ -61,6 +61,11 @@ test("tokens: none and a wrong one are UNAUTHENTICATED, a reader's Update PERMIS
   assert.equal(none, Code.Unauthenticated);
   assert.match(noneMessage, /needs a bearer token/);
   assert.equal((await withClient(tokens.address, { tls, token: "not-a-token-at-all" }, (c) => codeOf(c.getStatus())))[0], Code.Unauthenticated);
+  // A refused watch ends with the refusal instead of reconnecting.
+  const watch = withClient(tokens.address, { tls }, async (c) => {
+    for await (const _ of c.watchStatus({ signal: AbortSignal.timeout(10_000) })) assert.fail("a watch without a token got a status");
+  });
+  assert.equal((await codeOf(watch))[0], Code.Unauthenticated);
   await withClient(tokens.address, { tls, token: READER_TOKEN }, async (c) => {
     const [denied, deniedMessage] = await codeOf(c.update({ generation: 1, desired: { image } }));
     assert.equal(denied, Code.PermissionDenied);
