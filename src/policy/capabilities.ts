@@ -1,33 +1,72 @@
 /**
- * Optional capabilities (CVO `lib/capability`). The table follows the release era of the payloads we
- * serve (OpenShift 4.16): the 4.12-era seed only knew three names, which would drop every Console,
- * Ingress or ImageRegistry manifest of a 4.16 payload as "unrecognized".
+ * Optional capabilities (CVO `lib/capability`, openshift/api `ClusterVersionCapabilitySets` at its HEAD).
  */
-const SETS_IN_ORDER: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ["v4.11", ["baremetal", "marketplace", "openshift-samples"]],
-  ["v4.12", ["Console", "Insights", "Storage", "CSISnapshot"]],
-  ["v4.13", ["NodeTuning"]],
-  ["v4.14", ["MachineAPI", "Build", "DeploymentConfig", "ImageRegistry"]],
-  ["v4.15", ["OperatorLifecycleManager", "CloudCredential"]],
-  ["v4.16", ["CloudControllerManager", "Ingress"]],
+
+/** The baseline set names in upstream's order (its enum); v4.17 introduced nothing. */
+const SET_NAMES = ["None", "v4.11", "v4.12", "v4.13", "v4.14", "v4.15", "v4.16", "v4.17", "v4.18", "vCurrent"] as const;
+
+type SetName = (typeof SET_NAMES)[number];
+
+/**
+ * Every baseline set upstream defines holds each capability introduced in it or an earlier set, so one
+ * row per capability, naming the set that introduced it, derives all of them. `gates`: the capability
+ * exists only while one of these feature gates is enabled (CVO `featureGatedCapabilities`).
+ */
+const CAPABILITIES: ReadonlyArray<{ readonly name: string; readonly since: Exclude<SetName, "None">; readonly gates?: readonly string[] }> = [
+  { name: "baremetal", since: "v4.11" },
+  { name: "marketplace", since: "v4.11" },
+  { name: "openshift-samples", since: "v4.11" },
+  { name: "MachineAPI", since: "v4.11" },
+  { name: "Console", since: "v4.12" },
+  { name: "Insights", since: "v4.12" },
+  { name: "Storage", since: "v4.12" },
+  { name: "CSISnapshot", since: "v4.12" },
+  { name: "NodeTuning", since: "v4.13" },
+  { name: "Build", since: "v4.14" },
+  { name: "DeploymentConfig", since: "v4.14" },
+  { name: "ImageRegistry", since: "v4.14" },
+  { name: "OperatorLifecycleManager", since: "v4.15" },
+  { name: "CloudCredential", since: "v4.15" },
+  { name: "Ingress", since: "v4.16" },
+  { name: "CloudControllerManager", since: "v4.16" },
+  { name: "OperatorLifecycleManagerV1", since: "v4.18" },
+  { name: "CompatibilityRequirements", since: "vCurrent", gates: ["CRDCompatibilityRequirementOperator", "ClusterAPIMachineManagement"] },
+  { name: "ClusterAPI", since: "vCurrent", gates: ["ClusterAPIMachineManagement"] },
 ];
 
-function buildSets(): ReadonlyMap<string, readonly string[]> {
-  const sets = new Map<string, readonly string[]>([["None", []]]);
-  let cumulative: string[] = [];
-  for (const [name, added] of SETS_IN_ORDER) {
-    cumulative = [...cumulative, ...added];
-    sets.set(name, cumulative);
-  }
-  sets.set("vCurrent", cumulative);
-  return sets;
+/** Capability sets by name (`None`, `v4.11` … `v4.18`, `vCurrent`). */
+export const CAPABILITY_SETS: ReadonlyMap<string, readonly string[]> = new Map(
+  SET_NAMES.map((set, i) => [set, CAPABILITIES.filter((c) => SET_NAMES.indexOf(c.since) <= i).map((c) => c.name)]),
+);
+
+/** Every capability this release knows, gated ones included (openshift/api `KnownClusterVersionCapabilities`). */
+export const KNOWN_CAPABILITIES: readonly string[] = CAPABILITIES.map((c) => c.name).sort();
+
+/**
+ * Feature gates that make gated capabilities available, by feature set (openshift/api `features.go`:
+ * both gates are enabled in TechPreviewNoUpgrade and DevPreviewNoUpgrade). A CustomNoUpgrade cluster
+ * names its gates itself.
+ */
+const GATES_BY_FEATURE_SET: Readonly<Record<string, readonly string[]>> = {
+  TechPreviewNoUpgrade: ["CRDCompatibilityRequirementOperator", "ClusterAPIMachineManagement"],
+  DevPreviewNoUpgrade: ["CRDCompatibilityRequirementOperator", "ClusterAPIMachineManagement"],
+};
+
+/** The capability-gating feature gates a feature set enables. */
+export function enabledFeatureGates(featureSet: string): ReadonlySet<string> {
+  return new Set(GATES_BY_FEATURE_SET[featureSet] ?? []);
 }
 
-/** Capability sets by name (`None`, `v4.11` … `v4.16`, `vCurrent`). */
-export const CAPABILITY_SETS: ReadonlyMap<string, readonly string[]> = buildSets();
+/** Capabilities none of whose gates is enabled (CVO `excludedCapabilities`). */
+function gatedOff(gates: ReadonlySet<string>): ReadonlySet<string> {
+  return new Set(CAPABILITIES.filter((c) => c.gates && !c.gates.some((g) => gates.has(g))).map((c) => c.name));
+}
 
-/** Every capability this release knows. */
-export const KNOWN_CAPABILITIES: readonly string[] = [...(CAPABILITY_SETS.get("vCurrent") ?? [])].sort();
+/** The capabilities a cluster with these feature gates knows. */
+export function knownCapabilities(gates: ReadonlySet<string>): string[] {
+  const off = gatedOff(gates);
+  return KNOWN_CAPABILITIES.filter((c) => !off.has(c));
+}
 
 export const DEFAULT_CAPABILITY_SET = "vCurrent";
 
@@ -55,9 +94,11 @@ export function isKnownCapabilitySet(name: string): boolean {
 
 /**
  * Computes capabilities from the spec; anything enabled before stays enabled (implicitly), because
- * capabilities can never be turned off once on.
+ * capabilities can never be turned off once on. Capabilities whose feature gates are all off are
+ * neither known nor enabled (CVO `SetCapabilities`).
  */
-export function setCapabilities(spec: CapabilitiesSpec, priorEnabled: ReadonlySet<string>): ClusterCapabilities {
+export function setCapabilities(spec: CapabilitiesSpec, priorEnabled: ReadonlySet<string>, gates: ReadonlySet<string> = new Set()): ClusterCapabilities {
+  const off = gatedOff(gates);
   const baseline = spec.baselineCapabilitySet || DEFAULT_CAPABILITY_SET;
   const enabled = new Set<string>([...(CAPABILITY_SETS.get(baseline) ?? []), ...spec.additionalEnabledCapabilities]);
   const implicitlyEnabled: string[] = [];
@@ -67,7 +108,11 @@ export function setCapabilities(spec: CapabilitiesSpec, priorEnabled: ReadonlySe
       enabled.add(cap);
     }
   }
-  return { known: new Set(KNOWN_CAPABILITIES), enabled, implicitlyEnabled };
+  return {
+    known: new Set(knownCapabilities(gates)),
+    enabled: new Set([...enabled].filter((c) => !off.has(c))),
+    implicitlyEnabled: implicitlyEnabled.filter((c) => !off.has(c)),
+  };
 }
 
 /** Replaces the implicit list and enables each of its capabilities. */

@@ -166,7 +166,7 @@ export function checkClusterOperator(expected: KubeObject, live: KubeObject, mod
       message: `Cluster operator ${name} is updating versions`,
       pluralMessageFormat: "Cluster operators %s are updating versions",
       name,
-      cause: new Error(summary),
+      cause: new Error(`cluster operator ${name} is available and not degraded but has not finished updating to target version`),
     });
   }
   return undefined;

@@ -272,7 +272,9 @@ export class SyncService {
       const chosen = chooseState(this.#tracker.status.history, spec.desired.image);
       const state = chosen === "Reconciling" ? chosen : (spec.state ?? chosen);
       await term.worker.update({ ...spec, state }, term.signal).catch((err: unknown) => {
-        if (!term.signal.aborted) this.#o.log.warn(`resuming the desired release failed: ${String(err)}`);
+        if (term.signal.aborted) return;
+        this.#o.log.warn(`resuming the desired release failed: ${String(err)}`);
+        this.#syncFailing(err instanceof Error ? err : new Error(String(err)));
       });
     }
     await loop;
@@ -280,6 +282,14 @@ export class SyncService {
     // An orderly stop saves the last status; a lost leadership must not write any more.
     if (this.#lifetime.signal.aborted) await term.writer.flush().catch((err: unknown) => this.#o.log.warn(`saving the last state failed: ${String(err)}`));
     term.writer.stop();
+  }
+
+  /** A sync that could not start shows in the snapshot's conditions, as the CVO's failing status does. */
+  #syncFailing(err: Error): void {
+    const store = this.#store!;
+    const worker = store.latest().value.worker;
+    store.publish({ worker, clusterVersion: this.#tracker.observeFailure(worker, err) });
+    this.#term?.writer.schedule(true);
   }
 
   #onStatus(status: SyncWorkerStatus): void {

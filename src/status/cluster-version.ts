@@ -1,5 +1,5 @@
 import type { SyncWorkerStatus } from "../worker/types.js";
-import { deriveConditions, type Condition } from "./conditions.js";
+import { deriveConditions, failingConditions, type Condition } from "./conditions.js";
 import { describeStatus } from "./describe.js";
 import { mergeHistory, type HistoryEntry } from "./history.js";
 
@@ -50,6 +50,18 @@ export class ClusterVersionTracker {
     const history = mergeHistory(this.#status.history, ws.actual, ws.verified, now, ws.completed > 0);
     const conditions = deriveConditions(this.#status.conditions, ws, history, now, this.operatorStartedAt);
     this.#status = { history, conditions, message: describeStatus(ws, conditions) };
+    return this.#status;
+  }
+
+  /**
+   * Records an error that kept a sync from starting (CVO `syncFailingStatus`): the conditions say so,
+   * and the release `ws` names stays in the history, not completed. The message is the failure.
+   */
+  observeFailure(ws: SyncWorkerStatus, err: Error): ClusterVersionStatus {
+    const now = this.now();
+    const history = mergeHistory(this.#status.history, ws.actual, false, now, false);
+    const conditions = failingConditions(this.#status.conditions, err, now);
+    this.#status = { history, conditions, message: `Error ensuring the cluster version is up to date: ${err.message}` };
     return this.#status;
   }
 }

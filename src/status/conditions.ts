@@ -167,3 +167,16 @@ export function deriveConditions(
   }
   return conditions;
 }
+
+/**
+ * The conditions when a sync cannot even start (CVO `syncFailingStatus`): Available=False, Failing=True
+ * with the error, and Progressing keeping its status with the error in its message; the rest stay.
+ */
+export function failingConditions(previous: readonly Condition[], err: Error, now: Date): Condition[] {
+  const conditions = [...previous];
+  const progressing = conditions.find((c) => c.type === "Progressing")?.status === "True" ? "True" : "False";
+  setCondition(conditions, { type: "Available", status: "False", reason: "", message: "" }, now);
+  setCondition(conditions, { type: "Failing", status: "True", reason: "", message: err.message }, now);
+  setCondition(conditions, { type: "Progressing", status: progressing, reason: "", message: `Error ensuring the cluster version is up to date: ${err.message}` }, now);
+  return conditions;
+}

@@ -12,9 +12,27 @@ export interface HistoryEntry {
 export const MAX_HISTORY = 100;
 
 /**
- * Records the release being applied in the history, newest first (CVO `mergeOperatorHistory`):
- * the newest entry is updated when it names the same release, otherwise it is closed and a new entry
- * starts. `completed` marks the newest entry Completed; `verified` is sticky.
+ * The newest entry with the desired release merged in, or undefined when it names another release
+ * (CVO `mergeEqualVersions`): the same image (a version learned later is adopted), or the same
+ * non-empty version with no image recorded yet or the same one.
+ */
+function mergeEqual(newest: HistoryEntry, desired: { readonly version: string; readonly image: string }): HistoryEntry | undefined {
+  if (desired.image && desired.image === newest.image) {
+    if (!desired.version) return newest;
+    if (!newest.version || desired.version === newest.version) return { ...newest, version: desired.version };
+  }
+  if (desired.version && desired.version === newest.version && (!newest.image || desired.image === newest.image)) {
+    return { ...newest, image: desired.image };
+  }
+  return undefined;
+}
+
+/**
+ * Records the release being applied in the history, newest first (CVO `mergeOperatorHistory`). A release
+ * without an image cannot be reproduced later, so it leaves the history alone. An empty history starts
+ * with a Partial entry that the merge below then completes; the newest entry is updated when it names the
+ * same release, otherwise it is closed and a new entry starts. `completed` marks the newest entry
+ * Completed; `verified` is sticky.
  */
 export function mergeHistory(
   history: readonly HistoryEntry[],
@@ -23,31 +41,22 @@ export function mergeHistory(
   now: Date,
   completed: boolean,
 ): HistoryEntry[] {
-  if (!desired.image) return [];
-  let entries = [...history];
-  const newest = entries[0];
-  if (!newest) {
-    entries = [{ state: "Partial", version: desired.version, image: desired.image, verified: false, startedTime: now }];
+  if (!desired.image) return [...history];
+  const entries: HistoryEntry[] =
+    history.length > 0 ? [...history] : [{ state: "Partial" as const, version: desired.version, image: desired.image, verified: false, startedTime: now }];
+  const newest = entries[0]!;
+  const merged = mergeEqual(newest, desired);
+  if (merged) {
+    entries[0] = completed ? { ...merged, state: "Completed", completionTime: merged.completionTime ?? now } : merged;
   } else {
-    const sameImage = newest.image === desired.image && (!desired.version || !newest.version || newest.version === desired.version);
-    const sameVersion = newest.version === desired.version && (!newest.image || newest.image === desired.image);
-    if (sameImage || sameVersion) {
-      entries[0] = {
-        ...newest,
-        version: newest.version || desired.version,
-        image: newest.image || desired.image,
-        ...(completed ? { state: "Completed" as const, completionTime: newest.completionTime ?? now } : {}),
-      };
-    } else {
-      entries[0] = { ...newest, completionTime: newest.completionTime ?? now };
-      entries.unshift(
-        completed
-          ? { state: "Completed", version: desired.version, image: desired.image, verified: false, startedTime: now, completionTime: now }
-          : { state: "Partial", version: desired.version, image: desired.image, verified: false, startedTime: now },
-      );
-    }
+    entries[0] = { ...newest, completionTime: newest.completionTime ?? now };
+    entries.unshift(
+      completed
+        ? { state: "Completed", version: desired.version, image: desired.image, verified: false, startedTime: now, completionTime: now }
+        : { state: "Partial", version: desired.version, image: desired.image, verified: false, startedTime: now },
+    );
   }
-  if (verified && entries[0]) entries[0] = { ...entries[0], verified: true };
+  if (verified) entries[0] = { ...entries[0], verified: true };
   return pruneHistory(entries, MAX_HISTORY);
 }
 

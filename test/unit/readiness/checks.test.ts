@@ -55,7 +55,27 @@ for (const tc of [
   { name: "not available", live: live([], [cond("Available", "False")]), mode: "Updating", want: ["ClusterOperatorNotAvailable", "Fail"] },
   { name: "missing Degraded counts as degraded", live: live([], [cond("Available", "True")]), mode: "Updating", want: ["ClusterOperatorDegraded", "FailAfterInterval"] },
   { name: "degraded while installing only reports", live: live([], [cond("Available", "True"), cond("Degraded", "True")]), mode: "Initializing", want: ["ClusterOperatorDegraded", "Report"] },
-  { name: "versions behind", live: live([{ name: "operator", version: "4.15.0" }], healthy), mode: "Updating", want: ["ClusterOperatorUpdating", "None"] },
+  {
+    name: "versions behind",
+    live: live([{ name: "operator", version: "4.15.0" }], healthy),
+    mode: "Updating",
+    want: ["ClusterOperatorUpdating", "None"],
+    cause: "cluster operator dns is available and not degraded but has not finished updating to target version",
+  },
+  {
+    name: "no live versions",
+    live: live([], healthy),
+    mode: "Updating",
+    want: ["ClusterOperatorUpdating", "None"],
+    cause: "cluster operator dns is available and not degraded but has not finished updating to target version",
+  },
+  {
+    name: "degraded without a message names every condition and the undone versions",
+    live: live([{ name: "operator", version: "4.15.0" }], [cond("Available", "True"), cond("Degraded", "True")]),
+    mode: "Updating",
+    want: ["ClusterOperatorDegraded", "FailAfterInterval"],
+    cause: "cluster operator dns: available=true, progressing=true, degraded=true, undone=operator from 4.15.0 to 4.16.0",
+  },
   { name: "versions behind are tolerated while installing", live: live([], healthy), mode: "Initializing", want: undefined },
 ] as const) {
   test(`cluster operator: ${tc.name}`, () => {
@@ -65,5 +85,6 @@ for (const tc of [
     assert.ok(result instanceof UpdateError);
     assert.deepEqual([result.reason, result.effect], tc.want);
     assert.equal(result.objectName, "dns");
+    if ("cause" in tc) assert.equal((result.cause as Error).message, tc.cause);
   });
 }

@@ -41,3 +41,31 @@ for (const tc of [
     assert.equal(tracker.observe(tc.status).message, tc.want);
   });
 }
+
+test("a sync that cannot start: Available=False, Failing=True with the error, Progressing keeps its status (CVO syncFailingStatus)", () => {
+  let now = new Date(1000);
+  const tracker = new ClusterVersionTracker(() => now, () => undefined);
+  tracker.observe(base);
+  now = new Date(2000);
+  const status = tracker.observeFailure(base, new Error("bad"));
+  const byType = new Map(status.conditions.map((c) => [c.type, c]));
+  assert.deepEqual(
+    ["Available", "Failing", "Progressing"].map((type) => {
+      const c = byType.get(type);
+      return [type, c?.status, c?.reason, c?.message];
+    }),
+    [
+      ["Available", "False", "", ""],
+      ["Failing", "True", "", "bad"],
+      ["Progressing", "True", "", "Error ensuring the cluster version is up to date: bad"],
+    ],
+  );
+  assert.equal(byType.get("Progressing")?.lastTransitionTime.getTime(), 1000, "Progressing keeps its status, so its transition time");
+  assert.equal(byType.get("ImplicitlyEnabledCapabilities")?.reason, "AsExpected", "other conditions stay");
+  assert.deepEqual(status.history.map((h) => [h.state, h.version]), [["Partial", "4.16.1"]], "the release stays in the history, not completed");
+  assert.equal(status.message, "Error ensuring the cluster version is up to date: bad");
+
+  const reconciled = new ClusterVersionTracker(() => now, () => undefined);
+  reconciled.observe({ ...base, reconciling: true, completed: 1 });
+  assert.equal(reconciled.observeFailure(base, new Error("bad")).conditions.find((c) => c.type === "Progressing")?.status, "False");
+});

@@ -12,7 +12,6 @@ test("history: a new release starts Partial, completes, and the next one closes 
   h = mergeHistory(h, { version: "1.0.1", image: "img:1" }, false, t(3), false);
   assert.deepEqual(h.map((e) => [e.state, e.version, e.completionTime?.getTime()]), [["Partial", "1.0.1", undefined], ["Completed", "1.0.0", 2000]]);
   assert.equal(h[1]?.verified, true, "verified is sticky");
-  assert.deepEqual(mergeHistory(h, { version: "", image: "" }, false, t(4), false), []);
 });
 
 test("history: the same image adopts a version learned later", () => {
@@ -33,3 +32,66 @@ test("history: pruning keeps the newest five, the oldest and the latest Complete
   for (const keep of [0, 1, 2, 3, 4, 119]) assert.ok(pruned.includes(entries[keep]!), `entry ${keep} is kept`);
   assert.deepEqual(pruned, entries.filter((e) => pruned.includes(e)), "order is preserved");
 });
+
+const entry = (version: string, image: string, extra: Partial<HistoryEntry> = {}): HistoryEntry => ({ state: "Partial", version, image, verified: false, startedTime: t(1), ...extra });
+
+// Every branch of upstream's mergeOperatorHistory and its mergeEqualVersions table (status_test.go).
+for (const tc of [
+  { name: "a release without an image leaves an empty history empty", history: [], desired: { version: "1.0.0", image: "" }, completed: true, want: [] },
+  {
+    name: "a release without an image leaves the history alone",
+    history: [entry("1.0.0", "img:0", { state: "Completed", completionTime: t(2) })],
+    desired: { version: "1.0.1", image: "" },
+    completed: false,
+    want: [entry("1.0.0", "img:0", { state: "Completed", completionTime: t(2) })],
+  },
+  { name: "empty history, sync not completed: one Partial entry", history: [], desired: { version: "1.0.0", image: "img:0" }, completed: false, want: [entry("1.0.0", "img:0", { startedTime: t(5) })] },
+  {
+    name: "empty history, sync already completed: one Completed entry",
+    history: [],
+    desired: { version: "1.0.0", image: "img:0" },
+    completed: true,
+    want: [entry("1.0.0", "img:0", { state: "Completed", startedTime: t(5), completionTime: t(5) })],
+  },
+  { name: "same image and version merge", history: [entry("0.0.1", "test:1")], desired: { version: "0.0.1", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
+  { name: "same image adopts the version learned later", history: [entry("", "test:1")], desired: { version: "0.0.1", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
+  { name: "same image, desired version unknown, keeps the recorded version", history: [entry("0.0.1", "test:1")], desired: { version: "", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
+  { name: "same version, entry without image, adopts the image", history: [entry("0.0.1", "")], desired: { version: "0.0.1", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
+  {
+    name: "same version, another image, starts a new entry",
+    history: [entry("0.0.1", "test:1")],
+    desired: { version: "0.0.1", image: "test:2" },
+    completed: false,
+    want: [entry("0.0.1", "test:2", { startedTime: t(5) }), entry("0.0.1", "test:1", { completionTime: t(5) })],
+  },
+  {
+    name: "same image, another version, starts a new entry",
+    history: [entry("0.0.1", "test:1")],
+    desired: { version: "0.0.2", image: "test:1" },
+    completed: false,
+    want: [entry("0.0.2", "test:1", { startedTime: t(5) }), entry("0.0.1", "test:1", { completionTime: t(5) })],
+  },
+  {
+    name: "neither version nor image known on either side: not the same release",
+    history: [entry("", "img:a")],
+    desired: { version: "", image: "img:b" },
+    completed: false,
+    want: [entry("", "img:b", { startedTime: t(5) }), entry("", "img:a", { completionTime: t(5) })],
+  },
+  {
+    name: "a completed merge keeps an earlier completion time",
+    history: [entry("0.0.1", "test:1", { state: "Completed", completionTime: t(2) })],
+    desired: { version: "0.0.1", image: "test:1" },
+    completed: true,
+    want: [entry("0.0.1", "test:1", { state: "Completed", completionTime: t(2) })],
+  },
+  {
+    name: "a new release that already completed is recorded Completed and closes the previous one",
+    history: [entry("0.0.1", "test:1", { completionTime: t(3) })],
+    desired: { version: "0.0.2", image: "test:2" },
+    completed: true,
+    want: [entry("0.0.2", "test:2", { state: "Completed", startedTime: t(5), completionTime: t(5) }), entry("0.0.1", "test:1", { completionTime: t(3) })],
+  },
+] as const) {
+  test(`history merge: ${tc.name}`, () => assert.deepEqual(mergeHistory(tc.history, tc.desired, false, t(5), tc.completed), tc.want));
+}
