@@ -3,10 +3,10 @@ import { mkdtemp, mkdir, writeFile, cp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
-import { status as Status, type Metadata, type ServiceError } from "@grpc/grpc-js";
+import { status as Status, type ServiceError } from "@grpc/grpc-js";
 import { rpc } from "../../src/cli/client.js";
 import type { UpdateRequest } from "../../src/gen/syncworker/v1/syncworker.js";
+import { violatedField } from "../harness/grpc-errors.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 let server: ServerProcess;
@@ -26,29 +26,6 @@ async function rejected(req: UpdateRequest): Promise<ServiceError> {
     return err as ServiceError;
   }
   assert.fail("expected the request to be rejected");
-}
-
-/** Reads the field of the first google.rpc.BadRequest violation from the grpc-status-details-bin trailer. */
-function violatedField(metadata: Metadata): string {
-  const [details] = metadata.get("grpc-status-details-bin");
-  assert.ok(Buffer.isBuffer(details), "the error carries google.rpc.Status details");
-  // Walks google.rpc.Status.details (3) -> Any {type_url (1), value (2)} -> BadRequest.field_violations (1) -> field (1).
-  const fields = (bytes: Uint8Array): Map<number, Uint8Array> => {
-    const reader = new BinaryReader(bytes);
-    const out = new Map<number, Uint8Array>();
-    while (reader.pos < reader.len) {
-      const [number, type] = reader.tag();
-      if (type === WireType.LengthDelimited) {
-        const value = reader.bytes();
-        if (!out.has(number)) out.set(number, value);
-      } else reader.skip(type);
-    }
-    return out;
-  };
-  const any = fields(fields(details).get(3)!);
-  assert.equal(Buffer.from(any.get(1)!).toString(), "type.googleapis.com/google.rpc.BadRequest");
-  const violation = fields(fields(any.get(2)!).get(1)!);
-  return Buffer.from(violation.get(1)!).toString();
 }
 
 for (const tc of [
