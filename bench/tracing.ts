@@ -8,8 +8,8 @@ import { fileURLToPath } from "node:url";
 import { connect, isComplete, rpc } from "../src/cli/client.js";
 import { PayloadState } from "../src/gen/syncworker/v1/syncworker.js";
 import { startJaeger } from "../test/harness/jaeger.js";
+import { SYNCWORKER } from "../test/harness/server.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const REAL_A = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
 const MANIFESTS = Number(process.env["BENCH_MANIFESTS"] ?? 1000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
@@ -52,7 +52,7 @@ async function cpuSeconds(pid: number): Promise<number> {
 async function syncSeconds(image: string, env: NodeJS.ProcessEnv): Promise<{ seconds: number; cpu: number; total: number }> {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
   const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "120s", "--operator-delay", "10ms", "--state-dir", stateDir];
-  const server = spawn(process.execPath, [`${ROOT}bin/syncworker.js`, ...args], {
+  const server = spawn(process.execPath, [...SYNCWORKER, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
   });

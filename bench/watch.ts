@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { connect, isComplete, rpc } from "../src/cli/client.js";
+import { SYNCWORKER } from "../test/harness/server.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PAYLOAD = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
@@ -35,7 +36,7 @@ export async function run(): Promise<void> {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
   // Every stream comes from this host: allow them all (the default is 100 per client).
   const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms", "--state-dir", stateDir, "--max-watches-per-client", String(STREAMS)];
-  const server = spawn(process.execPath, [...nodeArgs, `${ROOT}bin/syncworker.js`, ...args], {
+  const server = spawn(process.execPath, [...nodeArgs, ...SYNCWORKER, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn" },
   });

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (tsx), so the CLI needs no build step.
-import { register } from "tsx/esm/api";
+// Runs the compiled program: the published package ships dist/, a clone builds it with `npm run build`.
+import { existsSync } from "node:fs";
 
-register();
-const { main } = await import("../src/cli/main.ts");
-await main(process.argv);
+const entry = new URL("../dist/cli/bin.js", import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write(`syncworker: ${new URL("..", import.meta.url).pathname} has no build; run \`npm run build\` there first\n`);
+  process.exit(1);
+}
+await import(entry.href);

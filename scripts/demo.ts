@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { connect, rpc } from "../src/cli/client.js";
 import { watch } from "../src/cli/watch.js";
+import { SYNCWORKER } from "../test/harness/server.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const releases = [
@@ -20,7 +21,7 @@ const releases = [
 const stateDir = mkdtempSync(join(tmpdir(), "syncworker-demo-"));
 const server = spawn(
   process.execPath,
-  [`${root}bin/syncworker.js`, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "30s", "--operator-delay", "800ms", "--state-dir", stateDir],
+  [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "30s", "--operator-delay", "800ms", "--state-dir", stateDir],
   { stdio: ["ignore", "pipe", "ignore"] },
 );
 const [line] = (await once(createInterface({ input: server.stdout }), "line")) as [string];

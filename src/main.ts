@@ -2,12 +2,13 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { pino } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ApiServer, CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
-import type { CompiledServeOptions } from "./config/index.js";
+import { PACKAGE_ROOT, type CompiledServeOptions } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
@@ -39,7 +40,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const { security } = options;
   const credentials = serverCredentials(security.tlsCert ? { cert: security.tlsCert, key: security.tlsKey, clientCa: security.clientCa } : undefined);
   const staticTokens = security.authn === "static" ? StaticTokens.load(security.tokenFile) : undefined;
-  const version = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
   const tracing = await startTracing(process.env, version);
   // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
   const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", ...(tracing.tracer ? { mixin: traceLogMixin } : {}) }, pino.destination(2));

@@ -20,9 +20,10 @@ var repoRoot, _ = filepath.Abs("../..")
 // startServer runs a real `syncworker serve` on a free port and stops it when the test ends.
 func startServer(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(repoRoot, "bin", "syncworker.js")
+	// The program from the sources through tsx (the repository's dev dependency), as the repository's tests run it.
+	program := []string{"--import", "tsx", filepath.Join(repoRoot, "src", "cli", "bin.ts")}
 	// A state directory of its own, so servers of parallel tests never resume each other's state.
-	args = append([]string{bin, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "300ms", "--state-dir", t.TempDir()}, args...)
+	args = append(append(program, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "300ms", "--state-dir", t.TempDir()), args...)
 	cmd := exec.Command("node", args...)
 	cmd.Stderr = io.Discard
 	stdout, err := cmd.StdoutPipe()

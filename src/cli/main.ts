@@ -27,9 +27,6 @@ function payloadLocation(image: string): string {
 
 async function serve(options: ServeOptions): Promise<void> {
   const service = await startService(compileServeOptions(options, Math.random, defaultStateDir()));
-  process.stdout.write(`listening on ${service.address}\n`);
-  if (service.adminAddress) process.stdout.write(`admin on ${service.adminAddress}\n`);
-  if (service.metricsAddress) process.stdout.write(`metrics on http://${service.metricsAddress}/metrics\n`);
   await new Promise<void>((done) => {
     const stop = (): void => {
       process.off("SIGTERM", stop);
@@ -38,6 +35,11 @@ async function serve(options: ServeOptions): Promise<void> {
     };
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
+    // Announced only once the signals are handled: whoever reads the address may send SIGTERM at once, and an
+    // unhandled one kills the process without the orderly stop.
+    process.stdout.write(`listening on ${service.address}\n`);
+    if (service.adminAddress) process.stdout.write(`admin on ${service.adminAddress}\n`);
+    if (service.metricsAddress) process.stdout.write(`metrics on http://${service.metricsAddress}/metrics\n`);
   });
 }
 

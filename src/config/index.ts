@@ -1,1 +1,2 @@
 export * from "./options.js";
+export * from "./package.js";

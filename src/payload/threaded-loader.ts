@@ -43,6 +43,12 @@ function deserializeError(err: SerializedError): Error {
 }
 
 /**
+ * The thread's module: compiled, `load-thread.js` beside this one; from the sources under tsx, an entry that
+ * registers tsx first, since a worker thread starts without the main thread's module hooks.
+ */
+const THREAD_ENTRY = import.meta.url.endsWith(".ts") ? "./load-thread-entry.mjs" : "./load-thread.js";
+
+/**
  * Loads payloads in one background thread, one at a time (parsing a real payload takes hundreds of
  * milliseconds of CPU, which must not stall the gRPC event loop). Failures arrive as {@link PayloadError}.
  * The thread is started on first use and does not keep the process alive; `close()` ends it.
@@ -105,7 +111,7 @@ export class ThreadedPayloadLoader {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL("./load-thread-entry.mjs", import.meta.url));
+    const worker = new Worker(new URL(THREAD_ENTRY, import.meta.url));
     worker.unref();
     worker.on("message", (reply: LoadReply) => {
       const pending = this.#pending.get(reply.id);

@@ -10,7 +10,11 @@ import { SyncWorkerClient, type SyncWorkerStatus } from "../../src/gen/syncworke
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const FIXTURES = fileURLToPath(new URL("../../../shared/fixtures/payloads", import.meta.url));
-const BIN = fileURLToPath(new URL("../../bin/syncworker.js", import.meta.url));
+/**
+ * Node arguments that run the `syncworker` program from the sources through tsx, so every test sees the code as
+ * it is rather than the last build (test/integration/package.test.ts covers the build and bin/syncworker.js).
+ */
+export const SYNCWORKER: readonly string[] = ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/bin.ts")];
 
 export interface ServerProcess {
   readonly address: string;
@@ -34,7 +38,7 @@ export interface ServerProcess {
 export async function startServer(extraArgs: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   // Each embedded server gets a fresh state directory unless the test brings one (to restart on it).
   const stateArgs = extraArgs.includes("--kubeconfig") || extraArgs.includes("--state-dir") ? [] : ["--state-dir", mkdtempSync(join(tmpdir(), "syncworker-state-"))];
-  const args = [BIN, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...stateArgs, ...extraArgs];
+  const args = [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...stateArgs, ...extraArgs];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "info", ...env } });
   const kill = (): void => void child.kill("SIGKILL");
   process.once("exit", kill);

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { REPO_ROOT, startServer, SYNCWORKER, type ServerProcess } from "../harness/server.js";
 
 const run = promisify(execFile);
-const BIN = join(REPO_ROOT, "bin/syncworker.js");
 
 let server: ServerProcess;
 before(async () => (server = await startServer()));
@@ -14,7 +12,7 @@ after(async () => assert.equal(await server.stop(), 0));
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: REPO_ROOT });
+    const { stdout, stderr } = await run(process.execPath, [...SYNCWORKER, ...args], { cwd: REPO_ROOT });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

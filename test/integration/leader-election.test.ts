@@ -13,7 +13,7 @@ import { rpc } from "../../src/cli/client.js";
 import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
-import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { FIXTURES, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const REAL_A = join(FIXTURES, "real-a");
 const NAMESPACE = "syncworker-ha";
@@ -160,7 +160,7 @@ test("a state object with a bad shape stops start-up naming it, and is left as i
     metadata: { name: "syncworker-state" },
     data: { "state.json": JSON.stringify({ format: "syncworker.state/v1", writer: "someone-else", revision: { published: "many" } }) },
   })) as { metadata: { resourceVersion: string } };
-  const result = await promisify(execFile)(process.execPath, [join(REPO_ROOT, "bin/syncworker.js"), "serve", "--listen", "127.0.0.1:0", "--kubeconfig", cp.kubeconfig, "--namespace", namespace]).then(
+  const result = await promisify(execFile)(process.execPath, [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--kubeconfig", cp.kubeconfig, "--namespace", namespace]).then(
     () => ({ code: 0, stderr: "" }),
     (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
   );

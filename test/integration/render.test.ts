@@ -5,17 +5,16 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { FIXTURES, REPO_ROOT } from "../harness/server.js";
+import { FIXTURES, REPO_ROOT, SYNCWORKER } from "../harness/server.js";
 
 const run = promisify(execFile);
-const BIN = join(REPO_ROOT, "bin/syncworker.js");
 /** As a user in the repository would type it: `../shared/fixtures/payloads/real-a`. */
 const REAL_A = relative(REPO_ROOT, join(FIXTURES, "real-a"));
 const REAL_B = relative(REPO_ROOT, join(FIXTURES, "real-b"));
 
 async function render(...args: string[]): Promise<{ code: number; lines: string[]; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, "render", ...args], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
+    const { stdout, stderr } = await run(process.execPath, [...SYNCWORKER, "render", ...args], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
     return { code: 0, lines: stdout.trimEnd().split("\n"), stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

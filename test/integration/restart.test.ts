@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { test } from "node:test";
 import { rpc } from "../../src/cli/client.js";
 import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
-import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { FIXTURES, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const REAL_A = join(FIXTURES, "real-a");
 const REAL_B = join(FIXTURES, "real-b");
@@ -131,7 +131,7 @@ test("a corrupt state file stops start-up naming the file, and is left as it was
     const stateDir = await mkdtemp(join(tmpdir(), "syncworker-corrupt-"));
     const file = join(stateDir, "state.json");
     await writeFile(file, content);
-    const result = await run(process.execPath, [join(REPO_ROOT, "bin/syncworker.js"), "serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir]).then(
+    const result = await run(process.execPath, [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--state-dir", stateDir]).then(
       () => ({ code: 0, stderr: "" }),
       (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
     );

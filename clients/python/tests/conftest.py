@@ -31,7 +31,8 @@ def payload(version: str) -> str:
 def server_address(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     # A slower embedded operator stretches a sync over seconds, so a cut lands mid-sync. A state
     # directory of its own keeps each server from resuming another's state.
-    args = ["node", str(REPO_ROOT / "bin" / "syncworker.js"), "serve", "--listen", "127.0.0.1:0",
+    # The program from the sources through tsx (the repository's dev dependency), as the repository's tests run it.
+    args = ["node", "--import", "tsx", str(REPO_ROOT / "src" / "cli" / "bin.ts"), "serve", "--listen", "127.0.0.1:0",
             "--reconcile-interval", "60s", "--operator-delay", "300ms", "--state-dir", str(tmp_path / "state")]
     # Indirect parametrization passes a function of the test's tmp_path that returns more `serve` arguments.
     args += getattr(request, "param", lambda _: [])(tmp_path)
