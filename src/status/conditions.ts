@@ -1,4 +1,5 @@
 import { UpdateError } from "../payload/update-error.js";
+import { AggregateUpdateErrors, newMultipleError } from "../worker/summarize.js";
 import type { SyncWorkerStatus } from "../worker/types.js";
 import type { HistoryEntry } from "./history.js";
 import { progressCounts } from "./progress.js";
@@ -51,39 +52,75 @@ export function summaryForReason(reason: string, name: string): string {
 
 /** How long a degraded operator may take before it counts as failing. */
 export const OPERATOR_GRACE_MS = 40 * 60 * 1000;
+/** How long an operator may take to reach its versions before the wait is called slow (CVO `convertErrorToProgressingForUpdateEffectNone`). */
+export const SLOW_OPERATOR_MS = 30 * 60 * 1000;
+/** The machine-config operator updates every node, so its wait is three times as long. */
+export const SLOW_MACHINE_CONFIG_MS = 3 * SLOW_OPERATOR_MS;
+
+interface Progress {
+  readonly reason: string;
+  readonly message: string;
+  /** The failure is shown as progress, not as Failing=True. */
+  readonly skip: boolean;
+  /** An operator takes longer than expected: Failing=Unknown, reason SlowClusterOperator. */
+  readonly slow: boolean;
+}
+
+const namesOf = (failure: UpdateError): readonly string[] => (failure.names.length > 0 ? failure.names : [failure.objectName]);
+
+/** A wait on operators that are still updating, and whether any of them is slow. */
+function updatingProgress(failure: UpdateError, now: Date, startedAt: (operator: string) => Date | undefined): Progress {
+  const names = namesOf(failure);
+  const exceeded = names.filter((n) => {
+    const started = startedAt(n);
+    const limit = n === "machine-config" ? SLOW_MACHINE_CONFIG_MS : SLOW_OPERATOR_MS;
+    return started !== undefined && started.getTime() < now.getTime() - limit;
+  });
+  const machineConfig = exceeded.includes("machine-config");
+  const others = exceeded.filter((n) => n !== "machine-config");
+  if (exceeded.length === 0) return { reason: failure.reason, message: `waiting on ${names.join(", ")}`, skip: true, slow: false };
+  const message =
+    others.length === 0
+      ? "waiting on machine-config over 90 minutes which is longer than expected"
+      : `waiting on ${others.join(", ")} over 30 minutes${machineConfig ? " and machine-config over 90 minutes" : ""} which is longer than expected`;
+  return { reason: failure.reason, message, skip: true, slow: true };
+}
 
 /**
  * Whether a failure is shown as progress (a wait) rather than a failure, and with which words
  * (CVO `convertErrorToProgressing`). `startedAt` tells when the worker first waited on an operator.
  */
-function errorToProgressing(
-  history: readonly HistoryEntry[],
-  now: Date,
-  ws: SyncWorkerStatus,
-  startedAt: (operator: string) => Date | undefined,
-): { reason: string; message: string; skip: boolean } {
-  const none = { reason: "", message: "", skip: false };
-  const failure = ws.failure;
-  if (history.length === 0 || !failure || ws.reconciling || !(failure instanceof UpdateError)) return none;
+function errorToProgressing(failure: Error | undefined, now: Date, startedAt: (operator: string) => Date | undefined): Progress {
+  const none = { reason: "", message: "", skip: false, slow: false };
+  if (!(failure instanceof UpdateError)) return none;
   switch (failure.effect) {
     case "Report":
-      return { reason: failure.reason, message: failure.message, skip: false };
+      return { reason: failure.reason, message: failure.message, skip: false, slow: false };
     case "None":
-      return { reason: failure.reason, message: `waiting on ${failure.objectName}`, skip: true };
+      return updatingProgress(failure, now, startedAt);
     case "FailAfterInterval": {
-      const names = failure.names.length > 0 ? failure.names : [failure.objectName];
-      const exceeded = names.filter((n) => {
+      const exceeded = namesOf(failure).filter((n) => {
         const started = startedAt(n);
         return !started || started.getTime() < now.getTime() - OPERATOR_GRACE_MS;
       });
       if (exceeded.length > 0) {
-        return { reason: failure.reason, message: `wait has exceeded 40 minutes for these operators: ${exceeded.join(", ")}`, skip: false };
+        return { reason: failure.reason, message: `wait has exceeded 40 minutes for these operators: ${exceeded.join(", ")}`, skip: false, slow: false };
       }
-      return { reason: failure.reason, message: `waiting up to 40 minutes on ${failure.objectName}`, skip: true };
+      return { reason: failure.reason, message: `waiting up to 40 minutes on ${failure.objectName}`, skip: true, slow: false };
     }
     default:
       return none;
   }
+}
+
+/**
+ * The failure Failing reports (CVO `filterErrorForFailingCondition`): a MultipleErrors summary without
+ * its errors of effect None (operators still updating are progress, not failure), rebuilt from the
+ * rest; undefined when none is left.
+ */
+function failingError(failure: Error | undefined): Error | undefined {
+  if (!(failure instanceof UpdateError) || failure.reason !== "MultipleErrors" || !(failure.cause instanceof AggregateUpdateErrors)) return failure;
+  return newMultipleError(failure.cause.errors.filter((e) => !(e instanceof UpdateError && e.effect === "None")));
 }
 
 /** Sets a condition; the transition time changes only when the status does. */
@@ -108,7 +145,8 @@ export function deriveConditions(
   now: Date,
   startedAt: (operator: string) => Date | undefined,
 ): Condition[] {
-  const conditions = [...previous];
+  // A condition of type ImplicitlyEnabled, written by a CVO bug (OCPBUGS-56114), is cleaned up as upstream does.
+  const conditions = previous.filter((c) => c.type !== "ImplicitlyEnabled");
   const version = ws.actual.version || ws.actual.image || "<unknown>";
   const implicit = [...ws.capabilitiesStatus.implicitlyEnabled].sort();
   setCondition(
@@ -131,12 +169,20 @@ export function deriveConditions(
     setCondition(conditions, { type: "Available", status: "False", reason: "", message: "" }, now);
   }
 
-  const progressing = errorToProgressing(history, now, ws, startedAt);
   const failure = ws.failure;
+  const adjusting = history.length > 0 && !ws.reconciling;
+  const progressing = adjusting ? errorToProgressing(failure, now, startedAt) : { reason: "", message: "", skip: false, slow: false };
+  const failing = adjusting ? failingError(failure) : failure;
+  if (failure && progressing.slow) {
+    setCondition(conditions, { type: "Failing", status: "Unknown", reason: "SlowClusterOperator", message: progressing.message }, now);
+  } else if (failing && !progressing.skip) {
+    setCondition(conditions, { type: "Failing", status: "True", reason: failing instanceof UpdateError ? failing.reason : "", message: failing.message }, now);
+  } else {
+    setCondition(conditions, { type: "Failing", status: "False", reason: "", message: "" }, now);
+  }
   if (failure && !progressing.skip) {
     const reason = failure instanceof UpdateError ? failure.reason : "";
     const summary = progressing.message || (failure instanceof UpdateError ? summaryForReason(reason, failure.objectName) : "an error occurred");
-    setCondition(conditions, { type: "Failing", status: "True", reason, message: failure.message }, now);
     setCondition(
       conditions,
       ws.reconciling
@@ -144,23 +190,20 @@ export function deriveConditions(
         : { type: "Progressing", status: "True", reason, message: `Unable to apply ${version}: ${summary}` },
       now,
     );
+  } else if (ws.reconciling) {
+    setCondition(conditions, { type: "Progressing", status: "False", reason: "", message: `Cluster version is ${version}` }, now);
   } else {
-    setCondition(conditions, { type: "Failing", status: "False", reason: "", message: "" }, now);
-    if (ws.reconciling) {
-      setCondition(conditions, { type: "Progressing", status: "False", reason: "", message: `Cluster version is ${version}` }, now);
-    } else {
-      const fraction = ws.total > 0 ? ws.done / ws.total : 0;
-      const counts = progressCounts(ws.done, ws.total);
-      const [reason, message] =
-        fraction > 0 && progressing.skip
-          ? [progressing.reason, `Working towards ${version}: ${counts}, ${progressing.message}`]
-          : fraction > 0
-            ? ["", `Working towards ${version}: ${counts}`]
-            : progressing.skip
-              ? [progressing.reason, `Working towards ${version}: ${progressing.message}`]
-              : ["", `Working towards ${version}`];
-      setCondition(conditions, { type: "Progressing", status: "True", reason, message }, now);
-    }
+    const fraction = ws.total > 0 ? ws.done / ws.total : 0;
+    const counts = progressCounts(ws.done, ws.total);
+    const [reason, message] =
+      fraction > 0 && progressing.skip
+        ? [progressing.reason, `Working towards ${version}: ${counts}, ${progressing.message}`]
+        : fraction > 0
+          ? ["", `Working towards ${version}: ${counts}`]
+          : progressing.skip
+            ? [progressing.reason, `Working towards ${version}: ${progressing.message}`]
+            : ["", `Working towards ${version}`];
+    setCondition(conditions, { type: "Progressing", status: "True", reason, message }, now);
   }
   if (!conditions.some((c) => c.type === "RetrievedUpdates")) {
     setCondition(conditions, { type: "RetrievedUpdates", status: "False", reason: "NoUpstream", message: "No upstream server has been set to retrieve updates." }, now);
