@@ -98,6 +98,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }
       : {}),
     identity: me,
+    // Ten progress snapshots a second are plenty for any watcher and keep a sync's fan-out bounded.
+    progressIntervalMs: 100,
     metrics: workerMetrics(registry, () => clock.now().getTime()),
     tracing: tracing.tracing,
     onCoalesced: coalescedSnapshots(registry),

@@ -72,6 +72,11 @@ export interface SyncServiceOptions {
   readonly onCoalesced?: (skipped: number) => void;
   /** Sees every snapshot this process publishes, before any watcher's coalescing (embedders, tests). */
   readonly onSnapshot?: (snapshot: Snapshot<ServiceStatus>) => void;
+  /**
+   * Least time between two snapshots that only advance progress (edges are published at once, and the
+   * newest status is always published in the end); absent or 0: every status is a snapshot.
+   */
+  readonly progressIntervalMs?: number;
 }
 
 /** How many revisions a leader reserves ahead in its saved state, so a successor starts above every one it published. */
@@ -106,6 +111,8 @@ export class SyncService {
   readonly #cluster: ClusterTarget;
   readonly #lifetime = new AbortController();
   readonly #statusLog: ThrottledNotifier;
+  /** Throttles progress-only snapshots; absent when every status is published. */
+  readonly #progress: ThrottledNotifier | undefined;
   #store: SnapshotStore<ServiceStatus> | undefined;
   #tracker: ClusterVersionTracker;
   #spec: DesiredSpec | undefined;
@@ -130,6 +137,9 @@ export class SyncService {
     // Progress is logged on every edge and otherwise at most every 15 s (the CVO's notifier settings).
     const progressLog = options.log.child({ component: "status" });
     this.#statusLog = new ThrottledNotifier(15_000, 2, options.clock, () => progressLog.info(this.latest().value.clusterVersion.message));
+    // Every snapshot costs a fan-out to each watcher; a 1,000-manifest sync reports a status per manifest.
+    const interval = options.progressIntervalMs ?? 0;
+    this.#progress = interval > 0 ? new ThrottledNotifier(interval, 1, options.clock, (status) => this.#publish(status)) : undefined;
   }
 
   /**
@@ -164,6 +174,7 @@ export class SyncService {
   async stop(): Promise<void> {
     this.#lifetime.abort(new Error("the service is stopping"));
     await this.#running;
+    this.#progress?.stop();
     this.#statusLog.stop();
     await this.#cluster.events?.flush();
   }
@@ -193,6 +204,8 @@ export class SyncService {
     const term = this.#leading();
     const state = request.state ?? chooseState(this.#tracker.status.history, request.desired.image);
     await term.worker.update({ ...request, state }, signal);
+    // The caller sees the status right after its Update was taken, not the last one a throttle let through.
+    this.#progress?.flush();
     const { cause: _cause, ...spec } = request;
     this.#spec = spec;
     await term.writer.flush();
@@ -279,6 +292,8 @@ export class SyncService {
     }
     await loop;
     this.#term = undefined;
+    // The last status is shown (and, on an orderly stop, saved below) even if a throttle held it.
+    this.#progress?.flush();
     // An orderly stop saves the last status; a lost leadership must not write any more.
     if (this.#lifetime.signal.aborted) await term.writer.flush().catch((err: unknown) => this.#o.log.warn(`saving the last state failed: ${String(err)}`));
     term.writer.stop();
@@ -293,6 +308,11 @@ export class SyncService {
   }
 
   #onStatus(status: SyncWorkerStatus): void {
+    if (this.#progress) this.#progress.push(status);
+    else this.#publish(status);
+  }
+
+  #publish(status: SyncWorkerStatus): void {
     const store = this.#store!;
     const previous = store.latest().value.worker;
     const snapshot = store.publish({ worker: status, clusterVersion: this.#tracker.observe(status) });

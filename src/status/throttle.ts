@@ -56,6 +56,11 @@ export class ThrottledNotifier {
     );
   }
 
+  /** Makes a pending delayed call now. */
+  flush(): void {
+    if (this.#pending && this.#last) this.#fire(this.#last);
+  }
+
   /** Drops a pending delayed call. */
   stop(): void {
     this.#pending?.abort();

@@ -65,6 +65,8 @@ export interface HarnessOptions {
   readonly maxWorkers?: number;
   /** The state a previous service saved (a restart); a fresh store when absent. */
   readonly state?: MemoryStateStore;
+  /** The service's progress throttle; absent: every status is a snapshot (what the scenario tests read). */
+  readonly progressIntervalMs?: number;
 }
 
 /**
@@ -106,6 +108,7 @@ export function workerHarness(options: HarnessOptions) {
     state,
     identity: "harness",
     onSnapshot: (snapshot) => statuses.push(snapshot.value.worker),
+    ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
   });
   let started: Promise<void> | undefined;
   const start = (): Promise<void> => (started ??= service.start());

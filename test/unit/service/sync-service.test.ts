@@ -72,3 +72,27 @@ test("a service and a worker each start once", async () => {
   controller.abort();
   await loop;
 });
+
+test("with a progress interval, progress-only snapshots are throttled; edges, the Update's own status and the last status are not", async () => {
+  const many = payload(V0, IMG0, Array.from({ length: 40 }, (_, i) => configMap(`m${i}`)));
+  const every = workerHarness({ payloads: [many] });
+  await every.update(IMG0);
+  await every.start();
+  await every.clock.advance(1_000);
+  await every.stop();
+
+  const throttled = workerHarness({ payloads: [many], progressIntervalMs: 1_000 });
+  const taken = await throttled.update(IMG0);
+  assert.equal(taken.generation, 1, "the Update returns the status that took it");
+  assert.deepEqual(throttled.statuses.at(-1), taken, "and that status is a snapshot at once");
+  await throttled.start();
+  const whileFrozen = throttled.statuses.length;
+  // Time stands still while the scripted applier applies 40 manifests: only the first progress report passes.
+  assert.ok(whileFrozen < 10, `${whileFrozen} snapshots without time passing`);
+  await throttled.clock.advance(1_000);
+  await throttled.stop();
+  const last = throttled.statuses.at(-1)!;
+  assert.equal(last.done, 40, "the newest status is published when the interval ends");
+  assert.ok(last.completed >= 1);
+  assert.ok(throttled.statuses.length < every.statuses.length / 3, `${throttled.statuses.length} snapshots against ${every.statuses.length}`);
+});
