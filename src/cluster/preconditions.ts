@@ -17,7 +17,7 @@ function conditionOf(obj: KubeObject, type: string): ConditionView | undefined {
 
 /**
  * What the built-in preconditions read, from the cluster the worker drives: the ClusterVersion
- * `version` (its Upgradeable condition, history and overrides) and ClusterOperator conditions.
+ * `version` (its desired release, Upgradeable and Progressing conditions, history and overrides).
  * A cluster without a ClusterVersion (the embedded one, or plain Kubernetes) passes them.
  */
 export function preconditionCluster(client: ObjectClient): PreconditionCluster {
@@ -29,18 +29,18 @@ export function preconditionCluster(client: ObjectClient): PreconditionCluster {
         throw err;
       });
       if (!cv) return undefined;
-      const status = (cv["status"] ?? {}) as { history?: Array<{ state?: string; version?: string }> };
+      const status = (cv["status"] ?? {}) as { desired?: { version?: string; image?: string }; history?: Array<{ state?: string; version?: string; image?: string }> };
       const spec = (cv["spec"] ?? {}) as { overrides?: Array<{ unmanaged?: boolean }> };
+      const upgradeable = conditionOf(cv, "Upgradeable");
+      const progressing = conditionOf(cv, "Progressing");
       const view: ClusterVersionView = {
-        history: (status.history ?? []).map((h) => ({ state: h.state === "Completed" ? "Completed" : "Partial", version: h.version ?? "" })),
+        desired: { version: status.desired?.version ?? "", image: status.desired?.image ?? "" },
+        history: (status.history ?? []).map((h) => ({ state: h.state === "Completed" ? "Completed" : "Partial", version: h.version ?? "", image: h.image ?? "" })),
         overridesUnmanaged: (spec.overrides ?? []).some((o) => o.unmanaged === true),
-        ...(conditionOf(cv, "Upgradeable") ? { upgradeable: conditionOf(cv, "Upgradeable") } : {}),
+        ...(upgradeable ? { upgradeable } : {}),
+        ...(progressing ? { progressing } : {}),
       };
       return view;
-    },
-    async clusterOperatorCondition(name, type, signal) {
-      const co = await client.get({ group: "config.openshift.io", version: "v1", kind: "ClusterOperator", namespace: "", name }, signal);
-      return co ? conditionOf(co, type) : "missing-operator";
     },
   };
 }

@@ -1,4 +1,5 @@
 import { UpdateError, hasBrand } from "../payload/update-error.js";
+import { compareSemVer, parseSemVer, type SemVer } from "./semver.js";
 
 /** What a precondition is asked about. */
 export interface ReleaseContext {
@@ -14,7 +15,10 @@ export interface Precondition {
 
 const PRECONDITION_ERROR = Symbol.for("syncworker.PreconditionError");
 
-/** A failed precondition with a machine reason (CVO `precondition.Error`); its text is `message`. */
+/**
+ * A failed precondition with a machine reason (CVO `precondition.Error`); its text is `message`. A
+ * non-blocking warning is reported but does not stop the update.
+ */
 export class PreconditionError extends Error {
   readonly [PRECONDITION_ERROR] = true;
   constructor(
@@ -22,6 +26,7 @@ export class PreconditionError extends Error {
     message: string,
     readonly precondition: string,
     cause?: unknown,
+    readonly nonBlockingWarning = false,
   ) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = "PreconditionError";
@@ -43,18 +48,19 @@ export async function runAll(preconditions: readonly Precondition[], context: Re
 }
 
 /**
- * Reduces precondition failures to one UpdateError and whether it blocks: with `force` the failures
- * are reported but do not block (CVO `precondition.Summarize`).
+ * Reduces precondition failures to one UpdateError and whether it blocks (CVO `precondition.Summarize`):
+ * it blocks unless every failure is a non-blocking warning; `force` turns a blocking result into a warning.
  */
 export function summarizePreconditions(errors: readonly Error[], force: boolean): { block: boolean; error?: UpdateError } {
   if (errors.length === 0) return { block: false };
   const lines = errors.map((err) =>
     err instanceof PreconditionError ? `Precondition "${err.precondition}" failed because of "${err.reason}": ${err.message}` : err.message,
   );
+  const warning = errors.every((err) => err instanceof PreconditionError && err.nonBlockingWarning);
   let message = lines.length === 1 ? (lines[0] ?? "") : `Multiple precondition checks failed:\n* ${lines.join("\n* ")}`;
-  if (force) message = `Forced through blocking failures: ${message}`;
+  if (force && !warning) message = `Forced through blocking failures: ${message}`;
   return {
-    block: !force,
+    block: !warning && !force,
     error: new UpdateError({ reason: "UpgradePreconditionCheckFailed", message, name: "PreconditionCheck", cause: errors[0] }),
   };
 }
@@ -62,7 +68,6 @@ export function summarizePreconditions(errors: readonly Error[], force: boolean)
 /** The parts of the cluster the built-in preconditions read; absent objects are undefined. */
 export interface PreconditionCluster {
   clusterVersion(signal: AbortSignal): Promise<ClusterVersionView | undefined>;
-  clusterOperatorCondition(name: string, type: string, signal: AbortSignal): Promise<ConditionView | undefined | "missing-operator">;
 }
 
 export interface ConditionView {
@@ -71,82 +76,142 @@ export interface ConditionView {
   readonly message: string;
 }
 
+/** What the preconditions read of the ClusterVersion `version`. */
 export interface ClusterVersionView {
+  /** `status.desired`: the release the cluster is moving to or on (the "current target"). */
+  readonly desired: { readonly version: string; readonly image: string };
   readonly upgradeable?: ConditionView;
+  readonly progressing?: ConditionView;
   /** Newest first. */
-  readonly history: ReadonlyArray<{ readonly state: "Completed" | "Partial"; readonly version: string }>;
+  readonly history: ReadonlyArray<{ readonly state: "Completed" | "Partial"; readonly version: string; readonly image: string }>;
   readonly overridesUnmanaged: boolean;
 }
 
-/** The version the cluster is on: the newest Completed entry, else the oldest entry. */
+/** The version the cluster is on: the newest Completed entry, else the oldest entry (CVO `GetCurrentVersion`). */
 function currentVersion(cv: ClusterVersionView): string {
   return cv.history.find((h) => h.state === "Completed")?.version ?? cv.history.at(-1)?.version ?? "";
 }
 
-const minorOf = (version: string): string => version.split(".")[1] ?? "";
+/** A check of the desired version against the ClusterVersion's current target. */
+type VersionCheck = (cv: ClusterVersionView, current: SemVer, target: SemVer, name: string) => PreconditionError | undefined;
 
-/** The ClusterVersion, or the failure of the named precondition when it cannot be read. */
-async function readClusterVersion(cluster: PreconditionCluster, name: string, signal: AbortSignal): Promise<ClusterVersionView | undefined | PreconditionError> {
-  try {
-    return await cluster.clusterVersion(signal);
-  } catch (err) {
-    return new PreconditionError("UnknownError", err instanceof Error ? err.message : String(err), name, err);
-  }
-}
-
-/** Blocks minor-version changes while ClusterVersion says Upgradeable=False. */
-export function clusterVersionUpgradeable(cluster: PreconditionCluster): Precondition {
-  const name = "ClusterVersionUpgradeable";
+/**
+ * The shape every ClusterVersion precondition shares upstream: no ClusterVersion passes; an unreadable one
+ * fails; an unparsable current target is only a warning (an update is what fixes it); an unparsable
+ * desired version blocks.
+ */
+function clusterVersionPrecondition(name: string, cluster: PreconditionCluster, check: VersionCheck): Precondition {
   return {
     name,
     async run(context, signal) {
-      const cv = await readClusterVersion(cluster, name, signal);
-      if (cv instanceof PreconditionError) return cv;
-      if (!cv?.upgradeable || cv.upgradeable.status !== "False" || cv.history.length === 0) return undefined;
-      if (minorOf(currentVersion(cv)) === minorOf(context.desiredVersion)) {
-        return cv.overridesUnmanaged
-          ? new PreconditionError(
-              "ClusterVersionOverridesSet",
-              "Disabling ownership via cluster version overrides prevents upgrades. Please remove overrides before continuing.",
-              name,
-            )
-          : undefined;
-      }
-      return new PreconditionError(cv.upgradeable.reason, cv.upgradeable.message, name);
-    },
-  };
-}
-
-/** Requires a recent etcd backup before a minor upgrade. */
-export function etcdRecentBackup(cluster: PreconditionCluster): Precondition {
-  const name = "EtcdRecentBackup";
-  return {
-    name,
-    async run(context, signal) {
-      const cv = await readClusterVersion(cluster, name, signal);
-      if (cv instanceof PreconditionError) return cv;
-      if (!cv) return undefined;
-      const current = Number(minorOf(currentVersion(cv)));
-      const desired = Number(minorOf(context.desiredVersion));
-      if (!Number.isInteger(current) || !Number.isInteger(desired) || minorOf(currentVersion(cv)) === "" || desired <= current) return undefined;
-      let condition: ConditionView | undefined | "missing-operator";
+      let cv: ClusterVersionView | undefined;
       try {
-        condition = await cluster.clusterOperatorCondition("etcd", "RecentBackup", signal);
+        cv = await cluster.clusterVersion(signal);
       } catch (err) {
-        return new PreconditionError("UnableToGetEtcdOperator", `RecentBackup: Unable to get etcd operator, err=${String(err)}.`, name, err);
+        return new PreconditionError("UnknownError", err instanceof Error ? err.message : String(err), name, err);
       }
-      if (condition === "missing-operator") {
-        return new PreconditionError("UnableToGetEtcdOperator", "RecentBackup: Unable to get etcd operator, err=not found.", name);
-      }
-      if (!condition) return new PreconditionError("EtcdRecentBackupNotSet", "RecentBackup: etcd backup condition is not set.", name);
-      // Upstream quirk: a non-True condition without a reason passes.
-      if (condition.status !== "True" && condition.reason) return new PreconditionError(condition.reason, `RecentBackup: ${condition.message}`, name);
-      return undefined;
+      if (!cv) return undefined;
+      const current = parseSemVer(cv.desired.version);
+      if (current instanceof Error) return new PreconditionError("InvalidCurrentVersion", current.message, name, current, true);
+      const target = parseSemVer(context.desiredVersion);
+      if (target instanceof Error) return new PreconditionError("InvalidDesiredVersion", target.message, name, target);
+      return check(cv, current, target, name);
     },
   };
 }
 
-/** The CVO's built-in list, in its order. */
+/** "Major" or "Minor" when going from `from` to `to` changes that, else undefined (CVO `UpdateType`). */
+function majorOrMinor(from: SemVer, to: SemVer): "Major" | "Minor" | undefined {
+  if (from.major < to.major) return "Major";
+  if (from.major === to.major && from.minor < to.minor) return "Minor";
+  return undefined;
+}
+
+/**
+ * Blocks minor and major moves while ClusterVersion says Upgradeable=False. Patch moves and moves back
+ * pass, with a warning when overrides are set, or when a minor or major update is still in progress
+ * (y-then-z, x-then-z: the retarget is an accepted risk).
+ */
+export function clusterVersionUpgradeable(cluster: PreconditionCluster): Precondition {
+  return clusterVersionPrecondition("ClusterVersionUpgradeable", cluster, (cv, current, target, name) => {
+    const up = cv.upgradeable;
+    if (!up || up.status !== "False") return undefined;
+    const patchOnly = target.major === current.major && target.minor === current.minor;
+    if (!patchOnly && compareSemVer(target, current) > 0) return new PreconditionError(up.reason, up.message, name);
+    if (cv.overridesUnmanaged) {
+      return new PreconditionError(
+        "ClusterVersionOverridesSet",
+        `Retarget from ${current.text} to ${target.text} is not blocked by ClusterVersionOverridesSet. But the cluster-version operator is not managing these resources; they are currently the responsibility of the agent that set the overrides: Disabling ownership via cluster version overrides prevents upgrades between minor or major versions. Please remove overrides before requesting a minor or major version update.`,
+        name,
+        undefined,
+        true,
+      );
+    }
+    const completed = currentVersion(cv);
+    const from = completed ? parseSemVer(completed) : undefined;
+    const kind = from && !(from instanceof Error) && cv.progressing?.status === "True" ? majorOrMinor(from, current) : undefined;
+    if (patchOnly && kind) {
+      return new PreconditionError(
+        `${kind}VersionClusterUpdateInProgress`,
+        `Retarget to ${target.text} while a ${kind.toLowerCase()} version update from ${completed} to ${current.text} is in progress`,
+        name,
+        undefined,
+        true,
+      );
+    }
+    return undefined;
+  });
+}
+
+/** Allows moving back only to the cluster's previous version, and only within a z-stream (CVO `Rollback`). */
+export function rollback(cluster: PreconditionCluster): Precondition {
+  return clusterVersionPrecondition("ClusterVersionRollback", cluster, (cv, current, target, name) => {
+    if (compareSemVer(target, current) >= 0) return undefined;
+    const previous = cv.history.find((h) => h.version !== current.text || h.image !== cv.desired.image);
+    const parsed = previous ? parseSemVer(previous.version) : undefined;
+    if (!previous || !parsed || parsed instanceof Error) {
+      return new PreconditionError("LowDesiredVersion", `${target.text} is less than the current target ${current.text}, and the cluster has no previous Semantic Version`, name);
+    }
+    if (compareSemVer(target, parsed) !== 0) {
+      return new PreconditionError(
+        "LowDesiredVersion",
+        `${target.text} is less than the current target ${current.text}, and the only supported rollback is to the cluster's previous version ${parsed.text} (${previous.image})`,
+        name,
+      );
+    }
+    if (parsed.major === current.major && parsed.minor === current.minor) return undefined;
+    return new PreconditionError(
+      "LowDesiredVersion",
+      `${target.text} is less than the current target ${current.text} and matches the cluster's previous version, but rollbacks that change major or minor versions are not recommended`,
+      name,
+    );
+  });
+}
+
+/** Refuses skipping a major version or more than one minor version (CVO `GiantHop`; 4 to 5.0 is allowed, as upstream does for now). */
+export function giantHop(cluster: PreconditionCluster): Precondition {
+  return clusterVersionPrecondition("ClusterVersionGiantHop", cluster, (_cv, current, target, name) => {
+    if (target.major > current.major) {
+      if (target.major === 5 && current.major === 4 && target.minor === 0) return undefined;
+      const allowed = target.major === 5 && current.major === 4 ? "the current major version or to 5.0" : "the current major version";
+      return new PreconditionError(
+        "MajorVersionUpdate",
+        `${target.text} has a larger major version than the current target ${current.text} (${target.major} > ${current.major}), and only updates within ${allowed} are supported.`,
+        name,
+      );
+    }
+    if (target.minor > current.minor + 1) {
+      return new PreconditionError(
+        "MultipleMinorVersionsUpdate",
+        `${target.text} is more than one minor version beyond the current target ${current.text} (${target.major}.${target.minor} > ${current.major}.(${current.minor}+1)), and only updates within the current minor version or to the next minor version are supported.`,
+        name,
+      );
+    }
+    return undefined;
+  });
+}
+
+/** The CVO's built-in list, in its order (its RecommendedUpdate check needs an update service; see the README). */
 export function builtInPreconditions(cluster: PreconditionCluster): Precondition[] {
-  return [clusterVersionUpgradeable(cluster), etcdRecentBackup(cluster)];
+  return [rollback(cluster), giantHop(cluster), clusterVersionUpgradeable(cluster)];
 }
