@@ -1,18 +1,17 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pino } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { ApiServer, CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
-import { PACKAGE_ROOT, type CompiledServeOptions } from "./config/index.js";
+import { PACKAGE_ROOT, type CompiledServeOptions, type HostPort } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
-import { apiMetrics, coalescedSnapshots, kubeClientMetrics, liveCacheMetrics, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
+import { apiMetrics, coalescedSnapshots, kubeClientMetrics, listenHttp, liveCacheMetrics, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
 import { systemClock } from "./worker/index.js";
 
 export interface RunningService {
@@ -140,7 +139,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
 
   return {
     address,
-    adminAddress: admin ? formatAddress(admin.address() as AddressInfo) : "",
+    adminAddress: admin?.address ?? "",
     metricsAddress: metricsServer?.address ?? "",
     stop: async () => {
       await api.shutdown(5_000);
@@ -149,16 +148,12 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       lifetime.abort();
       await loader.close();
       await fileState?.unlock();
-      await new Promise<void>((resolve) => (admin ? admin.close(() => resolve()) : resolve()));
+      await new Promise<void>((resolve) => (admin ? admin.server.close(() => resolve()) : resolve()));
       await metricsServer?.close();
       // Last, so the spans of the final pass and of the shutdown are exported.
       await tracing.shutdown();
     },
   };
-}
-
-function formatAddress(info: AddressInfo): string {
-  return info.family === "IPv6" ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
 }
 
 interface AdminEndpoints {
@@ -169,7 +164,7 @@ interface AdminEndpoints {
 }
 
 /** Liveness, readiness, Prometheus metrics and (on the embedded cluster) a read-only view of its objects. */
-async function startAdmin(address: string, { ready, metrics, objects }: AdminEndpoints): Promise<Server> {
+async function startAdmin(at: HostPort, { ready, metrics, objects }: AdminEndpoints): Promise<{ server: Server; address: string }> {
   const server = createServer((req, res) => {
     const send = (code: number, body: string, type = "text/plain"): void => {
       res.writeHead(code, { "content-type": type }).end(body);
@@ -187,10 +182,5 @@ async function startAdmin(address: string, { ready, metrics, objects }: AdminEnd
     if (req.url === "/debug/embedded/objects" && objects) return send(200, JSON.stringify(objects()), "application/json");
     return send(404, "not found");
   });
-  const colon = address.lastIndexOf(":");
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(Number(address.slice(colon + 1)), address.slice(0, colon), resolve);
-  });
-  return server;
+  return { server, address: await listenHttp(server, at) };
 }

@@ -2,6 +2,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { Tracer } from "@opentelemetry/api";
 import { HealthImplementation } from "grpc-health-check";
 import * as pb from "../gen/syncworker/v1/syncworker.js";
+import { formatHostPort, type HostPort } from "../config/index.js";
 import type { UpdateRequest } from "../service/index.js";
 import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";
 import type { Logger } from "../worker/index.js";
@@ -70,14 +71,13 @@ export class ApiServer {
     reflectionService().addToServer(this.#server);
   }
 
-  /** Binds `host:port` (port 0 picks a free one) and returns the bound address. */
-  async listen(address: string): Promise<string> {
+  /** Binds `at` (port 0 picks a free one) and returns the bound `HOST:PORT`. */
+  async listen(at: HostPort): Promise<string> {
     const port = await new Promise<number>((resolve, reject) =>
-      this.#server.bindAsync(address, this.deps.credentials ?? grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+      this.#server.bindAsync(formatHostPort(at), this.deps.credentials ?? grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
     );
     this.#setServing("SERVING");
-    const host = address.slice(0, address.lastIndexOf(":"));
-    return `${host}:${port}`;
+    return formatHostPort({ host: at.host, port });
   }
 
   /** Health NOT_SERVING, watch streams ended, then the server drains (forced after `graceMs`). */

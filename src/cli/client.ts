@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { formatHostPort, parseHostPort } from "../config/index.js";
 import { credentials, InterceptingCall, type ChannelOptions, type Interceptor } from "@grpc/grpc-js";
 import {
   SyncWorkerClient,
@@ -58,7 +59,7 @@ export function connect(target: string | ConnectOptions, env: NodeJS.ProcessEnv 
     ...(o.serverName ? { "grpc.ssl_target_name_override": o.serverName, "grpc.default_authority": o.serverName } : {}),
     ...(token ? { interceptors: [bearer(token)] } : {}),
   };
-  return new SyncWorkerClient(o.address, channel, options);
+  return new SyncWorkerClient(formatHostPort(parseHostPort("address", o.address)), channel, options);
 }
 
 type Callback<Res> = (err: Error | null, res: Res) => void;

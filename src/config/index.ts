@@ -1,2 +1,4 @@
 export * from "./options.js";
 export * from "./package.js";
+export * from "./address.js";
+export * from "./value-error.js";

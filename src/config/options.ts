@@ -1,9 +1,10 @@
 import { realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { hasBrand } from "../payload/update-error.js";
 import { DEFAULT_FEATURE_SET, KNOWN_FEATURE_SETS } from "../payload/index.js";
 import { KNOWN_CAPABILITIES } from "../policy/index.js";
+import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
+import { ValueError } from "./value-error.js";
 
 /** Options of `syncworker serve`, as a user gives them (flags or code). */
 export interface ServeOptions {
@@ -78,27 +79,11 @@ export interface ServeOptions {
   maxWatchesPerClient?: number;
 }
 
-const VALUE_ERROR = Symbol.for("syncworker.ValueError");
-
-/** An option that fails validation; names the option. */
-export class ValueError extends Error {
-  readonly [VALUE_ERROR] = true;
-  constructor(
-    readonly option: string,
-    message: string,
-  ) {
-    super(`--${option}: ${message}`);
-    this.name = "ValueError";
-  }
-  static override [Symbol.hasInstance](value: unknown): value is ValueError {
-    return hasBrand(value, VALUE_ERROR);
-  }
-}
-
 export interface CompiledServeOptions {
-  readonly listen: string;
-  readonly adminListen: string;
-  readonly metricsListen: string;
+  readonly listen: HostPort;
+  /** Undefined: not served. */
+  readonly adminListen: HostPort | undefined;
+  readonly metricsListen: HostPort | undefined;
   readonly kubeconfig: string;
   readonly reconcileIntervalMs: number;
   readonly operatorDelayMs: number;
@@ -140,15 +125,6 @@ export function parseDuration(option: string, text: string): number {
   return Number(match[1]) * (UNITS[match[2]] ?? 1);
 }
 
-function checkAddress(option: string, address: string): string {
-  const colon = address.lastIndexOf(":");
-  const port = Number(address.slice(colon + 1));
-  if (colon <= 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ValueError(option, `"${address}" is not HOST:PORT (port 0 picks a free port)`);
-  }
-  return address;
-}
-
 function positiveNumber(option: string, value: number): number {
   if (!(Number.isFinite(value) && value > 0)) throw new ValueError(option, `must be a positive number, got ${value}`);
   return value;
@@ -175,19 +151,18 @@ export function capabilityNames(option: string, names: readonly string[]): strin
   return [...new Set(names)].sort();
 }
 
-/** `localhost`, 127.0.0.0/8 or ::1: only processes on this host can connect. */
+/** `localhost`, 127.0.0.0/8 or ::1 (a bare host, as parseHostPort gives it): only processes on this host can connect. */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, "$1");
-  if (bare === "localhost") return true;
-  if (isIP(bare) === 4) return bare.startsWith("127.");
-  return isIP(bare) === 6 && /^(0*:)*:?0*1$/.test(bare);
+  if (host === "localhost") return true;
+  if (isIP(host) === 4) return host.startsWith("127.");
+  return isIP(host) === 6 && /^(0*:)*:?0*1$/.test(host);
 }
 
 /**
  * TLS and authentication options, checked together. Beyond loopback something must tell callers apart (a client
  * certificate or a bearer token): TLS alone encrypts but lets anyone call Update.
  */
-function compileSecurity(options: ServeOptions, listen: string, kubeconfig: string): SecurityOptions {
+function compileSecurity(options: ServeOptions, listen: HostPort, kubeconfig: string): SecurityOptions {
   const { tlsCert = "", tlsKey = "", clientCa = "", tokenFile = "" } = options;
   if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ValueError(tlsCert ? "tls-key" : "tls-cert", "--tls-cert and --tls-key go together");
   if (clientCa && !tlsCert) throw new ValueError("client-ca", "needs --tls-cert and --tls-key: client certificates are only checked over TLS");
@@ -196,11 +171,10 @@ function compileSecurity(options: ServeOptions, listen: string, kubeconfig: stri
   if (authn === "static" && !tokenFile) throw new ValueError("authn", "static needs --token-file");
   if (authn !== "static" && tokenFile) throw new ValueError("token-file", `is for --authn static, not ${authn}`);
   if (authn === "kube" && !kubeconfig) throw new ValueError("authn", "kube needs --kubeconfig: tokens are reviewed by that cluster");
-  const host = listen.slice(0, listen.lastIndexOf(":"));
-  if (!isLoopbackHost(host) && !clientCa && authn === "none" && !options.insecure) {
+  if (!isLoopbackHost(listen.host) && !clientCa && authn === "none" && !options.insecure) {
     throw new ValueError(
       "listen",
-      `${listen} is not a loopback address and nothing authenticates callers, so anyone who can reach it could call Update: ` +
+      `${formatHostPort(listen)} is not a loopback address and nothing authenticates callers, so anyone who can reach it could call Update: ` +
         "give --client-ca (with --tls-cert and --tls-key), --token-file or --authn kube, or --insecure to serve it anyway",
     );
   }
@@ -211,9 +185,9 @@ function compileSecurity(options: ServeOptions, listen: string, kubeconfig: stri
  * The payload roots, resolved. Beyond loopback they are required: without them a caller could make the service read
  * any directory of the host.
  */
-function payloadRoots(roots: readonly string[], listen: string): readonly string[] {
-  if (roots.length === 0 && !isLoopbackHost(listen.slice(0, listen.lastIndexOf(":")))) {
-    throw new ValueError("payload-root", `is required: ${listen} is not a loopback address, and without a root an Update could name any directory of this host`);
+function payloadRoots(roots: readonly string[], listen: HostPort): readonly string[] {
+  if (roots.length === 0 && !isLoopbackHost(listen.host)) {
+    throw new ValueError("payload-root", `is required: ${formatHostPort(listen)} is not a loopback address, and without a root an Update could name any directory of this host`);
   }
   return Object.freeze(
     roots.map((root) => {
@@ -250,11 +224,11 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
   const reconcileIntervalMs =
     options.reconcileInterval === undefined ? 120_000 * (1 + random()) : parseDuration("reconcile-interval", options.reconcileInterval);
   if (reconcileIntervalMs <= 0) throw new ValueError("reconcile-interval", "must be positive");
-  const listen = checkAddress("listen", options.listen ?? "127.0.0.1:50051");
+  const listen = parseHostPort("listen", options.listen ?? "127.0.0.1:50051");
   return Object.freeze({
     listen,
-    adminListen: options.adminListen ? checkAddress("admin-listen", options.adminListen) : "",
-    metricsListen: options.metricsListen ? checkAddress("metrics-listen", options.metricsListen) : "",
+    adminListen: options.adminListen ? parseHostPort("admin-listen", options.adminListen) : undefined,
+    metricsListen: options.metricsListen ? parseHostPort("metrics-listen", options.metricsListen) : undefined,
     kubeconfig,
     reconcileIntervalMs,
     operatorDelayMs: parseDuration("operator-delay", options.operatorDelay ?? "500ms"),

@@ -2,7 +2,7 @@
 // injected registry, and the log mixin that ties log lines to spans.
 export { startTracing, traceLogMixin, type TracingSetup } from "./tracing.js";
 export { apiMetrics, coalescedSnapshots, kubeClientMetrics, liveCacheMetrics, workerMetrics } from "./metrics.js";
-export { startMetricsServer } from "./metrics-server.js";
+export { listenHttp, startMetricsServer } from "./metrics-server.js";
 
 // Symbols below are library-internal, exported for tests.
 export { cleanAttributes, otelTracing, otlpProtocol, tracesExporters, type OtlpProtocol } from "./tracing.js";

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { formatHostPort, type HostPort } from "../config/index.js";
 
 /** A running `/metrics` endpoint. */
 export interface MetricsServer {
@@ -9,11 +10,24 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
+/** Binds an HTTP server to `at` (port 0 picks a free port); resolves with the bound `HOST:PORT`. */
+export async function listenHttp(server: Server, at: HostPort): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(at.port, at.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const info = server.address() as AddressInfo;
+  return formatHostPort({ host: info.address, port: info.port });
+}
+
 /**
- * Serves `registry` at `/metrics` on `address` (`HOST:PORT`, port 0 picks a free port), apart from the admin
- * endpoints so Prometheus can be given a port that exposes nothing else.
+ * Serves `registry` at `/metrics` on `at` (port 0 picks a free port), apart from the admin endpoints so
+ * Prometheus can be given a port that exposes nothing else.
  */
-export async function startMetricsServer(address: string, registry: Registry): Promise<MetricsServer> {
+export async function startMetricsServer(at: HostPort, registry: Registry): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     if (req.url !== "/metrics" && !req.url?.startsWith("/metrics?")) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     registry.metrics().then(
@@ -21,14 +35,8 @@ export async function startMetricsServer(address: string, registry: Registry): P
       (err: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(String(err)),
     );
   });
-  const colon = address.lastIndexOf(":");
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(Number(address.slice(colon + 1)), address.slice(0, colon).replace(/^\[(.*)\]$/, "$1"), resolve);
-  });
-  const info = server.address() as AddressInfo;
   return {
-    address: info.family === "IPv6" ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`,
+    address: await listenHttp(server, at),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

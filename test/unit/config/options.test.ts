@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, realpath, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { compileServeOptions, ValueError } from "../../../src/config/index.js";
+import { compileServeOptions, formatHostPort, ValueError } from "../../../src/config/index.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/index.js";
 
 const compile = (o: Parameters<typeof compileServeOptions>[0]) => compileServeOptions(o, () => 0, "/var/lib/syncworker-test");
@@ -85,11 +85,11 @@ test("the state lives in --state-dir on the embedded cluster, and the kube clien
 
 test("beyond loopback a client CA, a token file or --authn kube is enough, and --insecure overrides; loopback needs none", () => {
   assert.equal(compile({}).security.authn, "none");
-  for (const listen of ["127.0.0.1:0", "127.1.2.3:50051", "localhost:0", "[::1]:0"]) assert.equal(compile({ listen }).listen, listen);
+  for (const listen of ["127.0.0.1:0", "127.1.2.3:50051", "localhost:0", "[::1]:0"]) assert.equal(formatHostPort(compile({ listen }).listen), listen);
   const payloadRoot = [tmpdir()];
   assert.equal(compile({ listen: "0.0.0.0:0", tokenFile: "/t", payloadRoot }).security.authn, "static");
   assert.equal(compile({ listen: "10.0.0.1:0", tlsCert: "/c", tlsKey: "/k", clientCa: "/ca", payloadRoot }).security.clientCa, "/ca");
   assert.equal(compileServeOptions({ listen: "0.0.0.0:0", kubeconfig: "/k", authn: "kube", payloadRoot }, () => 0).security.authn, "kube");
-  assert.equal(compile({ listen: "0.0.0.0:0", insecure: true, payloadRoot }).listen, "0.0.0.0:0");
+  assert.deepEqual(compile({ listen: "0.0.0.0:0", insecure: true, payloadRoot }).listen, { host: "0.0.0.0", port: 0 });
   assert.throws(() => compile({ listen: "[::ffff:127.0.0.1]:0" }), /not a loopback address/, "only plain loopback addresses count");
 });
