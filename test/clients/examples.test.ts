@@ -3,15 +3,14 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { PYTHON as python } from "../harness/tools.js";
 
 const run = promisify(execFile);
-const tools = process.env.SYNCWORKER_TOOLS ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "syncworker");
-const python = process.env.SYNCWORKER_PYTHON ?? join(tools, "venv/bin/python");
 
 let server: ServerProcess;
 before(async () => (server = await startServer(["--reconcile-interval", "60s"])));

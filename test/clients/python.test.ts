@@ -2,15 +2,13 @@
 // `syncworker serve` processes. The interpreter is the venv from scripts/setup-clients.sh.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../harness/server.js";
+import { PYTHON as python } from "../harness/tools.js";
 
 const run = promisify(execFile);
-const tools = process.env.SYNCWORKER_TOOLS ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "syncworker");
-const python = process.env.SYNCWORKER_PYTHON ?? join(tools, "venv/bin/python");
 
 test("Python client: pytest against a real server", { timeout: 300_000 }, async (t) => {
   let out: string;

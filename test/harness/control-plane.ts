@@ -130,6 +130,8 @@ export interface ControlPlane {
    */
   readonly operatorKubeconfig: string;
   readonly server: string;
+  /** Writes a kubeconfig for this cluster that authenticates as `user` with `token` (a ServiceAccount's, say). */
+  kubeconfigFor(user: string, token: string): Promise<string>;
   /** A small REST client for the tests' own reads and writes (the tests play the operators). */
   readonly api: KubeRest;
   /** Stops kube-apiserver only (etcd keeps the data), to simulate an API server outage. */
@@ -241,6 +243,7 @@ export async function startControlPlane(options: { readonly apiServerArgs?: read
     kubeconfig,
     operatorKubeconfig,
     server,
+    kubeconfigFor: (user, bearer) => writeKubeconfig(`${user}-kubeconfig`, user, bearer),
     api,
     stopApiServer,
     startApiServer,

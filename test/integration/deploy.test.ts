@@ -1,0 +1,186 @@
+// deploy/ as `kubectl apply -k deploy/` hands it to a cluster: kustomize renders it, the harness's real kube-apiserver
+// accepts every object under server-side dry-run with strict field validation, and, applied for real, the RBAC it
+// grants is enough for the Deployment's two replicas to sync real-a as its ServiceAccount.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { parseAllDocuments } from "yaml";
+import { rpc } from "../../src/cli/client.js";
+import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
+import { KubeRest, type LiveObject } from "../harness/kube-rest.js";
+import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+
+const run = promisify(execFile);
+/** kubectl on PATH (Debian's, or the one Google's cloud SDK installs), or where KUBECTL says. */
+const KUBECTL = process.env["KUBECTL"] ?? "kubectl";
+const REAL_A = join(FIXTURES, "real-a");
+const SERVICE_MONITOR_CRD = join(REPO_ROOT, "test/fixtures/servicemonitor-crd.yaml");
+
+type DeployObject = LiveObject & { metadata: { name: string; namespace?: string } };
+
+let cp: ControlPlane;
+let objects: DeployObject[] = [];
+let player: OperatorPlayer | undefined;
+const servers: ServerProcess[] = [];
+
+before(async () => {
+  const { stdout } = await run(KUBECTL, ["kustomize", join(REPO_ROOT, "deploy")], { maxBuffer: 16 << 20 });
+  objects = parseAllDocuments(stdout).map((doc) => doc.toJSON() as DeployObject);
+  cp = await startControlPlane();
+  // The ServiceMonitor's kind comes from the Prometheus Operator, which a cluster scraping with it has installed.
+  const crd = parseAllDocuments(await readFile(SERVICE_MONITOR_CRD, "utf8")).map((doc) => doc.toJSON() as DeployObject)[0]!;
+  await cp.api.apply(crd, "test-installer");
+  for (let i = 0; !(await cp.api.serves("monitoring.coreos.com/v1", "ServiceMonitor")); i++) {
+    assert.ok(i < 200, "the ServiceMonitor CRD is established");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}, { timeout: 90 * 60_000 });
+after(async () => {
+  await player?.stop();
+  for (const server of servers) await server.stop();
+  await cp?.stop();
+});
+
+const find = (kind: string): DeployObject => {
+  const found = objects.find((o) => o.kind === kind);
+  assert.ok(found, `deploy/ renders a ${kind}`);
+  return found;
+};
+
+/** Server-side apply as kubectl does (field manager kubectl), refusing fields the schema does not know. */
+async function apply(obj: DeployObject, dryRun: boolean): Promise<void> {
+  const path = await cp.api.pathOf(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+  const res = await cp.api.request("PATCH", `${path}?fieldManager=kubectl&force=true&fieldValidation=Strict${dryRun ? "&dryRun=All" : ""}`, obj, "application/apply-patch+yaml");
+  assert.ok(res.status >= 200 && res.status < 300, `${obj.kind} ${obj.metadata.name}${dryRun ? " (dry run)" : ""}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+test("kustomize renders the base: the service's namespace, two leader-electing replicas, locked-down pods", () => {
+  assert.deepEqual(objects.map((o) => o.kind).sort(), [
+    "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Namespace", "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
+  ]);
+  const namespace = find("Namespace").metadata.name;
+  assert.equal(namespace, "openshift-cluster-version", "the service's default namespace");
+  for (const o of objects.filter((o) => !["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(o.kind))) assert.equal(o.metadata.namespace, namespace, `${o.kind} ${o.metadata.name}`);
+
+  const spec = find("Deployment")["spec"] as {
+    replicas: number;
+    template: { spec: { serviceAccountName: string; securityContext: Record<string, unknown>; containers: Array<Record<string, unknown> & { args: string[] }> } };
+  };
+  assert.equal(spec.replicas, 2);
+  assert.equal(spec.template.spec.serviceAccountName, find("ServiceAccount").metadata.name);
+  assert.deepEqual(spec.template.spec.securityContext, { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+  const [container] = spec.template.spec.containers;
+  assert.ok(container);
+  assert.ok(container.args.includes("--leader-elect"));
+  assert.deepEqual(container["securityContext"], { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ["ALL"] } });
+  // The probes reach the admin endpoint on the port the service is told to listen on.
+  const adminPort = Number(container.args.find((a) => a.startsWith("--admin-listen="))?.split(":").at(-1));
+  const ports = container["ports"] as Array<{ name: string; containerPort: number }>;
+  assert.equal(ports.find((p) => p.name === "admin")?.containerPort, adminPort);
+  assert.deepEqual([(container["readinessProbe"] as { httpGet: unknown }).httpGet, (container["livenessProbe"] as { httpGet: unknown }).httpGet], [
+    { path: "/readyz", port: "admin" },
+    { path: "/healthz", port: "admin" },
+  ]);
+});
+
+test("the API server accepts every object under server-side dry-run with strict field validation", { timeout: 120_000 }, async () => {
+  const namespace = find("Namespace");
+  await apply(namespace, true);
+  // Admission refuses objects in a namespace that does not exist, dry run or not; kubectl applies it first too.
+  await apply(namespace, false);
+  for (const obj of objects) await apply(obj, true);
+  assert.equal(await cp.api.get("apps/v1", "Deployment", namespace.metadata.name, find("Deployment").metadata.name), undefined, "a dry run stores nothing");
+});
+
+test("the RBAC it grants is enough for two replicas to sync real-a as its ServiceAccount", { timeout: 20 * 60_000 }, async () => {
+  for (const obj of objects) await apply(obj, false);
+  const account = find("ServiceAccount");
+  const namespace = account.metadata.namespace!;
+  // A token of the ServiceAccount, as the kubelet mounts one into the pod (the TokenRequest API).
+  const request = (await cp.api.must("POST", `/api/v1/namespaces/${namespace}/serviceaccounts/${account.metadata.name}/token`, {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec: { expirationSeconds: 3600 },
+  })) as { status: { token: string } };
+  const token = request.status.token;
+  const kubeconfig = await cp.kubeconfigFor(account.metadata.name, token);
+
+  // The token is the ServiceAccount and nothing more: not the harness's admin.
+  const caFile = join(await mkdtemp(join(tmpdir(), "syncworker-deploy-")), "ca.crt");
+  await writeFile(caFile, Buffer.from(cp.api.caBase64(), "base64"));
+  const asAccount = await KubeRest.create(cp.server, caFile, token);
+  try {
+    const review = (await asAccount.must("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" })) as {
+      status: { userInfo: { username: string; groups: string[] } };
+    };
+    assert.equal(review.status.userInfo.username, `system:serviceaccount:${namespace}:${account.metadata.name}`);
+    assert.ok(!review.status.userInfo.groups.includes("system:masters"));
+  } finally {
+    asAccount.close();
+  }
+
+  const payload = await payloadManifests(REAL_A);
+  await installMissingKinds(cp.api, payload.manifests);
+  await createForeignNamespaces(cp.api, payload.manifests);
+  player = playOperators(cp.api, payload.manifests);
+
+  const args = ["--kubeconfig", kubeconfig, "--leader-elect", "--namespace", namespace, "--reconcile-interval", "60s", "--backoff-steps", "2"];
+  servers.push(await startServer(args), await startServer(args));
+  const roles = async (): Promise<string[]> => Promise.all(servers.map(async (s) => (await fetch(`http://${s.adminAddress}/readyz`)).text()));
+  for (let i = 0; !(await roles()).includes("ok: leader"); i++) {
+    assert.ok(i < 150, `a replica leads within 30 s: ${(await roles()).join(", ")}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const leader = servers[(await roles()).indexOf("ok: leader")]!;
+  const standby = servers.find((s) => s !== leader)!;
+
+  const response = await rpc.update(leader.client, { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 });
+  assert.equal(response.status?.loadPayloadStatus?.failure, undefined, "the payload loads");
+  const synced = (s: SyncWorkerStatus): boolean => s.actual?.image === REAL_A && s.completed >= 1 && !s.failure;
+  await waitForStatus(leader.client, synced, 10 * 60_000);
+  // The standby follows the saved state through its watch on the state ConfigMap.
+  await waitForStatus(standby.client, synced, 60_000);
+
+  // Once an installer has created ClusterVersion version (real-a brings its CRD), the leader writes its status.
+  await cp.api.must("POST", await cp.api.pathOf("config.openshift.io/v1", "ClusterVersion"), {
+    apiVersion: "config.openshift.io/v1",
+    kind: "ClusterVersion",
+    metadata: { name: "version" },
+    spec: { clusterID: "0d9a7a52-3f44-4c0b-8a38-5c2f1a6e9b10" },
+  });
+  await rpc.notify(leader.client, "ClusterVersion created");
+  let desired: { image?: string } | undefined;
+  for (let i = 0; i < 300 && desired?.image !== REAL_A; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    desired = (await cp.api.get("config.openshift.io/v1", "ClusterVersion", undefined, "version"))?.status?.["desired"] as { image?: string } | undefined;
+  }
+  const clusterVersionLog = leader.stderr().split("\n").filter((l) => /ClusterVersion|forbidden/i.test(l)).slice(-5).join("\n");
+  assert.equal(desired?.image, REAL_A, `the ClusterVersion status shows the release; server log:\n${clusterVersionLog}`);
+
+  const lease = await cp.api.get("coordination.k8s.io/v1", "Lease", namespace, "syncworker-leader");
+  assert.match((lease?.["spec"] as { holderIdentity: string }).holderIdentity, new RegExp(`_${leader.child.pid}$`), "the leader holds the Lease");
+  assert.ok(await cp.api.get("v1", "ConfigMap", namespace, "syncworker-state"), "the state is saved");
+  const events = (await cp.api.must("GET", `/api/v1/namespaces/${namespace}/events`)) as { items: Array<{ source?: { component?: string } }> };
+  assert.ok(events.items.some((e) => e.source?.component === "syncworker"), "the worker's events are recorded");
+
+  // The Deployment's own command line starts (as a third replica, a standby) and answers its probes. Only the
+  // kubeconfig (in-cluster there), the ports (0: any free one) and the package's place (the image's /app) differ.
+  const container = (find("Deployment")["spec"] as { template: { spec: { containers: Array<{ args: string[] }> } } }).template.spec.containers[0]!;
+  const [command, ...flags] = container.args.flatMap((a) =>
+    a === "--kubeconfig=in-cluster" ? ["--kubeconfig", kubeconfig] : [a.replace(/^(--[a-z-]*listen=.*):\d+$/, "$1:0").replace(/=\/app\/(.*)$/, (_, path: string) => `=${join(REPO_ROOT, path)}`)],
+  );
+  assert.equal(command, "serve");
+  servers.push(await startServer([...flags, "--namespace", namespace]));
+  const pod = servers.at(-1)!;
+  assert.equal(await (await fetch(`http://${pod.adminAddress.replace("0.0.0.0", "127.0.0.1")}/healthz`)).text(), "ok");
+  assert.equal(await (await fetch(`http://${pod.adminAddress.replace("0.0.0.0", "127.0.0.1")}/readyz`)).text(), "ok: standby");
+
+  // Refusals the service survives (an event not written, a watch refused) are only logged: none may occur.
+  for (const server of servers) assert.doesNotMatch(server.stderr(), /forbidden/i, "no request was refused");
+});
