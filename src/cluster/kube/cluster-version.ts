@@ -1,16 +1,39 @@
+import type { KubeObject } from "../../payload/manifest.js";
 import type { PersistedState, StateStore } from "../../service/index.js";
 import { ApiError, type ObjectRef } from "../errors.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 const CLUSTER_VERSION: ObjectRef = { group: "config.openshift.io", version: "v1", kind: "ClusterVersion", namespace: "", name: "version" };
+const CLUSTER_VERSION_CRD: ObjectRef = { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", namespace: "", name: "clusterversions.config.openshift.io" };
 /** How long a cluster that does not serve ClusterVersion is left alone before discovery is asked again (CRDs arrive with payloads). */
 const NOT_SERVED_RETRY_MS = 10_000;
 
 const iso = (d: Date | undefined): string | null => (d ? d.toISOString() : null);
 
-/** The ClusterVersion status the CVO would write for this state (the fields its CRD requires, and what people read). */
-export function clusterVersionStatus(state: PersistedState, observedGeneration: number): Record<string, unknown> {
+/**
+ * The capability names the cluster's ClusterVersion schema accepts (its enum), or undefined when it lists none.
+ * A cluster installed from an older release refuses the whole status over one capability it does not know.
+ */
+export function schemaCapabilities(crd: KubeObject | undefined): ReadonlySet<string> | undefined {
+  const versions = (crd?.["spec"] as { versions?: Array<{ name?: string; schema?: { openAPIV3Schema?: unknown } }> } | undefined)?.versions ?? [];
+  const schema = versions.find((v) => v.name === CLUSTER_VERSION.version)?.schema?.openAPIV3Schema as SchemaNode | undefined;
+  const names = schema?.properties?.["status"]?.properties?.["capabilities"]?.properties?.["knownCapabilities"]?.items?.enum;
+  return names ? new Set(names) : undefined;
+}
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  enum?: string[];
+}
+
+/**
+ * The ClusterVersion status the CVO would write for this state (the fields its CRD requires, and what people
+ * read); capabilities limited to `accepted` names when the schema has a list.
+ */
+export function clusterVersionStatus(state: PersistedState, observedGeneration: number, accepted?: ReadonlySet<string>): Record<string, unknown> {
   const s = state.status;
+  const shown = (names: readonly string[]): string[] => names.filter((name) => !accepted || accepted.has(name));
   return {
     observedGeneration,
     versionHash: s.versionHash,
@@ -25,7 +48,7 @@ export function clusterVersionStatus(state: PersistedState, observedGeneration: 
       completionTime: iso(h.completionTime),
     })),
     conditions: state.clusterVersion.conditions.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime.toISOString() })),
-    capabilities: { enabledCapabilities: [...s.capabilitiesStatus.enabled], knownCapabilities: [...s.capabilitiesStatus.known] },
+    capabilities: { enabledCapabilities: shown(s.capabilitiesStatus.enabled), knownCapabilities: shown(s.capabilitiesStatus.known) },
   };
 }
 
@@ -72,8 +95,9 @@ export class ClusterVersionViewStore implements StateStore {
     // identity it does not have and turn on the preconditions that read it.
     if (!live) return;
     const generation = live.metadata?.["generation"];
+    const accepted = schemaCapabilities(await this.client.get(CLUSTER_VERSION_CRD, signal));
     // A whole replacement, as the CVO writes it: the CRD requires fields whose value is null (availableUpdates,
     // completionTime of a Partial entry), which a merge patch would delete instead.
-    await this.client.replaceStatus({ ...live, status: clusterVersionStatus(state, typeof generation === "number" ? generation : 1) }, signal);
+    await this.client.replaceStatus({ ...live, status: clusterVersionStatus(state, typeof generation === "number" ? generation : 1, accepted) }, signal);
   }
 }
