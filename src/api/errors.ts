@@ -1,7 +1,9 @@
 import { hasBrand } from "../payload/update-error.js";
 import { NotLeaderError } from "../service/index.js";
-import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
+import type { Any } from "../gen/google/protobuf/any.js";
+import { BadRequest, ErrorInfo } from "../gen/google/rpc/error_details.js";
+import { Status as RpcStatus } from "../gen/google/rpc/status.js";
 
 const INVALID_ARGUMENT = Symbol.for("syncworker.InvalidArgumentError");
 
@@ -72,31 +74,23 @@ const ACCESS_CODES: Readonly<Record<AccessReason, Status>> = {
 
 const DOMAIN = "syncworker.v1";
 
-/** google.rpc.Status with one Any detail, encoded by hand to avoid vendoring googleapis. */
-function encodeStatus(code: number, message: string, typeUrl: string, detail: Uint8Array): Buffer {
-  const w = new BinaryWriter();
-  w.uint32(8).int32(code);
-  w.uint32(18).string(message);
-  w.uint32(26).fork().uint32(10).string(typeUrl).uint32(18).bytes(detail).join();
-  return Buffer.from(w.finish());
+/** A google.rpc detail packed in an Any, as google.rpc.Status carries its details. */
+function pack<T>(type: string, codec: { encode(message: T): { finish(): Uint8Array } }, message: T): Any {
+  return { typeUrl: `type.googleapis.com/google.rpc.${type}`, value: Buffer.from(codec.encode(message).finish()) };
 }
 
-function badRequest(field: string, description: string): Uint8Array {
-  const w = new BinaryWriter();
-  w.uint32(10).fork().uint32(10).string(field).uint32(18).string(description).join();
-  return w.finish();
+function badRequest(field: string, description: string): Any {
+  return pack("BadRequest", BadRequest, BadRequest.fromPartial({ fieldViolations: [{ field, description }] }));
 }
 
-function errorInfo(reason: string, metadata: Readonly<Record<string, string>> = {}): Uint8Array {
-  const w = new BinaryWriter();
-  w.uint32(10).string(reason).uint32(18).string(DOMAIN);
-  for (const [key, value] of Object.entries(metadata)) w.uint32(26).fork().uint32(10).string(key).uint32(18).string(value).join();
-  return w.finish();
+function errorInfo(reason: string, metadata: Readonly<Record<string, string>> = {}): Any {
+  return pack("ErrorInfo", ErrorInfo, { reason, domain: DOMAIN, metadata: { ...metadata } });
 }
 
-function serviceError(code: Status, message: string, typeUrl: string, detail: Uint8Array): Partial<ServiceError> {
+/** The status with its google.rpc.Status (one detail) in `grpc-status-details-bin`, where gRPC clients look for it. */
+function serviceError(code: Status, message: string, detail: Any): Partial<ServiceError> {
   const metadata = new Metadata();
-  metadata.set("grpc-status-details-bin", encodeStatus(code, message, typeUrl, detail));
+  metadata.set("grpc-status-details-bin", Buffer.from(RpcStatus.encode({ code, message, details: [detail] }).finish()));
   return { code, details: message, metadata };
 }
 
@@ -106,21 +100,21 @@ function serviceError(code: Status, message: string, typeUrl: string, detail: Ui
  */
 export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof InvalidArgumentError) {
-    return serviceError(Status.INVALID_ARGUMENT, err.message, "type.googleapis.com/google.rpc.BadRequest", badRequest(err.field, err.message));
+    return serviceError(Status.INVALID_ARGUMENT, err.message, badRequest(err.field, err.message));
   }
   if (err instanceof ResourceExhaustedError) {
-    return serviceError(Status.RESOURCE_EXHAUSTED, err.message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo(err.reason));
+    return serviceError(Status.RESOURCE_EXHAUSTED, err.message, errorInfo(err.reason));
   }
   if (err instanceof AccessError) {
-    return serviceError(ACCESS_CODES[err.reason], err.message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo(err.reason, { rpc: err.rpc }));
+    return serviceError(ACCESS_CODES[err.reason], err.message, errorInfo(err.reason, { rpc: err.rpc }));
   }
   if (err instanceof NotLeaderError) {
     // The leader's identity rides in the ErrorInfo metadata, so a client can tell where writes go.
-    return serviceError(Status.UNAVAILABLE, err.message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo("NotLeader", { leader: err.leader }));
+    return serviceError(Status.UNAVAILABLE, err.message, errorInfo("NotLeader", { leader: err.leader }));
   }
   if (err instanceof Error && err.name === "AbortError") {
-    return serviceError(Status.CANCELLED, "request cancelled", "type.googleapis.com/google.rpc.ErrorInfo", errorInfo("Cancelled"));
+    return serviceError(Status.CANCELLED, "request cancelled", errorInfo("Cancelled"));
   }
   const message = err instanceof Error ? err.message : String(err);
-  return serviceError(Status.INTERNAL, message, "type.googleapis.com/google.rpc.ErrorInfo", errorInfo("Internal"));
+  return serviceError(Status.INTERNAL, message, errorInfo("Internal"));
 }

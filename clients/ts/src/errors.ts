@@ -1,5 +1,6 @@
-import { BinaryReader } from "@bufbuild/protobuf/wire";
 import type { ServiceError } from "@grpc/grpc-js";
+import { BadRequest, ErrorInfo } from "./gen/google/rpc/error_details.js";
+import { Status } from "./gen/google/rpc/status.js";
 
 /** The gRPC status codes, by name: a closed set so a `switch` over them is checked for exhaustiveness. */
 export enum Code {
@@ -24,7 +25,7 @@ export enum Code {
 /** One google.rpc detail the server attaches; unknown detail types keep their type URL and bytes. */
 export type ErrorDetail =
   | { readonly type: "BadRequest"; readonly fieldViolations: ReadonlyArray<{ readonly field: string; readonly description: string }> }
-  | { readonly type: "ErrorInfo"; readonly reason: string; readonly domain: string }
+  | { readonly type: "ErrorInfo"; readonly reason: string; readonly domain: string; readonly metadata: Readonly<Record<string, string>> }
   | { readonly type: "Unknown"; readonly typeUrl: string; readonly value: Uint8Array };
 
 const BRAND = Symbol.for("syncworker.client.SyncWorkerError");
@@ -90,54 +91,18 @@ export function isTransient(err: SyncWorkerError): boolean {
   }
 }
 
-// google.rpc.Status is decoded by hand (three small messages) rather than vendoring googleapis' protos.
+/** The details of a google.rpc.Status; a detail type this client does not know keeps its type URL and bytes. */
 function decodeDetails(bytes: Uint8Array): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
-  const r = new BinaryReader(bytes);
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    if (tag >>> 3 !== 3) {
-      r.skip(tag & 7);
-      continue;
+  return Status.decode(bytes).details.map(({ typeUrl, value }): ErrorDetail => {
+    switch (typeUrl.slice(typeUrl.lastIndexOf("/") + 1)) {
+      case "google.rpc.BadRequest":
+        return { type: "BadRequest", fieldViolations: BadRequest.decode(value).fieldViolations.map(({ field, description }) => ({ field, description })) };
+      case "google.rpc.ErrorInfo": {
+        const { reason, domain, metadata } = ErrorInfo.decode(value);
+        return { type: "ErrorInfo", reason, domain, metadata };
+      }
+      default:
+        return { type: "Unknown", typeUrl, value };
     }
-    const any = new BinaryReader(r.bytes());
-    let typeUrl = "";
-    let value: Uint8Array = new Uint8Array();
-    while (any.pos < any.len) {
-      const t = any.uint32();
-      if (t >>> 3 === 1) typeUrl = any.string();
-      else if (t >>> 3 === 2) value = any.bytes();
-      else any.skip(t & 7);
-    }
-    details.push(decodeAny(typeUrl, value));
-  }
-  return details;
-}
-
-function fields(bytes: Uint8Array, visit: (field: number, r: BinaryReader, wire: number) => void): void {
-  const r = new BinaryReader(bytes);
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    visit(tag >>> 3, r, tag & 7);
-  }
-}
-
-function decodeAny(typeUrl: string, value: Uint8Array): ErrorDetail {
-  if (typeUrl.endsWith("/google.rpc.BadRequest")) {
-    const fieldViolations: Array<{ field: string; description: string }> = [];
-    fields(value, (f, r, wire) => {
-      if (f !== 1) return void r.skip(wire);
-      const violation = { field: "", description: "" };
-      fields(r.bytes(), (g, v, w) => (g === 1 ? (violation.field = v.string()) : g === 2 ? (violation.description = v.string()) : void v.skip(w)));
-      fieldViolations.push(violation);
-    });
-    return { type: "BadRequest", fieldViolations };
-  }
-  if (typeUrl.endsWith("/google.rpc.ErrorInfo")) {
-    let reason = "";
-    let domain = "";
-    fields(value, (f, r, wire) => (f === 1 ? (reason = r.string()) : f === 2 ? (domain = r.string()) : void r.skip(wire)));
-    return { type: "ErrorInfo", reason, domain };
-  }
-  return { type: "Unknown", typeUrl, value };
+  });
 }

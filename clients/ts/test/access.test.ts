@@ -70,7 +70,10 @@ test("tokens: none and a wrong one are UNAUTHENTICATED, a reader's Update PERMIS
     const [denied, deniedMessage] = await codeOf(c.update({ generation: 1, desired: { image } }));
     assert.equal(denied, Code.PermissionDenied);
     assert.match(deniedMessage, /"bob" may not call Update: it needs the writer role/);
-    assert.equal((await codeOf(c.notify("reader")))[0], Code.PermissionDenied);
+    // The refusal's google.rpc.ErrorInfo names the reason and the RPC.
+    const refused = await c.notify("reader").then(() => assert.fail("a reader notified"), (e: unknown) => e);
+    assert.ok(refused instanceof SyncWorkerError && refused.code === Code.PermissionDenied, String(refused));
+    assert.deepEqual(refused.details, [{ type: "ErrorInfo", reason: "PermissionDenied", domain: "syncworker.v1", metadata: { rpc: "NotifyResourceActivity" } }]);
     // A reader reads: unary and the watch.
     assert.equal((await c.getStatus()).generation, 0);
     for await (const status of c.watchStatus({ signal: AbortSignal.timeout(10_000) })) if (status.revision > 0) break;

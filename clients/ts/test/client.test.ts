@@ -83,7 +83,7 @@ test("errors are SyncWorkerError with the gRPC code and the server's details", {
   );
   assert.ok(invalid instanceof SyncWorkerError);
   assert.equal(invalid.code, Code.InvalidArgument);
-  assert.deepEqual(invalid.fieldViolations.map((v) => v.field), ["desired.image"]);
+  assert.deepEqual(invalid.details, [{ type: "BadRequest", fieldViolations: [{ field: "desired.image", description: invalid.rawMessage }] }]);
 
   const aborted = new AbortController();
   aborted.abort();

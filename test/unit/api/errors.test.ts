@@ -1,0 +1,34 @@
+// The server's google.rpc.Status details, read back by the TypeScript client: both sides use the messages generated
+// from the vendored google/rpc protos, so a detail the server sends is one the client decodes.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Metadata, status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";
+import { Status } from "../../../clients/ts/src/gen/google/rpc/status.js";
+import { Code, SyncWorkerError, type ErrorDetail } from "../../../clients/ts/src/index.js";
+import { AccessError, InvalidArgumentError, toServiceError } from "../../../src/api/index.js";
+import { ResourceExhaustedError } from "../../../src/api/errors.js";
+import { NotLeaderError } from "../../../src/service/index.js";
+
+const cases: [name: string, err: unknown, code: Code, details: ErrorDetail[]][] = [
+  ["an invalid field", new InvalidArgumentError("desired.image", "desired.image: is required"), Code.InvalidArgument, [{ type: "BadRequest", fieldViolations: [{ field: "desired.image", description: "desired.image: is required" }] }]],
+  ["a standby", new NotLeaderError("replica-a"), Code.Unavailable, [{ type: "ErrorInfo", reason: "NotLeader", domain: "syncworker.v1", metadata: { leader: "replica-a" } }]],
+  ["a refused caller", new AccessError("PermissionDenied", "Update", "no"), Code.PermissionDenied, [{ type: "ErrorInfo", reason: "PermissionDenied", domain: "syncworker.v1", metadata: { rpc: "Update" } }]],
+  ["too many watches", new ResourceExhaustedError("TooManyWatches", "too many"), Code.ResourceExhausted, [{ type: "ErrorInfo", reason: "TooManyWatches", domain: "syncworker.v1", metadata: {} }]],
+  ["anything else", new Error("boom"), Code.Internal, [{ type: "ErrorInfo", reason: "Internal", domain: "syncworker.v1", metadata: {} }]],
+];
+/** What a client call fails with when the server answers with `status`. */
+const received = (status: Partial<ServiceError>): SyncWorkerError => SyncWorkerError.from(Object.assign(new Error(status.details), status));
+
+for (const [name, err, code, details] of cases) {
+  test(`${name}: the client reads the server's code, message and details`, () => {
+    const read = received(toServiceError(err));
+    assert.deepEqual([read.code, read.rawMessage, read.details], [code, (err as Error).message, details]);
+  });
+}
+
+test("a detail type the client does not know keeps its type URL and bytes", () => {
+  const metadata = new Metadata();
+  const unknown = { typeUrl: "type.googleapis.com/example.v1.Other", value: Buffer.from([8, 1]) };
+  metadata.set("grpc-status-details-bin", Buffer.from(Status.encode({ code: Code.Internal, message: "boom", details: [unknown] }).finish()));
+  assert.deepEqual(received({ code: GrpcStatus.INTERNAL, details: "boom", metadata }).details, [{ type: "Unknown", ...unknown }]);
+});
