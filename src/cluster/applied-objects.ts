@@ -70,6 +70,12 @@ export class AppliedObjects implements AppliedObjectCache {
     return unedited(applied, object) ? object : undefined;
   }
 
+  current(ref: ObjectRef): { readonly object: KubeObject | undefined } | undefined {
+    this.live.follow(ref);
+    const { synced, object } = this.live.lookup(ref);
+    return synced ? { object } : undefined;
+  }
+
   async apply(ref: ObjectRef, raw: string, send: () => Promise<KubeObject>): Promise<KubeObject> {
     this.live.follow(ref);
     const key = objectKey(ref);

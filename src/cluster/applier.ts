@@ -47,6 +47,8 @@ export interface AppliedObjectCache {
   unchanged(ref: ObjectRef, raw: string): KubeObject | undefined;
   /** Sends one apply of `raw` through `send` and remembers what the server stored. */
   apply(ref: ObjectRef, raw: string, send: () => Promise<KubeObject>): Promise<KubeObject>;
+  /** The object as the live feed shows it (`object` undefined: absent); undefined while the feed's view of its kind is not current. */
+  current(ref: ObjectRef): { readonly object: KubeObject | undefined } | undefined;
 }
 
 export interface ClusterApplierHooks {
@@ -81,10 +83,10 @@ export class ClusterApplier implements ResourceApplier {
     if (deletion !== undefined) {
       if (deletion !== "true") throw new Error(`Invalid delete annotation "${DELETE_ANNOTATION}" value: "${deletion}"`);
       // Deletions are only issued while updating, as upstream.
-      if (mode === "Updating" && (await this.client.get(ref, signal))) await this.client.delete(ref, signal);
+      if (mode === "Updating" && (await this.#get(ref, signal))) await this.client.delete(ref, signal);
       return;
     }
-    if (annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true" && (await this.client.get(ref, signal))) return;
+    if (annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true" && (await this.#get(ref, signal))) return;
 
     const applied = await this.#applyOrSkip(manifest, ref, mode, signal);
     const check = readinessCheckFor(ref.group, ref.kind);
@@ -95,11 +97,17 @@ export class ClusterApplier implements ResourceApplier {
       // here (as the CVO waits for CRD completion) saves a whole task backoff for every CRD in the payload.
       for (let waited = 0; failure && isCrd(manifest) && waited < CRD_SETTLE_MS; waited += CRD_POLL_MS) {
         await sleep(CRD_POLL_MS, signal);
-        const live = await this.client.get(ref, signal);
+        const live = await this.#get(ref, signal);
         failure = live ? check(live, mode) : failure;
       }
       if (failure) throw failure;
     });
+  }
+
+  /** The live object: from the watch-fed cache where its view is current (no request), else a GET. */
+  async #get(ref: ObjectRef, signal: AbortSignal): Promise<KubeObject | undefined> {
+    const seen = this.hooks.cache?.current(ref);
+    return seen ? seen.object : this.client.get(ref, signal);
   }
 
   /** In a reconcile pass an object nobody changed since our last apply of the same manifest is not sent again. */
@@ -139,7 +147,7 @@ export class ClusterApplier implements ResourceApplier {
     this.hooks.onOperatorWait?.(ref.name);
     this.hooks.onClusterOperatorCheck?.(obj);
     await this.#readiness(obj, async () => {
-      const live = await this.client.get(ref, signal);
+      const live = await this.#get(ref, signal);
       if (!live) throw new ApiError(ref, "NotFound", 404, "not found");
       const failure = checkClusterOperator(obj, live, mode);
       if (failure) throw failure;

@@ -77,3 +77,12 @@ test("every object is sent again once its last apply is older than the full resy
   clock.now = FULL_RESYNC_MS + 1;
   assert.equal(applied.unchanged(REF, RAW), undefined);
 });
+
+test("the live object is read from the feed only while its view is current", () => {
+  const { live, applied } = setup();
+  assert.deepEqual(applied.current(REF), { object: undefined }, "a current view without the object: absent, no GET needed");
+  live.objects.set(objectKey(REF), stored("5"));
+  assert.deepEqual(applied.current(REF), { object: stored("5") });
+  live.synced = false;
+  assert.equal(applied.current(REF), undefined, "a view being listed again: ask the server");
+});
