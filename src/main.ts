@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { collectDefaultMetrics, Registry } from "prom-client";
+import { Registry } from "prom-client";
 import { ApiServer, CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
@@ -11,7 +11,20 @@ import { PACKAGE_ROOT, type CompiledServeOptions, type HostPort } from "./config
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
 import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
-import { apiMetrics, coalescedSnapshots, kubeClientMetrics, listenHttp, liveCacheMetrics, startMetricsServer, startTracing, traceLogMixin, workerMetrics } from "./telemetry/index.js";
+import type { ServiceStatus } from "./status/index.js";
+import {
+  apiMetrics,
+  clusterVersionMetrics,
+  coalescedSnapshots,
+  kubeClientMetrics,
+  listenHttp,
+  liveCacheMetrics,
+  processMetrics,
+  startMetricsServer,
+  startTracing,
+  traceLogMixin,
+  workerMetrics,
+} from "./telemetry/index.js";
 import { systemClock } from "./worker/index.js";
 
 export interface RunningService {
@@ -46,7 +59,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const lifetime = new AbortController();
   const clock = systemClock;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  processMetrics(registry);
   const me = identity();
 
   // Only a real cluster loads the Kubernetes client.
@@ -99,7 +112,14 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     identity: me,
     // Ten progress snapshots a second are plenty for any watcher and keep a sync's fan-out bounded.
     progressIntervalMs: 100,
-    metrics: workerMetrics(registry, () => clock.now().getTime()),
+    metrics: {
+      ...workerMetrics(registry, () => clock.now().getTime()),
+      // The CVO's own metrics, read from the service's status and the cluster's ClusterOperators at each scrape.
+      ...clusterVersionMetrics(registry, {
+        status: (): ServiceStatus => service.latest().value,
+        operators: () => kube?.clusterOperators() ?? embedded?.store.list().filter((o) => o.apiVersion === "config.openshift.io/v1" && o.kind === "ClusterOperator") ?? [],
+      }),
+    },
     tracing: tracing.tracing,
     onCoalesced: coalescedSnapshots(registry),
   });

@@ -1,8 +1,10 @@
 // Telemetry at the edges: OpenTelemetry tracing from the OTEL_* variables, Prometheus metrics in an
 // injected registry, and the log mixin that ties log lines to spans.
 export { startTracing, traceLogMixin, type TracingSetup } from "./tracing.js";
-export { apiMetrics, coalescedSnapshots, kubeClientMetrics, liveCacheMetrics, workerMetrics } from "./metrics.js";
+export { apiMetrics, coalescedSnapshots, kubeClientMetrics, liveCacheMetrics, processMetrics, workerMetrics } from "./metrics.js";
+export { clusterVersionMetrics, type ClusterVersionSource } from "./cluster-version-metrics.js";
 export { listenHttp, startMetricsServer } from "./metrics-server.js";
 
 // Symbols below are library-internal, exported for tests.
 export { cleanAttributes, otelTracing, otlpProtocol, tracesExporters, type OtlpProtocol } from "./tracing.js";
+export { capabilitySeries, clusterVersionSeries, operatorConditionSeries, operatorUpSeries, type Sample } from "./cluster-version-metrics.js";

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { ApiMetrics } from "../api/index.js";
 import type { LiveCacheMetrics } from "../cluster/kube/live-cache.js";
 import type { MetricsSink } from "../worker/index.js";
@@ -10,11 +10,11 @@ const RPC_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
 
 /**
  * The worker's metrics in a given registry (never the global one). The CVO's two keep its names;
- * the others are `syncworker_*`. Labels are bounded: version (one or two live at a time, as upstream),
+ * the others are `syncworker_*`; release creation times go to `clusterVersionMetrics`. Labels are bounded: version (one or two live at a time, as upstream),
  * mode, result and Kubernetes kind, never object names.
  * @param now wall clock in milliseconds, read at scrape time for the time since the last successful sync
  */
-export function workerMetrics(registry: Registry, now: () => number = Date.now): MetricsSink {
+export function workerMetrics(registry: Registry, now: () => number = Date.now): Omit<MetricsSink, "releaseLoaded"> {
   const registers = [registry];
   const payload = new Gauge({
     name: "cluster_version_payload",
@@ -22,7 +22,8 @@ export function workerMetrics(registry: Registry, now: () => number = Date.now):
     labelNames: ["version", "type"] as const,
     registers,
   });
-  const payloadErrors = new Counter({
+  // A gauge that only grows, as upstream declares it (pkg/payload/task.go), so its TYPE matches the CVO's.
+  const payloadErrors = new Gauge({
     name: "cluster_operator_payload_errors",
     help: "Report the number of errors encountered applying the payload.",
     labelNames: ["version"] as const,
@@ -79,6 +80,16 @@ export function workerMetrics(registry: Registry, now: () => number = Date.now):
     taskRetry: (kind) => retries.inc({ kind }),
     payloadLoad: (result, seconds) => load.observe({ result }, seconds),
   };
+}
+
+/**
+ * prom-client's process and Node.js metrics, without its three `nodejs_active_*_total` gauges: a `_total` suffix
+ * marks a counter in Prometheus's conventions (promtool flags them), and each is the sum of the per-type
+ * `nodejs_active_*` gauge that stays.
+ */
+export function processMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) registry.removeSingleMetric(name);
 }
 
 /** gRPC server call metrics (the go-grpc-prometheus names) and open StatusWatch streams. */

@@ -1,5 +1,5 @@
 import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
-import type { PayloadUpdate } from "../payload/manifest.js";
+import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
 import { implicitlyEnabledCapabilities, runAll, summarizePreconditions, type Precondition } from "../policy/index.js";
 import type { StatusWrapper } from "./reporter.js";
 import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
@@ -90,6 +90,7 @@ signal: AbortSignal,
   }
   loaded.verifiedImage = info.verified;
   loaded.loadedAt = deps.clock.now();
+  metrics.releaseLoaded(desired.image, creationTime(loaded.imageRef));
 
   if (!work.desired.version) {
     work.desired = { ...work.desired, version: loaded.release.version };
@@ -130,6 +131,13 @@ signal: AbortSignal,
   return { implicit: result, loaded };
 }
 
+
+/** The release's creation time, as the CVO reads it from the `image-references` ImageStream; undefined when absent or unparsable. */
+function creationTime(imageRef: KubeObject | undefined): Date | undefined {
+  const text = imageRef?.metadata?.["creationTimestamp"];
+  const at = typeof text === "string" ? new Date(text) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : undefined;
+}
 
 /** Every distinct message along an error's cause chain, one per line (verification errors wrap details). */
 function errorChainText(err: Error): string {

@@ -121,6 +121,8 @@ export interface MetricsSink {
   taskRetry(kind: string): void;
   /** Retrieving and loading a payload took `seconds`. */
   payloadLoad(result: "success" | "failure", seconds: number): void;
+  /** A payload loaded; `created` is its release's creation time (`image-references`), when it says. */
+  releaseLoaded(image: string, created: Date | undefined): void;
 }
 
 export const NO_EVENTS: EventRecorder = { event: () => undefined };
@@ -131,6 +133,7 @@ export const NO_METRICS: MetricsSink = {
   taskDone: () => undefined,
   taskRetry: () => undefined,
   payloadLoad: () => undefined,
+  releaseLoaded: () => undefined,
 };
 
 /**

@@ -44,7 +44,7 @@ async function serve(): Promise<ServerProcess> {
   // The interval is also the deadline of an initializing pass (twice that later), so it must cover a
   // whole pass over real-a on a slow machine; failed passes are retried after interval/8 and more.
   const namespace = `syncworker-kube-sync-${++services}`;
-  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", namespace, "--reconcile-interval", "60s", "--backoff-steps", "2"]);
+  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", namespace, "--reconcile-interval", "60s", "--backoff-steps", "2", "--metrics-listen", "127.0.0.1:0"]);
   return server;
 }
 
@@ -83,6 +83,19 @@ async function watchUntil(predicate: (s: SyncWorkerStatus) => boolean, timeoutMs
   const log = join(tmpdir(), `syncworker-kube-sync-${process.pid}.log`);
   await writeFile(log, server.stderr());
   throw new Error(`no matching status within ${timeoutMs}ms (server log: ${log}; operators: ${String(player?.lastError())}); last: ${JSON.stringify(seen.at(-1))}`);
+}
+
+/** Polls /metrics until the ClusterOperator's `cluster_operator_up` series is `want` (the watch cache may lag a moment). */
+async function operatorUp(name: string, want: string, timeoutMs = 30_000): Promise<string> {
+  assert.ok(server);
+  const series = new RegExp(`^cluster_operator_up\\{name="${name}",[^}]*\\} \\S+$`, "m");
+  let text = "";
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    text = await (await fetch(`http://${server.metricsAddress}/metrics`)).text();
+    const seen = series.exec(text)?.[0] ?? "";
+    if (seen.endsWith(` ${want}`)) return seen;
+  }
+  assert.fail(`cluster_operator_up for ${name} did not become ${want}; last scrape:\n${text.split("\n").filter((l) => l.startsWith("cluster_") || l.startsWith("syncworker_cache")).join("\n")}`);
 }
 
 /** A whole pass succeeded. `done` may stay below `total`: unmanaged manifests are skipped uncounted, as upstream. */
@@ -158,9 +171,12 @@ test("readiness that never comes fails with the CVO's reason naming the object",
   player.hold.add("demo-api");
   const held = await watchUntil((s) => s.failure?.reason === "ClusterOperatorNotAvailable", 120_000);
   assert.match(held.failure?.message ?? "", /demo-api/);
+  // The CVO's metric shows the same operator down, with the reason its operator gave.
+  assert.match(await operatorUp("demo-api", "0"), /reason="HeldByTest"/);
 
   player.hold.clear();
   await watchUntil(completed(demo.version, 1), 120_000);
+  assert.match(await operatorUp("demo-api", "1"), /version="1\.0\.0",reason="AsExpected"/);
 });
 
 test("an API server restart mid-sync is reported, retried and completed", { timeout: 600_000 }, async () => {

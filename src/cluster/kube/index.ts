@@ -10,6 +10,7 @@ import { AppliedObjects } from "../applied-objects.js";
 import { ClusterVersionViewStore } from "./cluster-version.js";
 import { KubeAccessReviews } from "./access-review.js";
 import type { StateStore } from "../../service/index.js";
+import type { KubeObject } from "../../payload/index.js";
 
 export { KubeObjectClient, loadKubeConfig, FIELD_MANAGER } from "./object-client.js";
 export { KubeEventRecorder } from "./events.js";
@@ -39,6 +40,11 @@ export interface KubeCluster {
   readonly applier: (hooks: ClusterApplierHooks) => ClusterApplier;
   /** The watch-fed cache of live objects that lets reconcile passes skip unchanged objects and reports drift. */
   readonly cache: (onDrift: (message: string) => void, metrics: LiveCacheMetrics, onError: (err: unknown) => void) => AppliedObjects;
+  /**
+   * The ClusterOperators the cache last saw, for the CVO's metrics; none until the applier first touched one, so
+   * a cluster without the kind is never watched for it.
+   */
+  readonly clusterOperators: () => readonly KubeObject[];
   /** The client the applier uses; the preconditions read the ClusterVersion through it. */
   readonly client: KubeObjectClient;
   /** The worker's events, written as Kubernetes Events on the ClusterVersion. */
@@ -60,10 +66,12 @@ export function createKubeCluster(
   options: KubeClientOptions = {},
 ): KubeCluster {
   const client = new KubeObjectClient(loadKubeConfig(kubeconfigPath), options);
+  let watched: WatchedObjects | undefined;
   return {
     applier: (hooks) => new ClusterApplier(client, hooks),
     cache: (onDrift, metrics, onCacheError) => {
       const live = new WatchedObjects(client, signal, metrics, onCacheError);
+      watched = live;
       const applied = new AppliedObjects(live, (ref, message) => {
         metrics.drift(ref.kind);
         onDrift(message);
@@ -77,6 +85,7 @@ export function createKubeCluster(
       };
       return applied;
     },
+    clusterOperators: () => watched?.listed({ group: "config.openshift.io", version: "v1", kind: "ClusterOperator" }) ?? [],
     client,
     events: new KubeEventRecorder(client, onError.event, signal, namespace),
     state: new ClusterVersionViewStore(new KubeStateStore(client, namespace, onError.stateWatch), client, onError.clusterVersion),

@@ -14,7 +14,7 @@ export interface LiveCacheMetrics {
   drift(kind: string): void;
 }
 
-const kindOf = (ref: ObjectRef): string => `${ref.group}/${ref.version}/${ref.kind}`;
+const kindOf = (ref: Pick<ObjectRef, "group" | "version" | "kind">): string => `${ref.group}/${ref.version}/${ref.kind}`;
 /** Pause before a failed list or watch is tried again. */
 const RETRY_MS = 1_000;
 
@@ -47,6 +47,11 @@ export class WatchedObjects implements LiveObjects {
 
   follow(ref: ObjectRef): void {
     this.#kind(ref);
+  }
+
+  /** The objects of a kind already followed, as last seen (as an informer's lister); reading never starts a watch. */
+  listed(kind: Pick<ObjectRef, "group" | "version" | "kind">): KubeObject[] {
+    return [...(this.#kinds.get(kindOf(kind))?.objects.values() ?? [])];
   }
 
   lookup(ref: ObjectRef): { synced: boolean; object: KubeObject | undefined } {
