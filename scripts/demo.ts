@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { connect, rpc } from "../src/cli/client.js";
+import { SyncWorkerClient } from "@syncworker/client";
 import { watch } from "../src/cli/watch.js";
 import { SYNCWORKER } from "../test/harness/server.js";
 
@@ -28,18 +28,12 @@ const [line] = (await once(createInterface({ input: server.stdout }), "line")) a
 const address = line.replace(/^listening on /, "");
 console.log(`syncworker ${line} (embedded cluster)`);
 
-const client = connect(address);
+const client = new SyncWorkerClient(address);
 const started = Date.now();
 for (const release of releases) {
   console.log(`\n→ Update to ${release.version} from ${release.image}`);
-  const response = await rpc.update(client, {
-    generation: releases.indexOf(release) + 1,
-    desired: { version: release.version, image: release.image, force: false },
-    overrides: [],
-    capabilities: undefined,
-    state: 0,
-  });
-  const load = response.status?.loadPayloadStatus;
+  const status = await client.update({ generation: releases.indexOf(release) + 1, desired: { version: release.version, image: release.image } });
+  const load = status.loadPayloadStatus;
   console.log(`  ${load?.step}: ${load?.message}`);
   if (load?.failure) throw new Error(load.failure.message);
   const last = await watch(client, { untilComplete: release.version, signal: new AbortController().signal, out: process.stdout, plain: "lines" });

@@ -1,10 +1,11 @@
 import { pathToFileURL } from "node:url";
 import { isAbsolute, resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { compileServeOptions, ValueError, type ServeOptions } from "../config/index.js";
+import { compileServeOptions, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { defaultStateDir } from "../service/index.js";
-import { connect, rpc, DEFAULT_ADDRESS, statusJson, type ConnectOptions } from "./client.js";
+import { Code, SyncWorkerError, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
+import { connect, DEFAULT_ADDRESS, type ConnectOptions } from "./connect.js";
 import { render, type RenderOptions } from "./render.js";
 import { watch } from "./watch.js";
 
@@ -23,6 +24,16 @@ function list(value: string): string[] {
 function payloadLocation(image: string): string {
   if (image === "" || image.includes("://") || isAbsolute(image)) return image;
   return pathToFileURL(resolve(image)).href;
+}
+
+/** Runs `fn` with a client of the connection flags, closed afterwards even when `fn` fails. */
+async function withClient<T>(o: ConnectOptions, fn: (client: SyncWorkerClient) => Promise<T>): Promise<T> {
+  const client = connect(o);
+  try {
+    return await fn(client);
+  } finally {
+    client.close();
+  }
 }
 
 async function serve(options: ServeOptions): Promise<void> {
@@ -116,16 +127,10 @@ export function program(): Command {
     .option("--force", "apply even if verification or preconditions fail", false)
     .option("--generation <n>", "generation of the desired state", integer, 1)
     .action(async (o: ConnectOptions & { image: string; version: string; force: boolean; generation: number }) => {
-      const client = connect(o);
-      const response = await rpc.update(client, {
-        generation: o.generation,
-        desired: { version: o.version, image: payloadLocation(o.image), force: o.force },
-        overrides: [],
-        capabilities: undefined,
-        state: 0,
-      });
-      process.stdout.write(`${JSON.stringify(statusJson(response.status), null, 2)}\n`);
-      client.close();
+      const status = await withClient(o, (client) =>
+        client.update({ generation: o.generation, desired: { version: o.version, image: payloadLocation(o.image), force: o.force } }),
+      );
+      process.stdout.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2)}\n`);
     });
 
   withConnection(cli.command("watch"))
@@ -133,40 +138,39 @@ export function program(): Command {
     .option("--until-complete [version]", "exit once the release (or the given version) is completely applied")
     .option("--since-revision <n>", "resume after this revision", integer, 0)
     .action(async (o: ConnectOptions & { untilComplete?: string | true; sinceRevision: number }) => {
-      const client = connect(o);
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
       const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
-      await watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal: controller.signal, out: process.stdout });
-      client.close();
+      await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal: controller.signal, out: process.stdout }));
     });
 
   withConnection(cli.command("status"))
     .description("print the current status")
     .action(async (o: ConnectOptions) => {
-      const client = connect(o);
-      const response = await rpc.getStatus(client);
-      process.stdout.write(`${JSON.stringify(statusJson(response.status), null, 2)}\n`);
-      client.close();
+      const status = await withClient(o, (client) => client.getStatus());
+      process.stdout.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2)}\n`);
     });
 
   withConnection(cli.command("notify"))
     .description("wake the worker because a managed resource changed")
     .option("--message <text>", "why", "resource activity")
     .action(async (o: ConnectOptions & { message: string }) => {
-      const client = connect(o);
-      const response = await rpc.notify(client, o.message);
-      process.stdout.write(response.queued ? "notified\n" : "a notification was already pending\n");
-      client.close();
+      const queued = await withClient(o, (client) => client.notify(o.message));
+      process.stdout.write(queued ? "notified\n" : "a notification was already pending\n");
     });
   return cli;
+}
+
+/** The gRPC name of a code, as grpcurl and the other gRPC tools print it (INVALID_ARGUMENT, CANCELLED). */
+function codeName(code: Code): string {
+  return code === Code.Canceled ? "CANCELLED" : Code[code].replace(/(?<=[a-z])(?=[A-Z])/g, "_").toUpperCase();
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
   try {
     await program().parseAsync([...argv]);
   } catch (err) {
-    const message = err instanceof ValueError || err instanceof Error ? err.message : String(err);
+    const message = err instanceof SyncWorkerError ? `${codeName(err.code)}: ${err.rawMessage}` : err instanceof Error ? err.message : String(err);
     process.stderr.write(`syncworker: ${message}\n`);
     process.exitCode = 1;
   }

@@ -1,6 +1,5 @@
 import { SingleBar } from "cli-progress";
-import type { SyncWorkerClient, SyncWorkerStatus } from "../gen/syncworker/v1/syncworker.js";
-import { isComplete, statusJson } from "./client.js";
+import { isComplete, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
 
 export interface WatchOptions {
   /** Stop once this version (or any, when "") is completely applied. */
@@ -13,22 +12,18 @@ export interface WatchOptions {
 }
 
 /**
- * Streams status: a live progress bar on a terminal, JSON lines otherwise. Resolves with the last
- * snapshot when `untilComplete` is met, or when the stream or signal ends.
+ * Streams status: a live progress bar on a terminal, JSON lines otherwise. A dropped stream (a restart, a proxy)
+ * is resumed from the last revision shown, so no snapshot is shown twice. Resolves with the last snapshot when
+ * `untilComplete` is met or the signal aborts; rejects on an error that a reconnect cannot cure.
  */
 export async function watch(client: SyncWorkerClient, options: WatchOptions): Promise<SyncWorkerStatus | undefined> {
-  const stream = client.statusWatch({ sinceRevision: options.sinceRevision ?? 0 });
-  const cancel = (): void => stream.cancel();
-  options.signal.addEventListener("abort", cancel, { once: true });
   const bar = options.out.isTTY
     ? new SingleBar({ format: "{bar} {percentage}% | {value}/{total} | {message}", hideCursor: true, stream: options.out, barsize: 30 })
     : undefined;
   let started = false;
   let last: SyncWorkerStatus | undefined;
   try {
-    for await (const response of stream as AsyncIterable<{ status?: SyncWorkerStatus }>) {
-      const status = response.status;
-      if (!status) continue;
+    for await (const status of client.watchStatus({ sinceRevision: options.sinceRevision ?? 0, signal: options.signal })) {
       last = status;
       if (bar) {
         if (!started) bar.start(Math.max(status.total, 1), status.done, { message: status.message });
@@ -38,15 +33,14 @@ export async function watch(client: SyncWorkerClient, options: WatchOptions): Pr
       } else if (options.plain === "lines") {
         options.out.write(`[rev ${status.revision}] ${status.done}/${status.total} ${status.message}\n`);
       } else {
-        options.out.write(`${JSON.stringify(statusJson(status))}\n`);
+        options.out.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status))}\n`);
       }
       if (options.untilComplete !== undefined && isComplete(status, options.untilComplete)) break;
     }
   } catch (err) {
-    if (!options.signal.aborted && (err as { code?: number }).code !== 1) throw err;
+    // The caller's abort ends the watch; anything else was not cured by reconnecting.
+    if (!options.signal.aborted) throw err;
   } finally {
-    options.signal.removeEventListener("abort", cancel);
-    stream.cancel();
     bar?.stop();
   }
   return last;
