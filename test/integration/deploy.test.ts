@@ -20,7 +20,11 @@ const run = promisify(execFile);
 /** kubectl on PATH (Debian's, or the one Google's cloud SDK installs), or where KUBECTL says. */
 const KUBECTL = process.env["KUBECTL"] ?? "kubectl";
 const REAL_A = join(FIXTURES, "real-a");
-const SERVICE_MONITOR_CRD = join(REPO_ROOT, "test/fixtures/servicemonitor-crd.yaml");
+/** The Prometheus Operator's kinds deploy/ uses, with the CRD fixture that declares each. */
+const MONITORING_CRDS = [
+  { kind: "ServiceMonitor", file: join(REPO_ROOT, "test/fixtures/servicemonitor-crd.yaml") },
+  { kind: "PrometheusRule", file: join(REPO_ROOT, "test/fixtures/prometheusrule-crd.yaml") },
+];
 
 type DeployObject = LiveObject & { metadata: { name: string; namespace?: string } };
 
@@ -33,12 +37,14 @@ before(async () => {
   const { stdout } = await run(KUBECTL, ["kustomize", join(REPO_ROOT, "deploy")], { maxBuffer: 16 << 20 });
   objects = parseAllDocuments(stdout).map((doc) => doc.toJSON() as DeployObject);
   cp = await startControlPlane();
-  // The ServiceMonitor's kind comes from the Prometheus Operator, which a cluster scraping with it has installed.
-  const crd = parseAllDocuments(await readFile(SERVICE_MONITOR_CRD, "utf8")).map((doc) => doc.toJSON() as DeployObject)[0]!;
-  await cp.api.apply(crd, "test-installer");
-  for (let i = 0; !(await cp.api.serves("monitoring.coreos.com/v1", "ServiceMonitor")); i++) {
-    assert.ok(i < 200, "the ServiceMonitor CRD is established");
-    await new Promise((r) => setTimeout(r, 100));
+  // The ServiceMonitor's and PrometheusRule's kinds come from the Prometheus Operator, which a cluster scraping with it has installed.
+  for (const { kind, file } of MONITORING_CRDS) {
+    const crd = parseAllDocuments(await readFile(file, "utf8")).map((doc) => doc.toJSON() as DeployObject)[0]!;
+    await cp.api.apply(crd, "test-installer");
+    for (let i = 0; !(await cp.api.serves("monitoring.coreos.com/v1", kind)); i++) {
+      assert.ok(i < 200, `the ${kind} CRD is established`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }, { timeout: 90 * 60_000 });
 after(async () => {
@@ -62,7 +68,7 @@ async function apply(obj: DeployObject, dryRun: boolean): Promise<void> {
 
 test("kustomize renders the base: the service's namespace, two leader-electing replicas, locked-down pods", () => {
   assert.deepEqual(objects.map((o) => o.kind).sort(), [
-    "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Namespace", "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
+    "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Namespace", "PodDisruptionBudget", "PrometheusRule", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
   ]);
   const namespace = find("Namespace").metadata.name;
   assert.equal(namespace, "openshift-cluster-version", "the service's default namespace");
