@@ -9,7 +9,7 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { PACKAGE_ROOT, type CompiledServeOptions, type HostPort } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
-import { builtInPreconditions } from "./policy/index.js";
+import { builtInPreconditions, enabledFeatureGates } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
 import type { ServiceStatus } from "./status/index.js";
 import {
@@ -105,6 +105,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     maxWorkers: options.maxWorkers,
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
+    featureGates: enabledFeatureGates(options.featureSet),
     state,
     ...(kube && options.leaderElect
       ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }

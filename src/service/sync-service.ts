@@ -59,6 +59,8 @@ export interface SyncServiceOptions {
   readonly maxWorkers: number;
   readonly minimumReconcileIntervalMs: number;
   readonly backoff: Backoff;
+  /** The cluster's enabled feature gates (from its feature set), for the feature-gated capabilities. */
+  readonly featureGates?: ReadonlySet<string>;
   readonly state: StateStore;
   /** Absent: this process is the only writer (the embedded cluster) and leads from the start. */
   readonly election?: LeaderElector;
@@ -266,6 +268,7 @@ export class SyncService {
         },
       },
       preconditions: this.#cluster.preconditions,
+      ...(this.#o.featureGates ? { featureGates: this.#o.featureGates } : {}),
       ...(saved ? { resume: saved.status } : {}),
       ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}),
       ...(this.#o.tracing ? { tracing: this.#o.tracing } : {}),

@@ -38,6 +38,8 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly reports: WorkerReports;
   /** Payload metrics; none when absent. */
   readonly metrics?: MetricsSink;
+  /** The cluster's enabled feature gates: a feature-gated capability exists only while one of its gates is on. */
+  readonly featureGates?: ReadonlySet<string>;
   /**
    * Where a restarted service left off: the status it last recorded (without its failure, which the next
    * pass finds again) and the completed passes of the desired release, so both continue instead of
@@ -189,7 +191,7 @@ export class SyncWorker {
       this.#o.log.info("Update work has no release image; ignoring requested change");
       return this.#status;
     }
-    work.capabilities = setCapabilities(input.capabilities, priorEnabled);
+    work.capabilities = setCapabilities(input.capabilities, priorEnabled, this.#o.featureGates);
     const [versionEqual, overridesEqual, capabilitiesEqual] = compareWork(this.#work, work);
     this.#status = {
       ...this.#status,

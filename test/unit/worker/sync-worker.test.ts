@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Manifest, PayloadUpdate } from "../../../src/payload/manifest.js";
 import type { PayloadRetriever } from "../../../src/payload/retrieve.js";
+import { enabledFeatureGates } from "../../../src/policy/index.js";
 import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateInput } from "../../../src/worker/index.js";
 import { ManualClock, settle } from "../../harness/manual-clock.js";
 
@@ -37,7 +38,7 @@ class RecordingApplier implements ResourceApplier {
   }
 }
 
-function setup(steps = 1) {
+function setup(steps = 1, featureGates?: ReadonlySet<string>) {
   const clock = new ManualClock();
   const applier = new RecordingApplier();
   const statuses: SyncWorkerStatus[] = [];
@@ -66,6 +67,7 @@ function setup(steps = 1) {
     minimumReconcileIntervalMs: 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps, capMs: 0 },
     reports: { status: (s) => statuses.push(s), attemptsRestarted: () => undefined },
+    ...(featureGates ? { featureGates } : {}),
   });
   return { clock, applier, statuses, worker, retrievals: () => retrievals };
 }
@@ -77,6 +79,19 @@ const input = (image: string, state: PayloadState = "Initializing", generation =
   capabilities: { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
   state,
 });
+
+for (const tc of [
+  { featureSet: "Default", want: { known: false, enabled: false } },
+  { featureSet: "TechPreviewNoUpgrade", want: { known: true, enabled: true } },
+]) {
+  test(`feature-gated capabilities exist only when the feature set turns a gate on: ClusterAPI on ${tc.featureSet}`, async () => {
+    const { worker } = setup(1, enabledFeatureGates(tc.featureSet));
+    const status = await worker.update(input("image/image:1"), new AbortController().signal);
+    const { known, enabled } = status.capabilitiesStatus;
+    assert.deepEqual({ known: known.includes("ClusterAPI"), enabled: enabled.includes("ClusterAPI") }, tc.want);
+    assert.ok(enabled.includes("Console"), "ungated capabilities are there either way");
+  });
+}
 
 test("fresh install: load, then progress 0..2, then completion in Reconciling", async () => {
   const { clock, applier, statuses, worker } = setup();
