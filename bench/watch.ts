@@ -1,16 +1,28 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { connect, isComplete, rpc } from "../src/cli/client.js";
 import { SYNCWORKER } from "../test/harness/server.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PAYLOAD = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
 const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 1000);
+/** Who watches: "go" (bench/go-watchers, whose decoding is not the bottleneck) or "node" (grpc-js, as watch-clients.ts). */
+const WATCHER = process.env["BENCH_WATCHER"] ?? "go";
+
+/** The watcher process's command line for `address`. */
+async function watcherCommand(address: string, work: string): Promise<[string, string[]]> {
+  if (WATCHER === "node") return [process.execPath, ["--import", "tsx", `${ROOT}bench/watch-clients.ts`, address, String(STREAMS)]];
+  if (WATCHER !== "go") throw new Error(`BENCH_WATCHER must be go or node, got ${WATCHER}`);
+  const binary = join(work, "go-watchers");
+  await promisify(execFile)("go", ["build", "-o", binary, "."], { cwd: `${ROOT}bench/go-watchers` });
+  return [binary, [address, String(STREAMS)]];
+}
 
 async function rssKiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
@@ -44,7 +56,8 @@ export async function run(): Promise<void> {
   await settle(1000);
   const baseline = await rssKiB(server.pid!);
 
-  const watchers = spawn(process.execPath, ["--import", "tsx", `${ROOT}bench/watch-clients.ts`, address, String(STREAMS)], { stdio: ["pipe", "pipe", "inherit"] });
+  const [command, commandArgs] = await watcherCommand(address, stateDir);
+  const watchers = spawn(command, commandArgs, { stdio: ["pipe", "pipe", "inherit"] });
   const output = createInterface({ input: watchers.stdout });
   const lines = output[Symbol.asyncIterator]();
   if ((await lines.next()).value !== "connected") throw new Error("watchers did not connect");
@@ -70,5 +83,5 @@ export async function run(): Promise<void> {
   const kibPerStream = (withStreams - baseline) / STREAMS;
   console.log(`sync of real-a: ${syncMs} ms; snapshots delivered: ${summary.deliveries}; delay p50 ${summary.p50} ms, max ${summary.max} ms`);
   console.log(`server RSS: ${baseline} KiB idle, ${withStreams} KiB with ${STREAMS} streams`);
-  console.log(`RESULT watch streams=${STREAMS} p99_ms=${summary.p99} kib_per_stream=${kibPerStream.toFixed(1)} deliveries=${summary.deliveries} sync_ms=${syncMs}`);
+  console.log(`RESULT watch watcher=${WATCHER} streams=${STREAMS} p99_ms=${summary.p99} kib_per_stream=${kibPerStream.toFixed(1)} deliveries=${summary.deliveries} sync_ms=${syncMs}`);
 }
