@@ -77,9 +77,11 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const state: StateStore = kube?.state ?? fileState!;
   let embedded: EmbeddedCluster | undefined;
 
+  const featureGates = enabledFeatureGates(options.featureSet);
   const loader = new ThreadedPayloadLoader({
     exclude: options.exclude,
     featureSet: options.featureSet,
+    enabledFeatureGates: featureGates,
     clusterProfile: options.clusterProfile,
     knownCapabilities: options.knownCapabilities,
     architecture: goArch(process.arch),
@@ -105,7 +107,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     maxWorkers: options.maxWorkers,
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
-    featureGates: enabledFeatureGates(options.featureSet),
+    featureGates,
     state,
     ...(kube && options.leaderElect
       ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { capabilityNames, featureSetOption } from "../config/index.js";
 import { parseRunLevel } from "../graph/index.js";
 import { DEFAULT_CLUSTER_PROFILE, goArch, loadUpdate, type Manifest } from "../payload/index.js";
-import { KNOWN_CAPABILITIES } from "../policy/index.js";
+import { enabledFeatureGates, KNOWN_CAPABILITIES } from "../policy/index.js";
 
 /** Flags of `syncworker render`, as commander hands them over. */
 export interface RenderOptions {
@@ -66,6 +66,7 @@ export async function render(options: RenderOptions, out: RenderOutput, signal?:
     exclude: options.exclude ?? "",
     clusterProfile: options.profile ?? DEFAULT_CLUSTER_PROFILE,
     featureSet,
+    enabledFeatureGates: enabledFeatureGates(featureSet),
     // Names the user enables count as known, so a newer release's capabilities can be previewed.
     knownCapabilities: [...new Set([...KNOWN_CAPABILITIES, ...(enabled ?? [])])],
     enabledCapabilities: enabled,

@@ -5,11 +5,12 @@
  *
  * Rules, in upstream's order (the first failure excludes):
  * 0. no annotations; 1. exclusion id; 2. feature set and feature gate (both on one manifest is an error;
- * `release.openshift.io/feature-set` must list the cluster's set; the seed's `feature-gate:
- * TechPreviewNoUpgrade` needs the TechPreviewNoUpgrade set); 3. cluster profile; 4. capabilities.
+ * `release.openshift.io/feature-set` must list the cluster's set; `release.openshift.io/feature-gate` lists
+ * gates that must be enabled, `-name` ones that must not); 3. major version; 4. cluster profile; 5. capabilities.
  */
 import { compareGoStrings, goQuote } from "./go-json.js";
-import type { KubeObject, Manifest } from "./manifest.js";
+import type { GroupVersionKind, KubeObject, Manifest } from "./manifest.js";
+import { parseUintError } from "./metadata.js";
 
 /** Which checks to run; leave a field undefined to skip its check. */
 export interface IncludeFilter {
@@ -17,9 +18,13 @@ export interface IncludeFilter {
   exclude?: string;
   /**
    * The cluster's feature set (`FeatureGate.spec.featureSet`; "" and `Default` are the default set).
-   * Drives the `feature-set` annotation and the seed's `feature-gate: TechPreviewNoUpgrade` rule.
+   * Drives the `feature-set` annotation.
    */
   featureSet?: string;
+  /** The cluster's enabled feature gates, matched against the `feature-gate` annotation's list. */
+  enabledFeatureGates?: ReadonlySet<string>;
+  /** The payload's major version, matched against the `major-version` annotation's list. */
+  majorVersion?: bigint;
   /** Cluster profile; requires `include.release.openshift.io/{profile}: "true"`. */
   profile?: string;
   /** Every capability a manifest names must be known, then enabled. */
@@ -34,12 +39,12 @@ export interface IncludeFilter {
 
 /** The capabilities a manifest belongs to, joined with `+`. */
 export const CAPABILITY_ANNOTATION = "capability.openshift.io/name";
-/** The seed's tech-preview marker: only the value `TechPreviewNoUpgrade` is valid. */
+/** Feature gates (comma list) a manifest needs enabled, or disabled when written `-name`. */
 export const FEATURE_GATE_ANNOTATION = "release.openshift.io/feature-gate";
 /** Appendix A: the feature sets (comma list) a manifest belongs to. */
 export const FEATURE_SET_ANNOTATION = "release.openshift.io/feature-set";
-/** The feature set that turns tech preview on. */
-export const TECH_PREVIEW_NO_UPGRADE = "TechPreviewNoUpgrade";
+/** Major versions (comma list, `-N` excludes) a FeatureGate or CustomResourceDefinition manifest belongs to. */
+export const MAJOR_VERSION_ANNOTATION = "release.openshift.io/major-version";
 /** The annotation's name for the API's empty feature set. */
 export const DEFAULT_FEATURE_SET = "Default";
 
@@ -81,12 +86,44 @@ function featureSetReason(featureSet: string, value: string | undefined): string
   return undefined;
 }
 
-/** The seed's feature-gate rule: only `TechPreviewNoUpgrade` is a valid value, and only that set includes it. */
-function featureGateReason(featureSet: string, value: string | undefined): string | undefined {
+/** Upstream `checkFeatureGates`: every listed gate enabled, every `-gate` disabled; blank entries ignored. */
+function featureGateReason(enabled: ReadonlySet<string>, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (value !== TECH_PREVIEW_NO_UPGRADE) return `unrecognized value ${FEATURE_GATE_ANNOTATION}=${value}`;
-  if (featureSet !== TECH_PREVIEW_NO_UPGRADE) return `tech-preview excluded, and ${FEATURE_GATE_ANNOTATION}=${value}`;
+  for (const entry of value.split(",")) {
+    const req = entry.trim();
+    if (req === "") continue;
+    if (req.startsWith("-")) {
+      if (enabled.has(req.slice(1))) return `feature gate ${req.slice(1)} is enabled but manifest requires it to be disabled`;
+    } else if (!enabled.has(req)) {
+      return `feature gate ${req} is required but not enabled`;
+    }
+  }
   return undefined;
+}
+
+/** Upstream restricts major-version filtering to these kinds (`isFeatureGate`, `isCustomResource`). */
+const versionFilteredKind = (gvk: GroupVersionKind): boolean =>
+  (gvk.group === "config.openshift.io" && gvk.kind === "FeatureGate") || (gvk.group === "apiextensions.k8s.io" && gvk.kind === "CustomResourceDefinition");
+
+/** Upstream `checkMajorVersion`: an overlap or a bad number excludes; a listed major includes before `-N` and "none matched". */
+function majorVersionReason(gvk: GroupVersionKind, major: bigint, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!versionFilteredKind(gvk)) return "major version filtering is only supported for feature gates and custom resources";
+  const included = new Set<bigint>();
+  const excluded = new Set<bigint>();
+  for (const entry of value.split(",")) {
+    const req = entry.trim();
+    if (req === "") continue;
+    const [digits, into, label] = req.startsWith("-") ? [req.slice(1), excluded, "excluded"] : [req, included, "included"];
+    const err = parseUintError(digits);
+    if (err !== undefined) return `invalid ${label} major version ${goQuote(digits)} in annotation: ${err}`;
+    into.add(BigInt(digits));
+  }
+  const overlap = [...included].filter((v) => excluded.has(v)).sort((a, b) => (a < b ? -1 : 1));
+  if (overlap.length > 0) return `inclusion and exclusion requirements overlap: [${overlap.join(" ")}]`;
+  if (included.has(major)) return undefined;
+  if (excluded.has(major)) return `major version ${major} matches excluded version ${major}`;
+  return included.size > 0 ? `major version ${major} does not match any required versions` : undefined;
 }
 
 /** Upstream `checkResourceEnablement`: unknown names first (unless allowed), then disabled ones. */
@@ -115,15 +152,16 @@ export function exclusionReason(manifest: Manifest, filter: IncludeFilter): stri
     const key = `exclude.release.openshift.io/${filter.exclude}`;
     if (get(key) === "true") return `${key}=true`;
   }
-  if (filter.featureSet !== undefined) {
-    const featureSet = get(FEATURE_SET_ANNOTATION);
-    const featureGate = get(FEATURE_GATE_ANNOTATION);
-    if (featureSet !== undefined && featureGate !== undefined) {
-      return "both feature set and feature gate annotations are present: manifests may specify either a feature set or a feature gate, but not both";
-    }
-    const reason = featureSetReason(filter.featureSet, featureSet) ?? featureGateReason(filter.featureSet, featureGate);
-    if (reason !== undefined) return reason;
+  const featureSet = get(FEATURE_SET_ANNOTATION);
+  const featureGate = get(FEATURE_GATE_ANNOTATION);
+  if (filter.featureSet !== undefined && filter.enabledFeatureGates !== undefined && featureSet !== undefined && featureGate !== undefined) {
+    return "both feature set and feature gate annotations are present: manifests may specify either a feature set or a feature gate, but not both";
   }
+  const reason =
+    (filter.featureSet === undefined ? undefined : featureSetReason(filter.featureSet, featureSet)) ??
+    (filter.enabledFeatureGates === undefined ? undefined : featureGateReason(filter.enabledFeatureGates, featureGate)) ??
+    (filter.majorVersion === undefined ? undefined : majorVersionReason(manifest.gvk, filter.majorVersion, get(MAJOR_VERSION_ANNOTATION)));
+  if (reason !== undefined) return reason;
   if (filter.profile !== undefined) {
     const key = `include.release.openshift.io/${filter.profile}`;
     const v = get(key);

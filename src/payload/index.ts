@@ -19,7 +19,7 @@ export {
   FEATURE_GATE_ANNOTATION,
   DEFAULT_FEATURE_SET,
   KNOWN_FEATURE_SETS,
-  TECH_PREVIEW_NO_UPGRADE,
+  MAJOR_VERSION_ANNOTATION,
 } from "./include.js";
 export type { IncludeFilter } from "./include.js";
 export { manifestHash } from "./hash.js";

@@ -87,6 +87,11 @@ export interface LoadOptions {
    * `TechPreviewNoUpgrade`, `DevPreviewNoUpgrade` or `CustomNoUpgrade`.
    */
   featureSet?: string;
+  /**
+   * The cluster's enabled feature gates, for the `feature-gate` annotation; default none. The payload's major
+   * version, for the `major-version` annotation, is read from its release-metadata.
+   */
+  enabledFeatureGates?: ReadonlySet<string>;
   /** `CLUSTER_PROFILE`; default {@link DEFAULT_CLUSTER_PROFILE}. Also the template's `.ClusterProfile`. */
   clusterProfile?: string;
   /** Every capability this build knows; manifests naming any other capability are excluded. */
@@ -166,10 +171,15 @@ export async function validateDirectory(dir: string, fs: PayloadFs = nodePayload
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The inclusion filter the CVO applies at load time, from load options with their defaults. */
-export function loadTimeFilter(opts: Pick<LoadOptions, "exclude" | "featureSet" | "clusterProfile" | "knownCapabilities" | "enabledCapabilities">): IncludeFilter {
+export function loadTimeFilter(
+  opts: Pick<LoadOptions, "exclude" | "featureSet" | "enabledFeatureGates" | "clusterProfile" | "knownCapabilities" | "enabledCapabilities">,
+  majorVersion?: bigint,
+): IncludeFilter {
   return {
     exclude: opts.exclude ?? "",
     featureSet: opts.featureSet ?? "",
+    enabledFeatureGates: opts.enabledFeatureGates ?? new Set(),
+    majorVersion,
     profile: opts.clusterProfile ?? DEFAULT_CLUSTER_PROFILE,
     capabilities: { known: opts.knownCapabilities, enabled: opts.enabledCapabilities ?? opts.knownCapabilities },
   };
@@ -204,7 +214,8 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
   for (const w of meta.warnings) opts.onWarning?.(w);
   const imageRef = await readMetadata(fs, base, releaseDir, IMAGE_REFERENCES_FILE, "ImageReferences", (text) => parseImageReferences(text, meta.version));
 
-  const filter = loadTimeFilter(opts);
+  // The version is valid SemVer by now, so its major is the digits before the first dot.
+  const filter = loadTimeFilter(opts, BigInt(meta.version.slice(0, meta.version.indexOf("."))));
   const renderData = { ReleaseImage: releaseImage, ClusterProfile: filter.profile ?? DEFAULT_CLUSTER_PROFILE };
   const tasks = [
     { name: CVO_MANIFEST_DIR, dir: cvoDir, render: true, skip: new Set<string>() },

@@ -49,8 +49,8 @@ const ALPHANUM = `abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-${NUMBERS
 const containsOnly = (s: string, set: string): boolean => [...s].every((c) => set.includes(c));
 const hasLeadingZeroes = (s: string): boolean => s.length > 1 && s[0] === "0";
 
-/** Go `strconv.ParseUint(s, 10, 64)` error text, or undefined when it parses. */
-function parseUintError(s: string): string | undefined {
+/** Go `strconv.ParseUint(s, 10, 64)` error text, or undefined when it parses. @internal */
+export function parseUintError(s: string): string | undefined {
   if (s === "" || !containsOnly(s, NUMBERS)) return `strconv.ParseUint: parsing ${goQuote(s)}: invalid syntax`;
   return BigInt(s) > 2n ** 64n - 1n ? `strconv.ParseUint: parsing ${goQuote(s)}: value out of range` : undefined;
 }

@@ -9,6 +9,7 @@ const IN_PROFILE = { [`include.release.openshift.io/${PROFILE}`]: "true" };
 const LOAD_TIME: IncludeFilter = {
   exclude: "exclude-test",
   featureSet: "",
+  enabledFeatureGates: new Set(),
   profile: PROFILE,
   capabilities: { known: ["baremetal", "marketplace", "openshift-samples"], enabled: ["baremetal", "marketplace", "openshift-samples"] },
 };
@@ -58,36 +59,6 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
   {
     name: "#1 absent exclude skips the check",
     obj: obj({ ...IN_PROFILE, "exclude.release.openshift.io/exclude-test": "true" }),
-    filter: { profile: PROFILE },
-    want: undefined,
-  },
-  {
-    name: "#2 tech preview excluded",
-    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "TechPreviewNoUpgrade" }),
-    filter: LOAD_TIME,
-    want: "tech-preview excluded, and release.openshift.io/feature-gate=TechPreviewNoUpgrade",
-  },
-  {
-    name: "#2 tech preview included with the TechPreviewNoUpgrade feature set",
-    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "TechPreviewNoUpgrade" }),
-    filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
-    want: undefined,
-  },
-  {
-    name: "#2b any other feature-gate value",
-    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "CustomNoUpgrade" }),
-    filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
-    want: "unrecognized value release.openshift.io/feature-gate=CustomNoUpgrade",
-  },
-  {
-    name: "#2b empty feature-gate value",
-    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "" }),
-    filter: LOAD_TIME,
-    want: "unrecognized value release.openshift.io/feature-gate=",
-  },
-  {
-    name: "#2 absent feature set skips the check",
-    obj: obj({ ...IN_PROFILE, "release.openshift.io/feature-gate": "Bogus" }),
     filter: { profile: PROFILE },
     want: undefined,
   },

@@ -67,3 +67,21 @@ test("an integrity failure crosses the thread as a PayloadError (an UpdateError)
     await loader.close();
   }
 });
+
+test("the enabled feature gates travel to the loader thread and filter there", async () => {
+  const { mkdtemp, cp, writeFile, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const dir = await mkdtemp(`${tmpdir()}/syncworker-thread-`);
+  const gated = new ThreadedPayloadLoader({ ...options, enabledFeatureGates: new Set(["gate1"]) }, 60_000);
+  const ungated = new ThreadedPayloadLoader(options, 60_000);
+  try {
+    await cp(DEMO, dir, { recursive: true });
+    const annotations = '{include.release.openshift.io/self-managed-high-availability: "true", release.openshift.io/feature-gate: gate1}';
+    await writeFile(`${dir}/release-manifests/0000_99_x_gated.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gated, namespace: x, annotations: ${annotations}}\n`);
+    const names = async (loader: ThreadedPayloadLoader): Promise<(string | undefined)[]> => (await loader.load(dir, "x", never)).manifests.map((m) => m.obj.metadata?.name);
+    assert.ok((await names(gated)).includes("gated"));
+    assert.ok(!(await names(ungated)).includes("gated"));
+  } finally {
+    await Promise.all([gated.close(), ungated.close(), rm(dir, { recursive: true, force: true })]);
+  }
+});
