@@ -85,7 +85,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     clusterProfile: options.clusterProfile,
     knownCapabilities: options.knownCapabilities,
     architecture: goArch(process.arch),
-  }, options.payloadLoadTimeoutMs);
+  }, options.payloadLoadTimeoutMs, (message) => log.warn(message));
   loader.warm();
   const retriever = new DirectoryRetriever(nodePayloadFs, options.payloadRoots);
   const service = new SyncService({

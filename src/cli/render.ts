@@ -72,6 +72,7 @@ export async function render(options: RenderOptions, out: RenderOutput, signal?:
     enabledCapabilities: enabled,
     architecture: goArch(process.arch),
     signal,
+    onWarning: (message) => out.stderr(`warning: ${message}`),
     onManifest: (m, reason) => {
       total++;
       if (reason !== undefined) excluded.push(`excluded ${m.originalFilename} ${describeObject(m)}: ${reason}`);

@@ -11,10 +11,11 @@ parentPort?.on("message", (request: LoadRequest | CancelRequest) => {
   if ("cancel" in request) return running.get(request.cancel)?.abort(new Error("payload load cancelled"));
   const controller = new AbortController();
   running.set(request.id, controller);
-  const options: LoadOptions = { ...request.options, signal: controller.signal };
+  const warnings: string[] = [];
+  const options: LoadOptions = { ...request.options, signal: controller.signal, onWarning: (w) => warnings.push(w) };
   loadUpdate(request.directory, request.releaseImage, options)
     .then(
-      (update) => parentPort?.postMessage({ id: request.id, update } satisfies LoadReply),
+      (update) => parentPort?.postMessage({ id: request.id, update, warnings } satisfies LoadReply),
       (err: unknown) => parentPort?.postMessage({ id: request.id, error: serializeError(err) } satisfies LoadReply),
     )
     .finally(() => running.delete(request.id));

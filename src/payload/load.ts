@@ -110,7 +110,10 @@ export interface LoadOptions {
    * (previews such as `syncworker render` count and explain with it). Only meaningful if the load succeeds.
    */
   onManifest?: (manifest: Manifest, reason: string | undefined) => void;
-  /** Called for ignored non-string `url` / channel metadata (upstream logs a warning). */
+  /**
+   * Called for ignored non-string `url` / channel metadata, and for a `manifests/` file skipped because its
+   * template does not render (upstream logs a warning for both).
+   */
   onWarning?: (message: string) => void;
   /** Checked before each file, so a superseded load stops early; its reason is thrown as-is. */
   signal?: AbortSignal;
@@ -241,7 +244,7 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
         problems.push({ file, message: message(result.error) }); // upstream passes read errors through unprefixed
         continue;
       }
-      const parsed = parseFile(result.text, entry.name, file, task.render ? renderData : undefined, problems);
+      const parsed = parseFile(result.text, entry.name, file, task.render ? renderData : undefined, problems, opts.onWarning);
       for (const m of parsed) {
         const reason = exclusionReason(m, filter);
         opts.onManifest?.(m, reason);
@@ -314,10 +317,19 @@ async function readMetadata<T>(fs: PayloadFs, base: string, releaseDir: string, 
 }
 
 /**
- * Renders (for `manifests/`) and parses one file. Failures are recorded in `problems` with upstream's
- * prefixes (`preprocess {name}: `, `parse {name}: `) and the file yields no manifests.
+ * Renders (for `manifests/`) and parses one file. A template that does not render skips the file with a
+ * warning: upstream tolerates it because an older CVO loading a newer payload may not know every template
+ * field, and the newer CVO reloads the whole payload once it runs. Parse failures are recorded in `problems`
+ * with upstream's prefix (`parse {name}: `) and the file yields no manifests.
  */
-function parseFile(text: string, name: string, file: string, renderData: Readonly<Record<string, string>> | undefined, problems: PayloadProblem[]): Manifest[] {
+function parseFile(
+  text: string,
+  name: string,
+  file: string,
+  renderData: Readonly<Record<string, string>> | undefined,
+  problems: PayloadProblem[],
+  warn: ((message: string) => void) | undefined,
+): Manifest[] {
   let source = text;
   if (renderData) {
     try {
@@ -325,7 +337,7 @@ function parseFile(text: string, name: string, file: string, renderData: Readonl
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
       const stage = err.phase === "parse" ? "failed to parse manifest" : "failed to execute template";
-      problems.push({ file, line: err.line, message: `preprocess ${name}: ${stage}: ${err.message}` });
+      warn?.(`Skipping manifest ${file}: template rendering failed (may require newer CVO): ${stage}: ${err.message}`);
       return [];
     }
   }

@@ -28,7 +28,9 @@ interface SerializedError {
 }
 
 /** @internal */
-export type LoadReply = { readonly id: number; readonly update: PayloadUpdate } | { readonly id: number; readonly error: SerializedError };
+export type LoadReply =
+  | { readonly id: number; readonly update: PayloadUpdate; readonly warnings: readonly string[] }
+  | { readonly id: number; readonly error: SerializedError };
 
 /** Errors lose their class when posted between threads; keep what the worker reports. @internal */
 export function serializeError(err: unknown): SerializedError {
@@ -61,10 +63,13 @@ export class ThreadedPayloadLoader {
   /**
    * @param deadlineMs how long one load may take; a payload still loading then fails with a {@link PayloadError}
    *   of kind `Timeout` instead of holding up the Update (and the ones queued behind it)
+   * @param onWarning the load's warnings (`LoadOptions.onWarning`), delivered in the calling thread just before
+   *   its update; a failed load's are dropped, since its error says what went wrong
    */
   constructor(
     private readonly options: PortableLoadOptions,
     private readonly deadlineMs: number,
+    private readonly onWarning?: (message: string) => void,
   ) {}
 
   /** Starts the thread ahead of the first load, so that load does not pay for the start-up. */
@@ -116,8 +121,10 @@ export class ThreadedPayloadLoader {
     worker.on("message", (reply: LoadReply) => {
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
-      if ("update" in reply) pending?.resolve(reply.update);
-      else pending?.reject(deserializeError(reply.error));
+      if (!pending) return; // cancelled: nobody waits for its result or its warnings
+      if (!("update" in reply)) return pending.reject(deserializeError(reply.error));
+      for (const w of reply.warnings) this.onWarning?.(w);
+      pending.resolve(reply.update);
     });
     worker.on("error", (err) => this.#failAll(PayloadError.from(err)));
     worker.on("exit", (code) => {

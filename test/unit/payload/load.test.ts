@@ -42,7 +42,6 @@ test("manifests/ is templated and release-manifests/ is not", async () => {
 test("malformed files: every file's error is collected into one UpdatePayloadIntegrity naming file and line", async () => {
   const { dir, cleanup } = await tempPayload({
     ...SKELETON,
-    "manifests/0000_a.yaml": "kind: Foo\nmetadata:\n  name: {{ printf \"x\" }}\n",
     "release-manifests/0000_b.yaml": testObject("ok"),
     "release-manifests/0000_c.yaml": "apiVersion: v1\nkind: Foo\nmetadata:\n  name: x\n   bad: [\n",
     "release-manifests/0000_d.json": '{"kind": "Foo",\n "metadata": }',
@@ -52,11 +51,10 @@ test("malformed files: every file's error is collected into one UpdatePayloadInt
       assert.ok(err instanceof UpdateError);
       assert.equal(err.reason, "UpdatePayloadIntegrity");
       const parts = [
-        `preprocess 0000_a.yaml: failed to parse manifest: template: manifest:3: unsupported action {{ printf "x" }}`,
         "parse 0000_c.yaml: error parsing: error converting YAML to JSON: yaml: line 4: ",
         "parse 0000_d.json: error parsing: json: offset 30: invalid character '}' looking for beginning of value (document 1, line 2, column 14)]",
       ];
-      assert.ok(err.message.startsWith(`Error loading manifests from ${dir}: [preprocess 0000_a.yaml: `), err.message);
+      assert.ok(err.message.startsWith(`Error loading manifests from ${dir}: [parse 0000_c.yaml: `), err.message);
       for (const p of parts) assert.ok(err.message.includes(p), `${p}\nin\n${err.message}`);
       // The same failures, structured: file relative to the payload, document and line.
       assert.ok(err instanceof PayloadError);
@@ -65,18 +63,38 @@ test("malformed files: every file's error is collected into one UpdatePayloadInt
       assert.deepEqual(
         err.problems.map((p) => [p.file, p.document, p.line]),
         [
-          ["manifests/0000_a.yaml", undefined, 3],
           ["release-manifests/0000_c.yaml", 1, 4],
           ["release-manifests/0000_d.json", 1, 2],
         ],
       );
-      assert.deepEqual([err.file, err.document, err.line], ["manifests/0000_a.yaml", undefined, 3]);
+      assert.deepEqual([err.file, err.document, err.line], ["release-manifests/0000_c.yaml", 1, 4]);
       return true;
     });
   } finally {
     await cleanup();
   }
 });
+
+// Upstream's payload-unknown-template case: an older CVO loading a newer payload skips what it cannot render.
+const TEMPLATE_FAILURES: [name: string, template: string, warning: string][] = [
+  ["an unknown field", "{{ .FutureField }}", 'failed to execute template: template: manifest:8:13: executing "manifest" at <.FutureField>: can\'t evaluate field FutureField'],
+  ["an unsupported action", '{{index .FutureField "some-key"}}', 'failed to parse manifest: template: manifest:8: unsupported action {{index .FutureField "some-key"}}'],
+];
+for (const [name, template, warning] of TEMPLATE_FAILURES) {
+  test(`a manifests/ file whose template uses ${name} is skipped with a warning naming it; the rest loads`, async () => {
+    const fs = memoryFs({
+      ...SKELETON,
+      "manifests/0000_00_valid.yaml": testObject("valid-manifest", "data:\n  release-image: '{{.ReleaseImage}}'\n"),
+      "manifests/0000_50_unknown-field.yaml": testObject("future-manifest", `data:\n  image: '${template}'\n`),
+    });
+    const warnings: string[] = [];
+    const u = await loadUpdate("/p", "image:test", { ...OPTS, onWarning: (w) => warnings.push(w) }, fs);
+    assert.deepEqual(u.manifests.map((m) => m.originalFilename), ["0000_00_valid.yaml"]);
+    assert.equal(warnings.length, 1);
+    const prefix = "Skipping manifest manifests/0000_50_unknown-field.yaml: template rendering failed (may require newer CVO): ";
+    assert.ok(warnings[0]?.startsWith(prefix + warning), warnings[0]);
+  });
+}
 
 test("a single malformed file gives an unbracketed message; identical messages collapse", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/0000_c.yaml": "a: [\n" });

@@ -85,3 +85,21 @@ test("the enabled feature gates travel to the loader thread and filter there", a
     await Promise.all([gated.close(), ungated.close(), rm(dir, { recursive: true, force: true })]);
   }
 });
+
+test("a load's warnings (a skipped template) reach the caller's thread with the update", async () => {
+  const { mkdtemp, cp, writeFile, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const dir = await mkdtemp(`${tmpdir()}/syncworker-thread-`);
+  const warnings: string[] = [];
+  const loader = new ThreadedPayloadLoader(options, 60_000, (w) => warnings.push(w));
+  try {
+    await cp(DEMO, dir, { recursive: true });
+    await writeFile(`${dir}/manifests/0000_00_future.yaml`, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: future, namespace: x}\ndata: {image: '{{ .Images }}'}\n");
+    const update = await loader.load(dir, "x", never);
+    assert.ok(!update.manifests.some((m) => m.originalFilename === "0000_00_future.yaml"));
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? "", /^Skipping manifest manifests\/0000_00_future\.yaml: template rendering failed/);
+  } finally {
+    await Promise.all([loader.close(), rm(dir, { recursive: true, force: true })]);
+  }
+});
