@@ -31,7 +31,7 @@ export type { TaskLike, UpdateEffect, UpdateErrorInit } from "./update-error.js"
 // Symbols below are library-internal: building blocks exported for tests and tools (render/diff CLI).
 export { renderTemplate, TemplateError } from "./template.js";
 export { parseManifests, ManifestParseError, resourceIdString } from "./parse.js";
-export { parseReleaseMetadata, parseImageReferences, semverError, MetadataError, type ReleaseMetadata } from "./metadata.js";
+export { parseReleaseMetadata, parseImageReferences, semverError, MetadataError, MULTI_ARCHITECTURE, type ReleaseMetadata } from "./metadata.js";
 export { fnv1_64, base64UrlPadded } from "./hash.js";
 export {
   CVO_MANIFEST_DIR,

@@ -30,8 +30,10 @@ export class MetadataError extends Error {
   }
 }
 
-/** The architecture value that marks a heterogeneous (multi-arch) payload. */
+/** The release-metadata value that marks a heterogeneous (multi-arch) payload. */
 export const HETEROGENEOUS_ARCHITECTURE = "multi";
+/** How such a payload's architecture is reported (openshift/api `ClusterVersionArchitectureMulti`). */
+export const MULTI_ARCHITECTURE = "Multi";
 
 /** What `release-metadata` contributes to the loaded update. */
 export interface ReleaseMetadata {
@@ -39,8 +41,9 @@ export interface ReleaseMetadata {
   readonly url: string;
   /** Sorted, as upstream sorts them. */
   readonly channels: readonly string[];
+  /** {@link MULTI_ARCHITECTURE} for a heterogeneous payload, else the process's own GOARCH. */
   readonly architecture: string;
-  /** Values that were ignored because they were not strings (upstream logs a warning). */
+  /** Values that were ignored because they were not usable (upstream logs a warning). */
   readonly warnings: readonly string[];
 }
 
@@ -179,22 +182,17 @@ export function parseReleaseMetadata(text: string, processArchitecture: string):
   const semErr = semverError(version);
   if (semErr) throw new MetadataError(`Cincinnati metadata version ${goQuote(version)} is not a valid semantic version: ${semErr}`);
 
+  // Upstream (cincinnati.ParseMetadata) only warns about an unusable value and keeps the process's architecture.
+  const warnings: string[] = [];
   let architecture = processArchitecture;
   const ARCH_KEY = "release.openshift.io/architecture";
   if (Object.hasOwn(meta, ARCH_KEY)) {
     const arch = meta[ARCH_KEY];
-    if (typeof arch !== "string") {
-      throw new MetadataError(`Architecture from release-metadata (${version}) is not a string: ${goPrintV(arch)}`);
-    }
-    if (arch !== HETEROGENEOUS_ARCHITECTURE) {
-      throw new MetadataError(
-        `Architecture from release-metadata (${version}) contains invalid value: ${goQuote(arch)}. Valid value is "${HETEROGENEOUS_ARCHITECTURE}".`,
-      );
-    }
-    architecture = arch;
+    if (arch === HETEROGENEOUS_ARCHITECTURE) architecture = MULTI_ARCHITECTURE;
+    else if (typeof arch === "string") warnings.push(`Architecture from release-metadata (${version}) ignored: unrecognized ${ARCH_KEY} value ${goQuote(arch)}`);
+    else warnings.push(`Architecture from release-metadata (${version}) ignored: ${ARCH_KEY} is not a string: ${goPrintV(arch)}`);
   }
 
-  const warnings: string[] = [];
   let url = "";
   if (Object.hasOwn(meta, "url")) {
     const v = meta["url"];

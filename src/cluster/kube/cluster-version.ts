@@ -1,4 +1,5 @@
 import type { KubeObject } from "../../payload/manifest.js";
+import { MULTI_ARCHITECTURE } from "../../payload/metadata.js";
 import type { PersistedState, StateStore } from "../../service/index.js";
 import { ApiError, type ObjectRef } from "../errors.js";
 import type { KubeObjectClient } from "./object-client.js";
@@ -34,11 +35,19 @@ interface SchemaNode {
 export function clusterVersionStatus(state: PersistedState, observedGeneration: number, accepted?: ReadonlySet<string>): Record<string, unknown> {
   const s = state.status;
   const shown = (names: readonly string[]): string[] => names.filter((name) => !accepted || accepted.has(name));
+  // The CVO's desired release names an architecture only for a heterogeneous payload (Release.Architecture).
+  const architecture = s.architecture === MULTI_ARCHITECTURE ? { architecture: s.architecture } : {};
   return {
     observedGeneration,
     versionHash: s.versionHash,
     availableUpdates: null,
-    desired: { version: s.actual.version, image: s.actual.image, ...(s.actual.url ? { url: s.actual.url } : {}), ...(s.actual.channels.length > 0 ? { channels: [...s.actual.channels] } : {}) },
+    desired: {
+      version: s.actual.version,
+      image: s.actual.image,
+      ...(s.actual.url ? { url: s.actual.url } : {}),
+      ...(s.actual.channels.length > 0 ? { channels: [...s.actual.channels] } : {}),
+      ...architecture,
+    },
     history: state.clusterVersion.history.map((h) => ({
       state: h.state,
       version: h.version,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { goArch, isNotExist, loadUpdate, nodePayloadFs, validateDirectory, verifyPayloadVersion, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
-import { memoryFs, PAYLOADTEST, REAL_A, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
+import { memoryFs, METADATA_1_0_0_ABC, PAYLOADTEST, REAL_A, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
 
 const OPTS: LoadOptions = { knownCapabilities: REVISION_CAPS, architecture: "amd64" };
 
@@ -21,6 +21,22 @@ test("payloadtest: files without a manifest extension and excluded manifests are
   } finally {
     await cleanup();
   }
+});
+
+// Upstream's payloadtestarch: the same payload marked multi-architecture in its release-metadata.
+test("payloadtestarch: a payload whose release-metadata says multi loads as architecture Multi", async () => {
+  const metadata = METADATA_1_0_0_ABC.replace('"metadata": {', '"metadata": {\n    "release.openshift.io/architecture": "multi",');
+  const fs = memoryFs({ ...PAYLOADTEST, "release-manifests/release-metadata": metadata });
+  const multi = await loadUpdate("/p", "image:1", { ...OPTS, exclude: "exclude-test" }, fs);
+  assert.equal(multi.architecture, "Multi");
+  const single = await loadUpdate("/p", "image:1", { ...OPTS, exclude: "exclude-test" }, memoryFs(PAYLOADTEST));
+  assert.equal(single.architecture, "amd64", "without the key: the process's architecture");
+  assert.deepEqual([multi.manifestHash, multi.release], [single.manifestHash, single.release]);
+  const warnings: string[] = [];
+  const fs2 = memoryFs({ ...PAYLOADTEST, "release-manifests/release-metadata": metadata.replace('"multi"', '"s390x"') });
+  const other = await loadUpdate("/p", "image:1", { ...OPTS, onWarning: (w) => warnings.push(w) }, fs2);
+  assert.equal(other.architecture, "amd64");
+  assert.deepEqual(warnings, ['Architecture from release-metadata (1.0.0-abc) ignored: unrecognized release.openshift.io/architecture value "s390x"']);
 });
 
 test("manifests/ is templated and release-manifests/ is not", async () => {

@@ -21,10 +21,6 @@ const ERRORS: { name: string; text: string; message: string }[] = [
   { name: "empty prerelease part", text: '{"kind": "cincinnati-metadata-v0", "version": "4.11.0-rc..1"}', message: 'Cincinnati metadata version "4.11.0-rc..1" is not a valid semantic version: Prerelease is empty' },
   { name: "empty minor", text: '{"kind": "cincinnati-metadata-v0", "version": "4..1"}', message: 'Cincinnati metadata version "4..1" is not a valid semantic version: strconv.ParseUint: parsing "": invalid syntax' },
   { name: "empty build", text: '{"kind": "cincinnati-metadata-v0", "version": "1.0.0+"}', message: 'Cincinnati metadata version "1.0.0+" is not a valid semantic version: Build meta data is empty' },
-  { name: "architecture not multi", text: md(', "metadata": {"release.openshift.io/architecture": "amd64"}'), message: `Architecture from release-metadata (${V}) contains invalid value: "amd64". Valid value is "multi".` },
-  { name: "architecture number", text: md(', "metadata": {"release.openshift.io/architecture": 5}'), message: `Architecture from release-metadata (${V}) is not a string: 5` },
-  { name: "architecture structure", text: md(', "metadata": {"release.openshift.io/architecture": ["a", {"b": 1.5}]}'), message: `Architecture from release-metadata (${V}) is not a string: [a map[b:1.5]]` },
-  { name: "architecture null", text: md(', "metadata": {"release.openshift.io/architecture": null}'), message: `Architecture from release-metadata (${V}) is not a string: <nil>` },
 ];
 
 for (const tc of ERRORS) {
@@ -38,12 +34,31 @@ test("parseReleaseMetadata: url, sorted channels, process architecture", () => {
   assert.deepEqual(m, { version: V, url: "u", channels: ["B", "a", "b"], architecture: "arm64", warnings: [] });
 });
 
+// Upstream's cincinnati.ParseMetadata: only "multi" names the architecture (reported as openshift/api's "Multi");
+// any other value is a warning, and the process's own architecture stands.
+const ARCHITECTURES: { name: string; value?: string; architecture: string; warning?: string }[] = [
+  { name: "absent: the process's architecture", architecture: "arm64" },
+  { name: "multi: reported as Multi", value: '"multi"', architecture: "Multi" },
+  { name: "a single architecture is not a valid value", value: '"amd64"', architecture: "arm64", warning: `unrecognized release.openshift.io/architecture value "amd64"` },
+  { name: "Multi spelled as reported is not a valid value", value: '"Multi"', architecture: "arm64", warning: `unrecognized release.openshift.io/architecture value "Multi"` },
+  { name: "a number", value: "5", architecture: "arm64", warning: "release.openshift.io/architecture is not a string: 5" },
+  { name: "a structure", value: '["a", {"b": 1.5}]', architecture: "arm64", warning: "release.openshift.io/architecture is not a string: [a map[b:1.5]]" },
+  { name: "null", value: "null", architecture: "arm64", warning: "release.openshift.io/architecture is not a string: <nil>" },
+];
+for (const tc of ARCHITECTURES) {
+  test(`parseReleaseMetadata architecture: ${tc.name}`, () => {
+    const m = parseReleaseMetadata(md(tc.value === undefined ? "" : `, "metadata": {"release.openshift.io/architecture": ${tc.value}}`), "arm64");
+    assert.equal(m.architecture, tc.architecture);
+    assert.deepEqual(m.warnings, tc.warning === undefined ? [] : [`Architecture from release-metadata (${V}) ignored: ${tc.warning}`]);
+  });
+}
+
 test("parseReleaseMetadata: multi architecture; non-string url and channels are ignored with a warning", () => {
   const m = parseReleaseMetadata(
     md(', "metadata": {"release.openshift.io/architecture": "multi", "url": 5, "io.openshift.upgrades.graph.release.channels": ["a"]}'),
     "amd64",
   );
-  assert.equal(m.architecture, "multi");
+  assert.equal(m.architecture, "Multi");
   assert.equal(m.url, "");
   assert.deepEqual(m.channels, []);
   assert.deepEqual(m.warnings, [
