@@ -7,8 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { rpc } from "../src/cli/client.js";
-import type { SyncWorkerStatus } from "../src/gen/syncworker/v1/syncworker.js";
+import type { SyncWorkerStatus } from "@syncworker/client";
 import { startControlPlane } from "../test/harness/control-plane.js";
 import type { KubeRest } from "../test/harness/kube-rest.js";
 import { writePayload } from "../test/harness/payload-gen.js";
@@ -99,15 +98,14 @@ export async function run(): Promise<void> {
     await writePayload(payload, "1.0.0", [{ file: "0000_05_bench_00_crd.yaml", obj: CRD }, ...sw]);
     const server = await startServer(["--kubeconfig", cp.kubeconfig, "--reconcile-interval", `${INTERVAL_S}s`, "--backoff-steps", "2"]);
     let last: SyncWorkerStatus | undefined;
-    const stream = server.client.statusWatch({ sinceRevision: 0 });
-    // One iterator for both waits: leaving a for-await loop would destroy the stream.
-    const statuses = (stream as AsyncIterable<{ status?: SyncWorkerStatus }>)[Symbol.asyncIterator]();
+    // One watch for both waits: leaving a for-await loop would close it.
+    const statuses = server.client.watchStatus();
     const until = async (p: (s: SyncWorkerStatus) => boolean): Promise<void> => {
-      for (let r = await statuses.next(); !r.done; r = await statuses.next()) if (r.value.status && p((last = r.value.status))) return;
-      throw new Error(`the status stream ended; last: ${JSON.stringify(last)}`);
+      for (let r = await statuses.next(); !r.done; r = await statuses.next()) if (p((last = r.value))) return;
+      throw new Error(`the status watch ended; last: ${JSON.stringify(last)}`);
     };
     const syncworkerS = await seconds(async () => {
-      await rpc.update(server.client, { generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: 0 });
+      await server.client.update({ generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: 0 });
       await until((s) => s.completed >= 1 && !s.failure);
     });
     // A notification does not start a pass when nothing changed (as upstream), so the no-op pass is
@@ -129,7 +127,7 @@ export async function run(): Promise<void> {
       const want = (edited["data"] as Record<string, string>)["key"];
       while (((await cp.api.must("GET", path)) as { data?: Record<string, string> }).data?.["key"] !== want) await new Promise((r) => setTimeout(r, 50));
     });
-    stream.cancel();
+    await statuses.return();
     await server.stop();
     console.log(`syncworker: initial ${syncworkerS.toFixed(2)}s, no-op ${noopS.toFixed(2)}s with ${noopRequests} requests (${last?.done}/${last?.total}), drift fixed in ${driftFixS.toFixed(2)}s`);
 

@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { connect, isComplete, rpc } from "../src/cli/client.js";
-import { PayloadState } from "../src/gen/syncworker/v1/syncworker.js";
+import { isComplete, PayloadState, SyncWorkerClient } from "@syncworker/client";
 import { startJaeger } from "../test/harness/jaeger.js";
 import { SYNCWORKER } from "../test/harness/server.js";
 
@@ -63,14 +62,14 @@ async function syncSeconds(image: string, env: NodeJS.ProcessEnv): Promise<{ sec
       break;
     }
   }
-  const client = connect(address);
+  const client = new SyncWorkerClient(address);
   const cpuBefore = await cpuSeconds(server.pid!);
   const started = process.hrtime.bigint();
-  await rpc.update(client, { generation: 1, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: PayloadState.PAYLOAD_STATE_UPDATING });
+  await client.update({ generation: 1, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: PayloadState.PAYLOAD_STATE_UPDATING });
   let total = 0;
   for (;;) {
-    const status = (await rpc.getStatus(client)).status;
-    if (status && isComplete(status, "")) {
+    const status = await client.getStatus();
+    if (isComplete(status)) {
       total = status.total;
       break;
     }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { connect, isComplete, rpc } from "../src/cli/client.js";
+import { isComplete, SyncWorkerClient } from "@syncworker/client";
 import { SYNCWORKER } from "../test/harness/server.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -64,14 +64,10 @@ export async function run(): Promise<void> {
   await settle(1000);
   const withStreams = await rssKiB(server.pid!);
 
-  const client = connect(address);
+  const client = new SyncWorkerClient(address);
   const started = Date.now();
-  await rpc.update(client, { generation: 1, desired: { version: "", image: PAYLOAD, force: false }, overrides: [], capabilities: undefined, state: 0 });
-  for (;;) {
-    const status = (await rpc.getStatus(client)).status;
-    if (status && isComplete(status, "")) break;
-    await settle(50);
-  }
+  await client.update({ generation: 1, desired: { version: "", image: PAYLOAD, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  while (!isComplete(await client.getStatus())) await settle(50);
   const syncMs = Date.now() - started;
   await settle(500);
   watchers.stdin.write("stop\n");

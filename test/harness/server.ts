@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
-import { SyncWorkerClient, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { SyncWorkerClient, type SyncWorkerStatus } from "@syncworker/client";
+import { SyncWorkerClient as RawSyncWorkerClient } from "../../src/gen/syncworker/v1/syncworker.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const FIXTURES = fileURLToPath(new URL("../../../shared/fixtures/payloads", import.meta.url));
@@ -64,7 +65,7 @@ export async function startServer(extraArgs: readonly string[] = [], env: NodeJS
     });
   });
   await ready;
-  const client = new SyncWorkerClient(address, credentials.createInsecure());
+  const client = new SyncWorkerClient(address);
   return {
     address,
     adminAddress,
@@ -92,21 +93,24 @@ export async function waitForStatus(
   predicate: (s: SyncWorkerStatus) => boolean,
   timeoutMs: number,
 ): Promise<SyncWorkerStatus> {
-  const stream = client.statusWatch({ sinceRevision: 0 });
   let last: SyncWorkerStatus | undefined;
-  const timer = setTimeout(() => stream.cancel(), timeoutMs);
   try {
-    for await (const response of stream as AsyncIterable<{ status?: SyncWorkerStatus }>) {
-      last = response.status;
-      if (last && predicate(last)) return last;
+    for await (const status of client.watchStatus({ signal: AbortSignal.timeout(timeoutMs) })) {
+      last = status;
+      if (predicate(status)) return status;
     }
   } catch {
-    // cancelled by the timer; reported below with the last status
-  } finally {
-    clearTimeout(timer);
-    stream.cancel();
+    // aborted by the timeout (or a non-transient error); reported below with the last status
   }
   throw new Error(`status did not reach the expected state within ${timeoutMs}ms; last: ${JSON.stringify(last)}`);
+}
+
+/**
+ * A generated grpc-js client without the TS client's resuming and client-side revision filter, for tests that check
+ * the server's stream itself (since_revision, no duplicates, a clean end on shutdown) or send raw metadata.
+ */
+export function rawClient(address: string): RawSyncWorkerClient {
+  return new RawSyncWorkerClient(address, credentials.createInsecure());
 }
 
 /** The embedded cluster's objects, read from the admin endpoint. */

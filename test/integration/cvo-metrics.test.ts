@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import parsePrometheus from "parse-prometheus-text-format";
-import { isComplete, rpc } from "../../src/cli/client.js";
+import { isComplete } from "@syncworker/client";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const DEMO = join(REPO_ROOT, "examples/payloads");
@@ -34,7 +34,7 @@ function promtoolCheck(text: string): Promise<{ code: number; output: string }> 
 }
 
 const update = (server: ServerProcess, image: string, generation: number) =>
-  rpc.update(server.client, { generation, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  server.client.update({ generation, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
 
 test("/metrics shows the CVO's cluster_version, cluster_operator_up/_conditions and capabilities through an install and an update, clean under promtool", { timeout: 120_000 }, async () => {
   const server = await startServer(["--metrics-listen", "127.0.0.1:0", "--operator-delay", "300ms"]);

@@ -9,8 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
-import { rpc } from "../../src/cli/client.js";
-import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { SyncWorkerStatus } from "@syncworker/client";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { KubeRest, type LiveObject } from "../harness/kube-rest.js";
@@ -146,8 +145,8 @@ test("the RBAC it grants is enough for two replicas to sync real-a as its Servic
   const leader = servers[(await roles()).indexOf("ok: leader")]!;
   const standby = servers.find((s) => s !== leader)!;
 
-  const response = await rpc.update(leader.client, { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 });
-  assert.equal(response.status?.loadPayloadStatus?.failure, undefined, "the payload loads");
+  const response = await leader.client.update({ generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 });
+  assert.equal(response.loadPayloadStatus?.failure, undefined, "the payload loads");
   const synced = (s: SyncWorkerStatus): boolean => s.actual?.image === REAL_A && s.completed >= 1 && !s.failure;
   await waitForStatus(leader.client, synced, 10 * 60_000);
   // The standby follows the saved state through its watch on the state ConfigMap.
@@ -160,7 +159,7 @@ test("the RBAC it grants is enough for two replicas to sync real-a as its Servic
     metadata: { name: "version" },
     spec: { clusterID: "0d9a7a52-3f44-4c0b-8a38-5c2f1a6e9b10" },
   });
-  await rpc.notify(leader.client, "ClusterVersion created");
+  await leader.client.notify("ClusterVersion created");
   let desired: { image?: string } | undefined;
   for (let i = 0; i < 300 && desired?.image !== REAL_A; i++) {
     await new Promise((r) => setTimeout(r, 200));

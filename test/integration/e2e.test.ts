@@ -3,7 +3,6 @@ import { after, before, test } from "node:test";
 import { join } from "node:path";
 import { loadUpdate } from "../../src/payload/index.js";
 import { KNOWN_CAPABILITIES } from "../../src/policy/index.js";
-import { rpc } from "../../src/cli/client.js";
 import { embeddedObjects, FIXTURES, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 let server: ServerProcess;
@@ -30,16 +29,16 @@ async function expectedObjects(dir: string): Promise<{ version: string; total: n
 
 async function syncTo(dir: string, generation: number): Promise<void> {
   const { version, total, keys } = await expectedObjects(dir);
-  const response = await rpc.update(server.client, {
+  const response = await server.client.update({
     generation,
     desired: { version: "", image: dir, force: false },
     overrides: [],
     capabilities: undefined,
     state: 0,
   });
-  assert.equal(response.status?.loadPayloadStatus?.failure, undefined, "the payload loads");
-  assert.equal(response.status?.loadPayloadStatus?.step, "PayloadLoaded");
-  assert.equal(response.status?.loadPayloadStatus?.update?.version, version, "the payload's version is adopted");
+  assert.equal(response.loadPayloadStatus?.failure, undefined, "the payload loads");
+  assert.equal(response.loadPayloadStatus?.step, "PayloadLoaded");
+  assert.equal(response.loadPayloadStatus?.update?.version, version, "the payload's version is adopted");
 
   const done = await waitForStatus(
     server.client,

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import * as grpc from "@grpc/grpc-js";
-import { rpc } from "../../src/cli/client.js";
-import type { StatusWatchResponse, SyncWorkerStatus, UpdateRequest } from "../../src/gen/syncworker/v1/syncworker.js";
+import { Code, SyncWorkerError, type UpdateInput } from "@syncworker/client";
+import type { StatusWatchResponse, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import { violatedField } from "../harness/grpc-errors.js";
-import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { rawClient, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const EXAMPLES = join(REPO_ROOT, "examples/payloads");
 const DEMO = join(EXAMPLES, "demo-1.0.0");
@@ -45,15 +45,16 @@ async function writePayload(dir: string, version: string, metadata = JSON.string
   return dir;
 }
 
-function request(image: string, generation = 1): UpdateRequest {
+function request(image: string, generation = 1): UpdateInput {
   return { generation, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: 0 };
 }
 
-async function refusal(call: Promise<unknown>): Promise<grpc.ServiceError> {
+/** The error a call (through the client or raw) was refused with, as the client's typed error. */
+async function refusal(call: Promise<unknown>): Promise<SyncWorkerError> {
   try {
     await call;
   } catch (err) {
-    return err as grpc.ServiceError;
+    return SyncWorkerError.from(err);
   }
   assert.fail("expected the call to be refused");
 }
@@ -73,14 +74,14 @@ test("an image outside every payload root, through a link inside one, or by `..`
   await symlink(outside, join(root, "escape"));
   await symlink("/etc", join(root, "etc"));
   for (const image of [join(outside, "payload"), `file://${outside}/payload`, join(root, "escape/payload"), join(root, "etc"), `${root}/../${outside.slice(outside.lastIndexOf("/") + 1)}/payload`, `${EXAMPLES}/../../../../etc`]) {
-    const err = await refusal(rpc.update(server.client, request(image)));
-    assert.equal(err.code, grpc.status.INVALID_ARGUMENT, `${image}: ${err.details}`);
-    assert.equal(violatedField(err.metadata), "desired.image");
-    assert.match(err.details, /is not under a payload root/);
-    assert.ok(!err.details.includes(SECRET) && !err.details.includes("hostname"), err.details);
+    const err = await refusal(server.client.update(request(image)));
+    assert.equal(err.code, Code.InvalidArgument, `${image}: ${err.rawMessage}`);
+    assert.equal(violatedField(err), "desired.image");
+    assert.match(err.rawMessage, /is not under a payload root/);
+    assert.ok(!err.rawMessage.includes(SECRET) && !err.rawMessage.includes("hostname"), err.rawMessage);
   }
-  const status = (await rpc.getStatus(server.client)).status;
-  assert.equal(status?.loadPayloadStatus?.update?.image ?? "", "", "nothing was loaded");
+  const status = await server.client.getStatus();
+  assert.equal(status.loadPayloadStatus?.update?.image ?? "", "", "nothing was loaded");
 });
 
 test("a FIFO, a socket and a link out of the payload: Update returns promptly naming the file; a good payload then completes", { timeout: 120_000 }, async () => {
@@ -102,15 +103,15 @@ test("a FIFO, a socket and a link out of the payload: Update returns promptly na
       [manifestsOut, "manifests", "a symbolic link leading out of the payload"],
     ] as const) {
       const started = Date.now();
-      const load = (await rpc.update(server.client, request(dir, generation++))).status?.loadPayloadStatus;
+      const load = (await server.client.update(request(dir, generation++))).loadPayloadStatus;
       assert.ok(Date.now() - started < 5_000, `${file}: answered after ${Date.now() - started} ms`);
       assert.equal(load?.step, "LoadPayload");
       assert.ok(load?.failure?.message.includes(`${file} is ${what}`), load?.failure?.message);
       const message = load.failure?.message ?? "";
       assert.ok(!message.includes(SECRET) && !message.includes(outside), message);
     }
-    const good = await rpc.update(server.client, request(DEMO, generation));
-    assert.equal(good.status?.loadPayloadStatus?.step, "PayloadLoaded");
+    const good = await server.client.update(request(DEMO, generation));
+    assert.equal(good.loadPayloadStatus?.step, "PayloadLoaded");
     await waitForStatus(server.client, (s) => s.actual?.version === "1.0.0" && s.completed >= 1 && s.done === s.total && !s.failure, 60_000);
   } finally {
     listener.close();
@@ -127,7 +128,7 @@ test("malformed release-metadata fails the load naming the file and what is wron
   ] as const;
   for (const [i, [name, metadata, pattern]] of cases.entries()) {
     const dir = await writePayload(join(root, `metadata-${i}`), "9.1.0", metadata);
-    const load = (await rpc.update(server.client, request(dir, 100 + i))).status?.loadPayloadStatus;
+    const load = (await server.client.update(request(dir, 100 + i))).loadPayloadStatus;
     assert.equal(load?.step, "LoadPayload", name);
     assert.match(load?.failure?.message ?? "", new RegExp(`release-manifests/${pattern.source}`), name);
   }
@@ -136,38 +137,42 @@ test("malformed release-metadata fails the load naming the file and what is wron
 test("integers beyond 2^53 and strings beyond their limits are refused naming the field; oversized requests too", { timeout: 60_000 }, async () => {
   const generation = new BinaryWriter().uint32(8).int64(2n ** 53n).uint32(18).fork().uint32(18).string(DEMO).join().finish();
   let err = await refusal(rawCall("Update", generation));
-  assert.deepEqual([err.code, violatedField(err.metadata)], [grpc.status.INVALID_ARGUMENT, "generation"]);
-  assert.match(err.details, /generation is out of range/);
+  assert.deepEqual([err.code, violatedField(err)], [Code.InvalidArgument, "generation"]);
+  assert.match(err.rawMessage, /generation is out of range/);
 
   const since = new BinaryWriter().uint32(8).uint64(2n ** 64n - 1n).finish();
   const client = new grpc.Client(server.address, grpc.credentials.createInsecure());
-  err = await new Promise<grpc.ServiceError>((resolve) => {
-    const watch = client.makeServerStreamRequest("/syncworker.v1.SyncWorker/StatusWatch", (b: Buffer) => b, (b: Buffer) => b, Buffer.from(since));
-    watch.on("data", () => undefined);
-    watch.on("error", resolve);
-  });
+  err = await refusal(
+    new Promise((_resolve, reject) => {
+      const watch = client.makeServerStreamRequest("/syncworker.v1.SyncWorker/StatusWatch", (b: Buffer) => b, (b: Buffer) => b, Buffer.from(since));
+      watch.on("data", () => undefined);
+      watch.on("error", reject);
+    }),
+  );
   client.close();
-  assert.deepEqual([err.code, violatedField(err.metadata)], [grpc.status.INVALID_ARGUMENT, "since_revision"]);
+  assert.deepEqual([err.code, violatedField(err)], [Code.InvalidArgument, "since_revision"]);
 
-  const tooLong: [UpdateRequest, string][] = [
+  const tooLong: [UpdateInput, string][] = [
     [request(join(root, "x".repeat(5000))), "desired.image"],
     [{ ...request(DEMO), desired: { version: "1".repeat(300), image: DEMO, force: false } }, "desired.version"],
     [{ ...request(DEMO), overrides: [{ kind: "ConfigMap", group: "", namespace: "ns", name: "n".repeat(254), unmanaged: true }] }, "overrides[0].name"],
   ];
   for (const [req, field] of tooLong) {
-    err = await refusal(rpc.update(server.client, req));
-    assert.deepEqual([err.code, violatedField(err.metadata)], [grpc.status.INVALID_ARGUMENT, field]);
-    assert.match(err.details, /bytes long, more than the \d+ accepted/);
+    err = await refusal(server.client.update(req));
+    assert.deepEqual([err.code, violatedField(err)], [Code.InvalidArgument, field]);
+    assert.match(err.rawMessage, /bytes long, more than the \d+ accepted/);
   }
-  err = await refusal(rpc.notify(server.client, "m".repeat(2000)));
-  assert.deepEqual([err.code, violatedField(err.metadata)], [grpc.status.INVALID_ARGUMENT, "message"]);
+  err = await refusal(server.client.notify("m".repeat(2000)));
+  assert.deepEqual([err.code, violatedField(err)], [Code.InvalidArgument, "message"]);
 
-  err = await refusal(rpc.update(server.client, request(`/${"x".repeat(5 * 1024 * 1024)}`)));
-  assert.equal(err.code, grpc.status.RESOURCE_EXHAUSTED);
+  err = await refusal(server.client.update(request(`/${"x".repeat(5 * 1024 * 1024)}`)));
+  assert.equal(err.code, Code.ResourceExhausted);
 });
 
 test("a client holds at most --max-watches-per-client streams; a closed one frees its slot", { timeout: 60_000 }, async () => {
-  const open = (): grpc.ClientReadableStream<StatusWatchResponse> => server.client.statusWatch({ sinceRevision: 0 });
+  // Raw streams: the client's watch would retry a RESOURCE_EXHAUSTED refusal instead of surfacing it.
+  const client = rawClient(server.address);
+  const open = (): grpc.ClientReadableStream<StatusWatchResponse> => client.statusWatch({ sinceRevision: 0 });
   const first = (stream: grpc.ClientReadableStream<StatusWatchResponse>): Promise<SyncWorkerStatus | grpc.ServiceError> =>
     new Promise((resolve) => {
       stream.once("data", (r: StatusWatchResponse) => resolve(r.status!));
@@ -187,6 +192,7 @@ test("a client holds at most --max-watches-per-client streams; a closed one free
     assert.ok("revision" in (await first(again)));
   } finally {
     for (const s of streams) s.cancel();
+    client.close();
   }
 });
 

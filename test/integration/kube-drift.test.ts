@@ -5,8 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { rpc } from "../../src/cli/client.js";
-import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { SyncWorkerStatus } from "@syncworker/client";
 import type { Manifest } from "../../src/payload/index.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
@@ -29,7 +28,7 @@ before(async () => {
   await createForeignNamespaces(cp.api, manifests);
   player = playOperators(cp.api, manifests);
   server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-drift", "--reconcile-interval", `${INTERVAL_S}s`, "--backoff-steps", "2"]);
-  await rpc.update(server.client, { generation: 1, desired: { version: "", image: DEMO, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  await server.client.update({ generation: 1, desired: { version: "", image: DEMO, force: false }, overrides: [], capabilities: undefined, state: 0 });
   await waitForStatus(server.client, (s) => s.completed >= 1 && !s.failure, 180_000);
 }, { timeout: 90 * 60_000 });
 
@@ -48,7 +47,7 @@ async function nextPass(after: number, timeoutMs: number): Promise<SyncWorkerSta
 
 test("a reconcile pass after a completed sync writes nothing and reads little", { timeout: 300_000 }, async () => {
   assert.ok(server);
-  const start = (await rpc.getStatus(server.client)).status!;
+  const start = await server.client.getStatus();
   // Let the pass that may be running end, so the counts cover exactly one whole pass.
   const settled = await nextPass(start.completed, 3 * INTERVAL_S * 1000);
   // The operator player polls the cluster; everything it reports is in place, so it pauses while the pass is counted.
@@ -79,7 +78,7 @@ test("an edit by another field manager and a deletion are undone by the pass the
   assert.ok(key);
 
   // Right after a periodic pass, so the next one is a whole interval away.
-  const status = (await rpc.getStatus(server.client)).status!;
+  const status = await server.client.getStatus();
   const passed = await nextPass(status.completed, 3 * INTERVAL_S * 1000);
   const edited = Date.now();
   await cp.api.must("PATCH", `${cmPath}?fieldManager=kubectl-edit`, { data: { [key]: "tampered" } }, "application/merge-patch+json");
@@ -104,7 +103,7 @@ test("an edit by another field manager and a deletion are undone by the pass the
   }
   assert.ok(recreated, "the deleted Deployment was created again");
   console.log(`a deleted Deployment was recreated after ${recreated - deleted} ms`);
-  const after = (await rpc.getStatus(server.client)).status!;
+  const after = await server.client.getStatus();
   assert.ok(after.completed > passed.completed, "the status shows the passes the drift started");
 
   const metrics = await (await fetch(`http://${server.adminAddress}/metrics`)).text();

@@ -6,7 +6,6 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { rpc } from "../../src/cli/client.js";
 import type { ComponentOverride, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
 import { createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
@@ -59,26 +58,20 @@ async function play(dir: string): Promise<{ version: string; manifests: Manifest
 
 async function update(dir: string, generation: number, overrides: ComponentOverride[] = [], state = 0): Promise<void> {
   assert.ok(server);
-  const response = await rpc.update(server.client, { generation, desired: { version: "", image: dir, force: false }, overrides, capabilities: undefined, state });
-  assert.equal(response.status?.loadPayloadStatus?.failure, undefined, "the payload loads");
+  const response = await server.client.update({ generation, desired: { version: "", image: dir, force: false }, overrides, capabilities: undefined, state });
+  assert.equal(response.loadPayloadStatus?.failure, undefined, "the payload loads");
 }
 
 /** Watches statuses until `predicate` holds; every status seen goes to `seen` for invariant checks. */
 async function watchUntil(predicate: (s: SyncWorkerStatus) => boolean, timeoutMs: number, seen: SyncWorkerStatus[] = []): Promise<SyncWorkerStatus> {
   assert.ok(server);
-  const stream = server.client.statusWatch({ sinceRevision: 0 });
-  const timer = setTimeout(() => stream.cancel(), timeoutMs);
   try {
-    for await (const response of stream as AsyncIterable<{ status?: SyncWorkerStatus }>) {
-      if (!response.status) continue;
-      seen.push(response.status);
-      if (predicate(response.status)) return response.status;
+    for await (const status of server.client.watchStatus({ signal: AbortSignal.timeout(timeoutMs) })) {
+      seen.push(status);
+      if (predicate(status)) return status;
     }
   } catch {
-    // cancelled by the timer; reported below
-  } finally {
-    clearTimeout(timer);
-    stream.cancel();
+    // aborted by the timeout; reported below
   }
   const log = join(tmpdir(), `syncworker-kube-sync-${process.pid}.log`);
   await writeFile(log, server.stderr());

@@ -7,8 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { rpc } from "../../src/cli/client.js";
-import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { SyncWorkerStatus } from "@syncworker/client";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { writePayload, type GeneratedManifest } from "../harness/payload-gen.js";
 import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -59,7 +58,7 @@ test("429 answers slow the client down; the sync completes and nothing fails for
   const payload = join(work, "payload");
   await writePayload(payload, "1.0.0", manifests());
   server = await startServer(["--kubeconfig", cp.operatorKubeconfig, "--namespace", "syncworker-throttle", "--reconcile-interval", "120s", "--max-workers", "16"]);
-  await rpc.update(server.client, { generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  await server.client.update({ generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: 0 });
   const seen: SyncWorkerStatus[] = [];
   await waitForStatus(
     server.client,

@@ -8,9 +8,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
-import { status, type ServiceError } from "@grpc/grpc-js";
-import { rpc } from "../../src/cli/client.js";
-import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { Code, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { FIXTURES, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -89,15 +87,16 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   assert.equal(await role(standby), "ok: standby", "a standby is ready: it serves reads");
 
   const request = { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 };
-  await assert.rejects(rpc.update(standby.client, request), (err: ServiceError) => {
-    assert.equal(err.code, status.UNAVAILABLE);
-    assert.ok(err.details.includes(leaderIdentity), `the error names the leader: ${err.details}`);
+  await assert.rejects(standby.client.update(request), (err) => {
+    assert.ok(err instanceof SyncWorkerError, String(err));
+    assert.equal(err.code, Code.Unavailable);
+    assert.ok(err.rawMessage.includes(leaderIdentity), `the error names the leader: ${err.rawMessage}`);
     return true;
   });
-  await assert.rejects(rpc.notify(standby.client, "drift"), (err: ServiceError) => err.code === status.UNAVAILABLE);
+  await assert.rejects(standby.client.notify("drift"), (err) => err instanceof SyncWorkerError && err.code === Code.Unavailable);
 
-  const accepted = await rpc.update(leader.client, request);
-  assert.equal(accepted.status?.loadPayloadStatus?.failure, undefined, "the payload loads");
+  const accepted = await leader.client.update(request);
+  assert.equal(accepted.loadPayloadStatus?.failure, undefined, "the payload loads");
   // The standby follows the leader's progress through the state object.
   const followed = await waitForStatus(standby.client, (s) => s.actual?.image === REAL_A && s.done > 0, 120_000);
   assert.ok(followed.total > 0);
@@ -106,7 +105,7 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   assert.equal(await metricSum(standby, "syncworker_task_duration_seconds_count"), 0, "the standby applies nothing");
 
   // Kill the leader mid-sync; the standby takes over once the lease it last saw renewed has expired.
-  const beforeKill = (await rpc.getStatus(standby.client)).status!;
+  const beforeKill = await standby.client.getStatus();
   const killedAt = Date.now();
   const exited = once(leader.child, "exit");
   leader.child.kill("SIGKILL");

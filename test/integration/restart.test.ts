@@ -10,9 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { test } from "node:test";
-import { rpc } from "../../src/cli/client.js";
-import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
-import { FIXTURES, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
+import type { SyncWorkerStatus } from "@syncworker/client";
+import { FIXTURES, rawClient, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const REAL_A = join(FIXTURES, "real-a");
 const REAL_B = join(FIXTURES, "real-b");
@@ -26,12 +25,16 @@ async function kill(server: ServerProcess): Promise<void> {
 }
 
 function update(server: ServerProcess, image: string, generation: number) {
-  return rpc.update(server.client, { generation, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  return server.client.update({ generation, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
 }
 
-/** Every snapshot of a watch until `predicate` holds, starting after `sinceRevision`. */
+/**
+ * Every snapshot of a watch until `predicate` holds, starting after `sinceRevision`. A raw stream: the client's watch
+ * drops revisions it has seen, which would hide a duplicate the restarted server sends.
+ */
 async function watchFrom(server: ServerProcess, sinceRevision: number, predicate: (s: SyncWorkerStatus) => boolean, timeoutMs: number): Promise<SyncWorkerStatus[]> {
-  const stream = server.client.statusWatch({ sinceRevision });
+  const client = rawClient(server.address);
+  const stream = client.statusWatch({ sinceRevision });
   const seen: SyncWorkerStatus[] = [];
   const timer = setTimeout(() => stream.cancel(), timeoutMs);
   try {
@@ -45,6 +48,7 @@ async function watchFrom(server: ServerProcess, sinceRevision: number, predicate
   } finally {
     clearTimeout(timer);
     stream.cancel();
+    client.close();
   }
   throw new Error(`no matching status within ${timeoutMs}ms; last: ${JSON.stringify(seen.at(-1))}\n${server.stderr().slice(-4000)}`);
 }
@@ -58,7 +62,7 @@ test("after SIGKILL the service resumes the completed release: history, complete
   const seen = await watchFrom(first, 0, completedAt(REAL_A), 120_000);
   const before = seen.at(-1)!;
   // The watch ends on the completing snapshot; later ones (a reconcile pass) would be seen by a resumed watcher.
-  const lastSeen = Math.max(...seen.map((s) => s.revision), (await rpc.getStatus(first.client)).status!.revision);
+  const lastSeen = Math.max(...seen.map((s) => s.revision), (await first.client.getStatus()).revision);
   await kill(first);
 
   const second = await startServer(["--state-dir", stateDir]);
@@ -88,7 +92,7 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
   await update(first, REAL_A, 1);
   await waitForStatus(first.client, completedAt(REAL_A), 120_000);
   const response = await update(first, REAL_B, 2);
-  assert.equal(response.status?.loadPayloadStatus?.step, "PayloadLoaded");
+  assert.equal(response.loadPayloadStatus?.step, "PayloadLoaded");
   // Mid-sync of real-b: some manifests done, the pass not complete.
   await waitForStatus(first.client, (s) => s.actual?.image === REAL_B && s.done > 0 && s.done < s.total, 60_000);
   await kill(first);
@@ -96,7 +100,7 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
   // The same slow operators after the restart: a fast pass could complete before the first status is read.
   const second = await startServer(["--state-dir", stateDir, "--operator-delay", "3s"]);
   try {
-    const status = (await rpc.getStatus(second.client)).status!;
+    const status = await second.client.getStatus();
     assert.equal(status.generation, 2, "the accepted Update's generation");
     assert.equal(status.history[0]?.image, REAL_B, "real-b is the release being applied");
     assert.equal(status.history[0]?.state, "Partial");

@@ -7,7 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { service as healthService } from "grpc-health-check";
 import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
-import { startServer } from "../harness/server.js";
+import { rawClient, startServer } from "../harness/server.js";
 
 const require = createRequire(import.meta.url);
 const REFLECTION_PROTO = join(dirname(require.resolve("@grpc/reflection")), "../proto/grpc/reflection/v1/reflection.proto");
@@ -41,6 +41,8 @@ async function listServices(address: string): Promise<string[]> {
 
 test("reflection lists the service, health answers SERVING, SIGTERM ends streams and exits 0", { timeout: 60_000 }, async () => {
   const server = await startServer();
+  // A raw stream: the client's watch reconnects after the clean end this test checks for.
+  const watcher = rawClient(server.address);
   let ended: Promise<string> = Promise.resolve("never opened");
   try {
     assert.ok((await listServices(server.address)).includes("syncworker.v1.SyncWorker"));
@@ -49,7 +51,7 @@ test("reflection lists the service, health answers SERVING, SIGTERM ends streams
     const ready = await fetch(`http://${server.adminAddress}/readyz`);
     assert.equal(ready.status, 200);
 
-    const stream = server.client.statusWatch({ sinceRevision: 0 });
+    const stream = watcher.statusWatch({ sinceRevision: 0 });
     const received: SyncWorkerStatus[] = [];
     stream.on("data", (r: { status?: SyncWorkerStatus }) => r.status && received.push(r.status));
     ended = new Promise<string>((resolve) => {
@@ -60,6 +62,7 @@ test("reflection lists the service, health answers SERVING, SIGTERM ends streams
     assert.equal(received[0]?.message, "Waiting for an update");
   } finally {
     const code = await server.stop();
+    watcher.close();
     assert.equal(code, 0, `serve exits 0 on SIGTERM; log:\n${server.stderr()}`);
   }
   assert.equal(await ended, "end", "open watch streams end cleanly on shutdown");

@@ -9,10 +9,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Metadata } from "@grpc/grpc-js";
 import parsePrometheus from "parse-prometheus-text-format";
-import { rpc } from "../../src/cli/client.js";
 import type { SyncWorkerStatus, UpdateResponse } from "../../src/gen/syncworker/v1/syncworker.js";
 import { eventually, startJaeger, tag, type Jaeger, type JaegerSpan, type JaegerTrace } from "../harness/jaeger.js";
-import { FIXTURES, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { FIXTURES, rawClient, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const REAL_A = join(FIXTURES, "real-a");
 let jaeger: Jaeger;
@@ -29,12 +28,18 @@ function otlpEnv(service: string): NodeJS.ProcessEnv {
   };
 }
 
-/** Update with a W3C `traceparent`, as a traced client would send it. */
+/**
+ * Update with a W3C `traceparent`, as a traced client would send it: through a raw client, as the TS client takes no
+ * per-call metadata.
+ */
 function tracedUpdate(server: ServerProcess, traceId: string, parentId: string): Promise<UpdateResponse> {
   const metadata = new Metadata();
   metadata.set("traceparent", `00-${traceId}-${parentId}-01`);
   const request = { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: [], capabilities: undefined, state: 0 };
-  return new Promise((resolve, reject) => server.client.update(request, metadata, (err, res) => (err ? reject(err) : resolve(res))));
+  const client = rawClient(server.address);
+  return new Promise<UpdateResponse>((resolve, reject) => client.update(request, metadata, (err, res) => (err ? reject(err) : resolve(res)))).finally(() =>
+    client.close(),
+  );
 }
 
 /** `cluster_version_payload{version,type}` from a scrape of /metrics. */
@@ -79,15 +84,15 @@ test("a real-a sync is one trace in Jaeger: a span per manifest under node and s
     let midSync = 0;
     let final: SyncWorkerStatus | undefined;
     for (const deadline = Date.now() + 120_000; Date.now() < deadline && !final; ) {
-      const before = (await rpc.getStatus(server.client)).status;
+      const before = await server.client.getStatus();
       const gauge = await payloadGauge(server.metricsAddress, version);
-      const afterScrape = (await rpc.getStatus(server.client)).status;
-      if (before && afterScrape && gauge && before.total > 0 && before.actual?.version === version && !before.failure && !afterScrape.failure && before.done <= afterScrape.done) {
+      const afterScrape = await server.client.getStatus();
+      if (gauge && before.total > 0 && before.actual?.version === version && !before.failure && !afterScrape.failure && before.done <= afterScrape.done) {
         assert.equal(gauge.applied + gauge.pending, before.total, "applied + pending is the payload's total");
         assert.ok(gauge.applied >= before.done && gauge.applied <= afterScrape.done, `applied ${gauge.applied} within done ${before.done}..${afterScrape.done}`);
         if (afterScrape.done < afterScrape.total) midSync++;
       }
-      if (afterScrape && isComplete(afterScrape)) final = afterScrape;
+      if (isComplete(afterScrape)) final = afterScrape;
       else await new Promise((resolve) => setTimeout(resolve, 50));
     }
     final ??= await waitForStatus(server.client, isComplete, 60_000);
@@ -171,7 +176,7 @@ test("a real-a sync is one trace in Jaeger: a span per manifest under node and s
 test("OTEL_TRACES_EXPORTER=console prints spans on stdout; =none exports nothing and logs no trace ids", { timeout: 120_000 }, async () => {
   const console = await startServer([], { OTEL_TRACES_EXPORTER: "console", OTEL_SERVICE_NAME: "syncworker-console" });
   try {
-    await rpc.getStatus(console.client);
+    await console.client.getStatus();
     await eventually("a console span", 10_000, async () => (console.stdout().includes("syncworker.v1.SyncWorker/GetStatus") ? true : undefined));
     assert.match(console.stdout(), /'rpc.method': 'GetStatus'/);
   } finally {

@@ -1,14 +1,22 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { rpc } from "../../src/cli/client.js";
 import type { SyncWorkerClient, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
-import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { rawClient, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 let server: ServerProcess;
+// Raw streams: these tests check the server's own stream (since_revision, no duplicates, every watcher converging),
+// which the client's watch would mask by dropping revisions it has seen and reconnecting.
+let watcher: SyncWorkerClient;
 // One test opens 200 streams from this host, above the default limit per client.
-before(async () => (server = await startServer(["--reconcile-interval", "60s", "--max-watches-per-client", "250"])));
-after(async () => assert.equal(await server.stop(), 0));
+before(async () => {
+  server = await startServer(["--reconcile-interval", "60s", "--max-watches-per-client", "250"]);
+  watcher = rawClient(server.address);
+});
+after(async () => {
+  watcher.close();
+  assert.equal(await server.stop(), 0);
+});
 
 const DEMO = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 
@@ -30,12 +38,12 @@ async function collect(client: SyncWorkerClient, sinceRevision: number, stop: (s
 const complete = (s: SyncWorkerStatus): boolean => s.completed >= 1 && s.done === s.total && !s.failure;
 
 test("a watcher that resumes with since_revision receives no snapshot twice", { timeout: 60_000 }, async () => {
-  const first = await collect(server.client, 0, (_s, n) => n === 1);
-  await rpc.update(server.client, { generation: 1, desired: { version: "", image: DEMO, force: false }, overrides: [], capabilities: undefined, state: 0 });
-  const beforeResume = await collect(server.client, first[0]!.revision, (s, n) => n === 2 || complete(s));
+  const first = await collect(watcher, 0, (_s, n) => n === 1);
+  await server.client.update({ generation: 1, desired: { version: "", image: DEMO, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  const beforeResume = await collect(watcher, first[0]!.revision, (s, n) => n === 2 || complete(s));
   const resumeFrom = beforeResume.at(-1)!.revision;
   // Snapshots coalesce, so the sync may already be complete; then there is nothing newer to resume to.
-  const afterResume = complete(beforeResume.at(-1)!) ? [] : await collect(server.client, resumeFrom, complete);
+  const afterResume = complete(beforeResume.at(-1)!) ? [] : await collect(watcher, resumeFrom, complete);
 
   const revisions = [...first, ...beforeResume, ...afterResume].map((s) => s.revision);
   assert.deepEqual(revisions, [...revisions].sort((a, b) => a - b), "revisions strictly increase across resumes");
@@ -47,17 +55,17 @@ test("200 watchers at once all converge on the final snapshot", { timeout: 90_00
   const image = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
   const last = new Array<SyncWorkerStatus | undefined>(200);
   const streams = Array.from({ length: 200 }, (_, i) => {
-    const stream = server.client.statusWatch({ sinceRevision: 0 });
+    const stream = watcher.statusWatch({ sinceRevision: 0 });
     stream.on("data", (response: { status?: SyncWorkerStatus }) => (last[i] = response.status));
     stream.on("error", () => undefined);
     return stream;
   });
   try {
-    await rpc.update(server.client, { generation: 2, desired: { version: "1.1.0", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
+    await server.client.update({ generation: 2, desired: { version: "1.1.0", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
     const final = await waitForStatus(server.client, (s) => s.actual?.version === "1.1.0" && complete(s), 60_000);
     // The reconcile interval is long, so after completion the store stays at its final snapshot.
     const deadline = Date.now() + 20_000;
-    const current = async (): Promise<number> => (await rpc.getStatus(server.client)).status!.revision;
+    const current = async (): Promise<number> => (await server.client.getStatus()).revision;
     while (Date.now() < deadline && !last.every((s) => s?.revision === final.revision)) {
       await new Promise((r) => setTimeout(r, 50));
     }
