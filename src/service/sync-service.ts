@@ -1,7 +1,7 @@
 import type { Backoff } from "../graph/index.js";
 import type { PayloadRetriever } from "../payload/index.js";
 import type { Precondition } from "../policy/index.js";
-import { ClusterVersionTracker, EMPTY_CLUSTER_VERSION, isStatusEdge, SnapshotStore, ThrottledNotifier, type Deliver, type ServiceStatus, type Snapshot } from "../status/index.js";
+import { ClusterVersionTracker, EMPTY_CLUSTER_VERSION, isSnapshotEdge, isStatusEdge, SnapshotStore, ThrottledNotifier, type Deliver, type ServiceStatus, type Snapshot } from "../status/index.js";
 import {
   EMPTY_STATUS,
   SyncWorker,
@@ -141,7 +141,7 @@ export class SyncService {
     this.#statusLog = new ThrottledNotifier(15_000, 2, options.clock, () => progressLog.info(this.latest().value.clusterVersion.message));
     // Every snapshot costs a fan-out to each watcher; a 1,000-manifest sync reports a status per manifest.
     const interval = options.progressIntervalMs ?? 0;
-    this.#progress = interval > 0 ? new ThrottledNotifier(interval, 1, options.clock, (status) => this.#publish(status)) : undefined;
+    this.#progress = interval > 0 ? new ThrottledNotifier(interval, 1, options.clock, (status) => this.#publish(status), isSnapshotEdge) : undefined;
   }
 
   /**

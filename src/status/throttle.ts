@@ -12,6 +12,19 @@ export function isStatusEdge(last: SyncWorkerStatus | undefined, next: SyncWorke
 }
 
 /**
+ * An edge for watchers: besides the notifier's edges, a pass completing and a step of the payload load, which
+ * clients wait for (a progress throttle must not hold "completed" back).
+ */
+export function isSnapshotEdge(last: SyncWorkerStatus | undefined, next: SyncWorkerStatus): boolean {
+  return (
+    isStatusEdge(last, next) ||
+    next.completed !== last?.completed ||
+    next.loadPayloadStatus.step !== last.loadPayloadStatus.step ||
+    next.loadPayloadStatus.message !== last.loadPayloadStatus.message
+  );
+}
+
+/**
  * Calls `fn` for every status, but for statuses that are not edges no more often than a token
  * bucket allows (one token per `intervalMs`, at most `burst` saved). Throttled statuses coalesce:
  * `fn` runs once when the next token is due. Edges are never throttled and take no token.
@@ -27,13 +40,14 @@ export class ThrottledNotifier {
     private readonly burst: number,
     private readonly clock: Clock,
     private readonly fn: (status: SyncWorkerStatus) => void,
+    private readonly isEdge: (last: SyncWorkerStatus | undefined, next: SyncWorkerStatus) => boolean = isStatusEdge,
   ) {
     this.#tokens = burst;
     this.#refilledAt = clock.now().getTime();
   }
 
   push(status: SyncWorkerStatus): void {
-    const edge = isStatusEdge(this.#last, status);
+    const edge = this.isEdge(this.#last, status);
     this.#last = status;
     if (edge) return this.#fire(status);
     this.#refill();

@@ -87,8 +87,13 @@ test("with a progress interval, progress-only snapshots are throttled; edges, th
   assert.deepEqual(throttled.statuses.at(-1), taken, "and that status is a snapshot at once");
   await throttled.start();
   const whileFrozen = throttled.statuses.length;
-  // Time stands still while the scripted applier applies 40 manifests: only the first progress report passes.
+  // Time stands still while the scripted applier applies 40 manifests: only the first progress report passes,
+  // and the completion, an edge, at once.
   assert.ok(whileFrozen < 10, `${whileFrozen} snapshots without time passing`);
+  assert.equal(throttled.statuses.at(-1)?.completed, 1, "a completed pass is shown without waiting for the interval");
+  // The reconcile pass (after 500 ms) completes within the interval of the last snapshot: still shown at once.
+  await throttled.clock.advance(600);
+  assert.equal(throttled.statuses.at(-1)?.completed, 2, "a completed reconcile pass is shown at once too");
   await throttled.clock.advance(1_000);
   await throttled.stop();
   const last = throttled.statuses.at(-1)!;
