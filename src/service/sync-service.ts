@@ -189,6 +189,8 @@ export class SyncService {
   /** The latest snapshot. */
   latest(): Snapshot<ServiceStatus> {
     if (!this.#store) throw new Error("the sync service is not started");
+    // A reader gets the newest status: the progress throttle bounds how often watchers are sent one, not what a read sees.
+    this.#progress?.flush();
     return this.#store.latest();
   }
 
@@ -206,8 +208,6 @@ export class SyncService {
     const term = this.#leading();
     const state = request.state ?? chooseState(this.#tracker.status.history, request.desired.image);
     await term.worker.update({ ...request, state }, signal);
-    // The caller sees the status right after its Update was taken, not the last one a throttle let through.
-    this.#progress?.flush();
     const { cause: _cause, ...spec } = request;
     this.#spec = spec;
     await term.writer.flush();
