@@ -67,7 +67,8 @@ export async function run(): Promise<void> {
   const client = new SyncWorkerClient(address);
   const started = Date.now();
   await client.update({ generation: 1, desired: { version: "", image: PAYLOAD, force: false }, overrides: [], capabilities: undefined, state: 0 });
-  while (!isComplete(await client.getStatus())) await settle(50);
+  // Watched, not polled: a read flushes the server's progress throttle, so polling would add snapshots of its own.
+  for await (const status of client.watchStatus({ signal: AbortSignal.timeout(300_000) })) if (isComplete(status)) break;
   const syncMs = Date.now() - started;
   await settle(500);
   watchers.stdin.write("stop\n");
