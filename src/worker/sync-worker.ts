@@ -217,6 +217,8 @@ export class SyncWorker {
         generation: input.generation,
         reconciling: input.state === "Reconciling",
         actual: known ? this.#status.actual : { version: work.desired.version, image: work.desired.image, url: "", channels: [] },
+        // Completed passes count for the release shown; another one has none yet.
+        completed: known ? this.#status.completed : 0,
       };
     }
     if (!versionEqual && this.#work && oldDesired && input.state === "Initializing") {
@@ -293,7 +295,10 @@ export class SyncWorker {
       ...(s.lastProgress ? { lastProgress: s.lastProgress } : {}),
       done: s.done,
       total: s.total,
-      completed: s.completed,
+      // The count is of passes of the release shown: a newly loaded release has none yet. (Carried over from the
+      // previous release, e.g. by a service resumed on a completed status, it made the history record the new
+      // release as Completed the moment it loaded.)
+      completed: rest.actual.image === s.actual.image ? s.completed : 0,
       initial: s.initial,
       versionHash: s.versionHash,
     };

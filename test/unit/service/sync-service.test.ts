@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeState } from "../../../src/service/index.js";
+import { decodeState, encodeState } from "../../../src/service/index.js";
 import { SyncWorker } from "../../../src/worker/index.js";
 import { ManualClock } from "../../harness/manual-clock.js";
 import { MemoryStateStore } from "../../harness/memory-state-store.js";
@@ -100,4 +100,39 @@ test("with a progress interval, progress-only snapshots are throttled; edges, th
   assert.equal(last.done, 40, "the newest status is published when the interval ends");
   assert.ok(last.completed >= 1);
   assert.ok(throttled.statuses.length < every.statuses.length / 3, `${throttled.statuses.length} snapshots against ${every.statuses.length}`);
+});
+
+test("a newly accepted release enters the history as Partial, not Completed with the previous release's count", async () => {
+  const next = payload("1.1.0-abc", "image/image:1", [configMap("a"), configMap("b")]);
+  const h = workerHarness({ payloads: [basic(), next] });
+  await h.update(IMG0);
+  await h.start();
+  assert.equal(h.last().completed, 1);
+  const taken = await h.update("image/image:1", { generation: 2 });
+  assert.equal(taken.actual.image, "image/image:1");
+  assert.equal(taken.completed, 0, "no pass of the new release has completed");
+  assert.deepEqual(h.history().map((e) => [e.image, e.state]), [["image/image:1", "Partial"], [IMG0, "Completed"]]);
+  await h.stop();
+});
+
+test("a service resumed on a completed release with a newer Update saved records the new release as Partial until it completes", async () => {
+  const next = payload("1.1.0-abc", "image/image:1", [configMap("a"), configMap("b")]);
+  const state = new MemoryStateStore();
+  const first = workerHarness({ payloads: [basic(), next], state });
+  await first.update(IMG0);
+  await first.start();
+  await first.stop();
+  // As a process killed right after accepting an Update can leave it: the new spec beside the old release's completed status.
+  const saved = decodeState(state.text!, "test");
+  state.text = encodeState({ ...saved, spec: { ...saved.spec!, generation: 2, desired: { version: "", image: "image/image:1", force: false } } });
+
+  const second = workerHarness({ payloads: [basic(), next], state });
+  await second.open();
+  await second.clock.advance(0);
+  const loaded = second.statuses.find((s) => s.actual.image === "image/image:1");
+  assert.ok(loaded, "the saved Update is replayed");
+  assert.equal(loaded.completed, 0, "no pass of the new release has completed");
+  assert.deepEqual(second.history().slice(0, 2).map((e) => [e.image, e.state]).at(-1), [IMG0, "Completed"]);
+  assert.ok(second.statuses.filter((s) => s.actual.image === "image/image:1" && s.done < s.total).every((s) => s.completed === 0));
+  await second.stop();
 });
