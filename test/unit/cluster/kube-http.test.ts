@@ -24,13 +24,14 @@ test("Retry-After is read as seconds or a date, and capped", () => {
 
 test("the token bucket allows a burst, then the sustained rate", async () => {
   const now = 0;
-  const bucket = new TokenBucket(1000, 3, () => now);
+  const bucket = new TokenBucket(2, 3, () => now);
   // Within the burst a take resolves without a timer: all three before the next turn of the event loop.
   let burst = 0;
   for (let i = 0; i < 3; i++) void bucket.take().then(() => burst++);
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(burst, 3, "the burst does not wait");
-  // The clock stands still: no token is refilled, so the fourth take waits for one (about 1 ms of real time).
+  // The clock stands still: no token is refilled, so the fourth take waits for one (500 ms of real time at 2/s,
+  // far longer than a turn of the event loop even on a loaded machine).
   let fourth = false;
   const taken = bucket.take().then(() => (fourth = true));
   await new Promise((resolve) => setImmediate(resolve));
