@@ -16,6 +16,10 @@ export const RPC_ACCESS = {
   notifyResourceActivity: { rpc: "NotifyResourceActivity", role: "writer", verb: "update" },
   getStatus: { rpc: "GetStatus", role: "reader", verb: "get" },
   statusWatch: { rpc: "StatusWatch", role: "reader", verb: "watch" },
+  // A preview shows live objects' managed fields and runs dry-run writes with the service's own credentials.
+  preview: { rpc: "Preview", role: "writer", verb: "update" },
+  pauseUpdate: { rpc: "PauseUpdate", role: "writer", verb: "update" },
+  resumeUpdate: { rpc: "ResumeUpdate", role: "writer", verb: "update" },
 } as const satisfies Record<keyof typeof pb.SyncWorkerService, RpcAccess>;
 
 /** What every grpc-js server call has (a server-streaming call is one too, plus its writer). */

@@ -35,6 +35,7 @@ function toProtoHistory(history: readonly HistoryEntry[]): pb.UpdateHistory[] {
     verified: h.verified,
     startedTime: h.startedTime,
     completionTime: h.completionTime,
+    acceptedRisks: "",
   }));
 }
 
@@ -62,6 +63,8 @@ export function toProtoStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerS
       update: { ...load.update },
       verified: load.verified,
       lastTransitionTime: load.lastTransitionTime,
+      preconditionResults: [],
+      acceptedRisks: "",
     },
     capabilitiesStatus: {
       enabled: [...s.capabilitiesStatus.enabled],
@@ -73,6 +76,7 @@ export function toProtoStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerS
     publishedAt: new Date(snapshot.publishedAt),
     conditions: toProtoConditions(snapshot.value.clusterVersion.conditions),
     history: toProtoHistory(snapshot.value.clusterVersion.history),
+    components: [],
   };
 }
 

@@ -124,7 +124,16 @@ export class ApiServer {
       this.deps.admitImage(image).catch((err: unknown) => {
         throw new InvalidArgumentError("desired.image", err instanceof Error ? err.message : String(err));
       });
+    // Contract landed ahead of the implementations (issues 15 and 17); each replaces its entry.
+    const unimplemented = (rpc: string) => (call: { emit?: unknown }, callback?: grpc.sendUnaryData<never>): void => {
+      const error = { code: grpc.status.UNIMPLEMENTED, details: `${rpc} is not implemented yet` };
+      if (callback) callback(error);
+      else (call as grpc.ServerWritableStream<unknown, unknown>).emit("error", error);
+    };
     const handlers: pb.SyncWorkerServer = {
+      preview: unimplemented("Preview"),
+      pauseUpdate: unimplemented("PauseUpdate"),
+      resumeUpdate: unimplemented("ResumeUpdate"),
       update: (call, callback) => {
         const scope = observer.begin("Update", "unary", call);
         const controller = new AbortController();

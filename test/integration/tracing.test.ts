@@ -35,7 +35,7 @@ function otlpEnv(service: string): NodeJS.ProcessEnv {
 function tracedUpdate(server: ServerProcess, traceId: string, parentId: string): Promise<UpdateResponse> {
   const metadata = new Metadata();
   metadata.set("traceparent", `00-${traceId}-${parentId}-01`);
-  const request = { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: [], capabilities: undefined, state: 0 };
+  const request = { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: [], capabilities: undefined, state: 0, expectedPlanDigest: "" };
   const client = rawClient(server.address);
   return new Promise<UpdateResponse>((resolve, reject) => client.update(request, metadata, (err, res) => (err ? reject(err) : resolve(res)))).finally(() =>
     client.close(),

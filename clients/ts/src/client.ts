@@ -88,6 +88,7 @@ export class SyncWorkerClient {
       overrides: input.overrides ?? [],
       capabilities: input.capabilities,
       state: input.state ?? 0,
+      expectedPlanDigest: "",
     };
     const res = await this.#unary<UpdateResponse>(opts, (md, o, cb) => this.#raw.update(req, md, o, cb));
     return required(res.status);

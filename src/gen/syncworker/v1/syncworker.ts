@@ -20,6 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Duration } from "../../google/protobuf/duration.js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "syncworker.v1";
@@ -68,6 +69,66 @@ export function payloadStateToJSON(object: PayloadState): string {
     case PayloadState.PAYLOAD_STATE_RECONCILING:
       return "PAYLOAD_STATE_RECONCILING";
     case PayloadState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** PreviewAction is what an Update would do to one object. */
+export enum PreviewAction {
+  PREVIEW_ACTION_UNSPECIFIED = 0,
+  PREVIEW_ACTION_CREATE = 1,
+  PREVIEW_ACTION_CHANGE = 2,
+  PREVIEW_ACTION_UNCHANGED = 3,
+  /** PREVIEW_ACTION_DELETE - The manifest carries the delete annotation and the object exists. */
+  PREVIEW_ACTION_DELETE = 4,
+  /** PREVIEW_ACTION_SKIPPED - Excluded by a filter, an override or a capability; skipped_reason names it. */
+  PREVIEW_ACTION_SKIPPED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function previewActionFromJSON(object: any): PreviewAction {
+  switch (object) {
+    case 0:
+    case "PREVIEW_ACTION_UNSPECIFIED":
+      return PreviewAction.PREVIEW_ACTION_UNSPECIFIED;
+    case 1:
+    case "PREVIEW_ACTION_CREATE":
+      return PreviewAction.PREVIEW_ACTION_CREATE;
+    case 2:
+    case "PREVIEW_ACTION_CHANGE":
+      return PreviewAction.PREVIEW_ACTION_CHANGE;
+    case 3:
+    case "PREVIEW_ACTION_UNCHANGED":
+      return PreviewAction.PREVIEW_ACTION_UNCHANGED;
+    case 4:
+    case "PREVIEW_ACTION_DELETE":
+      return PreviewAction.PREVIEW_ACTION_DELETE;
+    case 5:
+    case "PREVIEW_ACTION_SKIPPED":
+      return PreviewAction.PREVIEW_ACTION_SKIPPED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PreviewAction.UNRECOGNIZED;
+  }
+}
+
+export function previewActionToJSON(object: PreviewAction): string {
+  switch (object) {
+    case PreviewAction.PREVIEW_ACTION_UNSPECIFIED:
+      return "PREVIEW_ACTION_UNSPECIFIED";
+    case PreviewAction.PREVIEW_ACTION_CREATE:
+      return "PREVIEW_ACTION_CREATE";
+    case PreviewAction.PREVIEW_ACTION_CHANGE:
+      return "PREVIEW_ACTION_CHANGE";
+    case PreviewAction.PREVIEW_ACTION_UNCHANGED:
+      return "PREVIEW_ACTION_UNCHANGED";
+    case PreviewAction.PREVIEW_ACTION_DELETE:
+      return "PREVIEW_ACTION_DELETE";
+    case PreviewAction.PREVIEW_ACTION_SKIPPED:
+      return "PREVIEW_ACTION_SKIPPED";
+    case PreviewAction.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -125,11 +186,73 @@ export function updateEffectToJSON(object: UpdateEffect): string {
   }
 }
 
+/** ComponentState is where one component of the payload stands in the current pass. */
+export enum ComponentState {
+  COMPONENT_STATE_UNSPECIFIED = 0,
+  COMPONENT_STATE_PENDING = 1,
+  COMPONENT_STATE_APPLYING = 2,
+  /** COMPONENT_STATE_WAITING - Applied, waiting for readiness (a ClusterOperator, a workload…). */
+  COMPONENT_STATE_WAITING = 3,
+  COMPONENT_STATE_DONE = 4,
+  COMPONENT_STATE_FAILED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function componentStateFromJSON(object: any): ComponentState {
+  switch (object) {
+    case 0:
+    case "COMPONENT_STATE_UNSPECIFIED":
+      return ComponentState.COMPONENT_STATE_UNSPECIFIED;
+    case 1:
+    case "COMPONENT_STATE_PENDING":
+      return ComponentState.COMPONENT_STATE_PENDING;
+    case 2:
+    case "COMPONENT_STATE_APPLYING":
+      return ComponentState.COMPONENT_STATE_APPLYING;
+    case 3:
+    case "COMPONENT_STATE_WAITING":
+      return ComponentState.COMPONENT_STATE_WAITING;
+    case 4:
+    case "COMPONENT_STATE_DONE":
+      return ComponentState.COMPONENT_STATE_DONE;
+    case 5:
+    case "COMPONENT_STATE_FAILED":
+      return ComponentState.COMPONENT_STATE_FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ComponentState.UNRECOGNIZED;
+  }
+}
+
+export function componentStateToJSON(object: ComponentState): string {
+  switch (object) {
+    case ComponentState.COMPONENT_STATE_UNSPECIFIED:
+      return "COMPONENT_STATE_UNSPECIFIED";
+    case ComponentState.COMPONENT_STATE_PENDING:
+      return "COMPONENT_STATE_PENDING";
+    case ComponentState.COMPONENT_STATE_APPLYING:
+      return "COMPONENT_STATE_APPLYING";
+    case ComponentState.COMPONENT_STATE_WAITING:
+      return "COMPONENT_STATE_WAITING";
+    case ComponentState.COMPONENT_STATE_DONE:
+      return "COMPONENT_STATE_DONE";
+    case ComponentState.COMPONENT_STATE_FAILED:
+      return "COMPONENT_STATE_FAILED";
+    case ComponentState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** DesiredUpdate names a release (configv1.Update). */
 export interface DesiredUpdate {
   /** Semantic version of the release; empty adopts the payload's version. */
   version: string;
-  /** Payload location: an absolute directory path or file:// URL (OCI references later). */
+  /**
+   * Payload location: a release image reference (registry/repo@sha256:… or :tag), an absolute directory path or
+   * a file:// URL.
+   */
   image: string;
   /** Apply even if verification or preconditions fail. */
   force: boolean;
@@ -158,6 +281,26 @@ export interface UpdateRequest {
   overrides: ComponentOverride[];
   capabilities?: CapabilitiesSpec | undefined;
   state: PayloadState;
+  /** How much this update may delete or change; unset fields use the server's defaults. */
+  limits?:
+    | BlastRadiusLimits
+    | undefined;
+  /**
+   * The plan_digest of a Preview of this same request. When set, the worker recomputes the plan before applying
+   * and refuses (at PreconditionChecks, naming both digests) if the payload, the request or the live objects
+   * changed since.
+   */
+  expectedPlanDigest: string;
+}
+
+/** BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced. */
+export interface BlastRadiusLimits {
+  /** The most objects the update may delete. */
+  maxDeletions?:
+    | number
+    | undefined;
+  /** The most objects the update may change (create, change or delete), as a percentage of the payload's manifests. */
+  maxChangedPercent?: number | undefined;
 }
 
 export interface UpdateResponse {
@@ -190,6 +333,81 @@ export interface NotifyResourceActivityResponse {
   queued: boolean;
 }
 
+export interface PreviewRequest {
+  desired?: DesiredUpdate | undefined;
+  overrides: ComponentOverride[];
+  capabilities?:
+    | CapabilitiesSpec
+    | undefined;
+  /** Blast-radius limits to evaluate against the plan; unset fields use the server's defaults. */
+  limits?: BlastRadiusLimits | undefined;
+}
+
+/** ObjectPreview is the predicted effect of an Update on one payload object. */
+export interface ObjectPreview {
+  action: PreviewAction;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** For CHANGE: a unified diff of the fields the worker manages, live object against the dry-run result. */
+  diff: string;
+  /** For SKIPPED: the filter that excluded the object, e.g. "capability Console is not enabled". */
+  skippedReason: string;
+  /** The manifest's file in the payload. */
+  file: string;
+}
+
+/** PreviewSummary ends a Preview stream. */
+export interface PreviewSummary {
+  create: number;
+  change: number;
+  unchanged: number;
+  delete: number;
+  skipped: number;
+  /** Digest over the exact set of object changes; pin it with UpdateRequest.expected_plan_digest. */
+  planDigest: string;
+  release?:
+    | Release
+    | undefined;
+  /** Blast-radius limits the plan exceeds (empty when within them), each naming the count and the limit. */
+  limitViolations: string[];
+}
+
+export interface PreviewResponse {
+  object?: ObjectPreview | undefined;
+  summary?: PreviewSummary | undefined;
+}
+
+export interface PauseUpdateRequest {
+  /** Why the update is paused; shown in the status. */
+  reason: string;
+}
+
+export interface PauseUpdateResponse {
+  status?: SyncWorkerStatus | undefined;
+}
+
+export interface ResumeUpdateRequest {
+}
+
+export interface ResumeUpdateResponse {
+  status?: SyncWorkerStatus | undefined;
+}
+
+/** PauseStatus says who paused the worker, when and why. */
+export interface PauseStatus {
+  paused: boolean;
+  /** The caller's authenticated identity, or its peer address when the server does not authenticate. */
+  pausedBy: string;
+  reason: string;
+  pausedAt?:
+    | Date
+    | undefined;
+  /** An Update accepted while paused, which starts on resume. */
+  updatePending: boolean;
+}
+
 /** Failure is a summarized error (payload.UpdateError). */
 export interface Failure {
   /** CamelCase machine reason, e.g. "ClusterOperatorNotAvailable". */
@@ -216,7 +434,23 @@ export interface LoadPayloadStatus {
   failure?: Failure | undefined;
   update?: DesiredUpdate | undefined;
   verified: boolean;
-  lastTransitionTime?: Date | undefined;
+  lastTransitionTime?:
+    | Date
+    | undefined;
+  /** Every failed precondition check of the last load, blocking or not. */
+  preconditionResults: PreconditionResult[];
+  /** Risks the update was accepted with: non-blocking warnings and failures forced through (upstream's AcceptedRisks). */
+  acceptedRisks: string;
+}
+
+/** PreconditionResult is one failed precondition check. */
+export interface PreconditionResult {
+  /** The check, e.g. "ClusterVersionUpgradeable". */
+  name: string;
+  reason: string;
+  message: string;
+  /** True when it stops the update (unless forced); false for a warning the update proceeds with. */
+  blocking: boolean;
 }
 
 /** CapabilitiesStatus lists capabilities (configv1.ClusterVersionCapabilitiesStatus plus implicit ones). */
@@ -261,6 +495,49 @@ export interface SyncWorkerStatus {
   conditions: Condition[];
   /** Releases the cluster moved towards, newest first. */
   history: UpdateHistory[];
+  /** Progress per component of the payload (run level + component, as the graph groups them), in graph order. */
+  components: ComponentProgress[];
+  /** Timing of the update as a whole, with the estimate of the time left. */
+  timing?:
+    | UpdateTiming
+    | undefined;
+  /** Set while the worker is paused. */
+  pause?: PauseStatus | undefined;
+}
+
+/** ComponentProgress is one component's progress in the current pass. */
+export interface ComponentProgress {
+  runLevel: number;
+  component: string;
+  state: ComponentState;
+  done: number;
+  total: number;
+  /** The object it is applying or waiting for, e.g. "clusteroperator/console". */
+  currentObject: string;
+  /** The readiness reason it waits on, e.g. "ClusterOperatorNotAvailable". */
+  waitReason: string;
+  waitingSince?: Date | undefined;
+  attempts: number;
+  startedAt?: Date | undefined;
+  finishedAt?:
+    | Date
+    | undefined;
+  /** Still updating past the CVO's slow threshold (30 minutes, 90 for machine-config). */
+  slow: boolean;
+}
+
+/** UpdateTiming is the update's elapsed time and the estimate of what is left. */
+export interface UpdateTiming {
+  startedAt?: Date | undefined;
+  elapsed?:
+    | Duration
+    | undefined;
+  /** Absent when there is no basis for an estimate. */
+  estimatedRemaining?:
+    | Duration
+    | undefined;
+  /** What the estimate is learned from, e.g. "from 3 previous updates". */
+  estimateBasis: string;
 }
 
 /** Condition is one ClusterVersion status condition. */
@@ -281,7 +558,11 @@ export interface UpdateHistory {
   image: string;
   verified: boolean;
   startedTime?: Date | undefined;
-  completionTime?: Date | undefined;
+  completionTime?:
+    | Date
+    | undefined;
+  /** Risks the update to this release was accepted with (configv1.UpdateHistory.AcceptedRisks). */
+  acceptedRisks: string;
 }
 
 function createBaseDesiredUpdate(): DesiredUpdate {
@@ -612,7 +893,15 @@ export const CapabilitiesSpec: MessageFns<CapabilitiesSpec> = {
 };
 
 function createBaseUpdateRequest(): UpdateRequest {
-  return { generation: 0, desired: undefined, overrides: [], capabilities: undefined, state: 0 };
+  return {
+    generation: 0,
+    desired: undefined,
+    overrides: [],
+    capabilities: undefined,
+    state: 0,
+    limits: undefined,
+    expectedPlanDigest: "",
+  };
 }
 
 export const UpdateRequest: MessageFns<UpdateRequest> = {
@@ -631,6 +920,12 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     }
     if (message.state !== 0) {
       writer.uint32(40).int32(message.state);
+    }
+    if (message.limits !== undefined) {
+      BlastRadiusLimits.encode(message.limits, writer.uint32(50).fork()).join();
+    }
+    if (message.expectedPlanDigest !== "") {
+      writer.uint32(58).string(message.expectedPlanDigest);
     }
     return writer;
   },
@@ -688,6 +983,22 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
             message.state = reader.int32() as any;
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.limits = BlastRadiusLimits.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expectedPlanDigest = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -709,6 +1020,12 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
         : [],
       capabilities: isSet(object.capabilities) ? CapabilitiesSpec.fromJSON(object.capabilities) : undefined,
       state: isSet(object.state) ? payloadStateFromJSON(object.state) : 0,
+      limits: isSet(object.limits) ? BlastRadiusLimits.fromJSON(object.limits) : undefined,
+      expectedPlanDigest: isSet(object.expectedPlanDigest)
+        ? globalThis.String(object.expectedPlanDigest)
+        : isSet(object.expected_plan_digest)
+        ? globalThis.String(object.expected_plan_digest)
+        : "",
     };
   },
 
@@ -729,6 +1046,12 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     if (message.state !== 0) {
       obj.state = payloadStateToJSON(message.state);
     }
+    if (message.limits !== undefined) {
+      obj.limits = BlastRadiusLimits.toJSON(message.limits);
+    }
+    if (message.expectedPlanDigest !== "") {
+      obj.expectedPlanDigest = message.expectedPlanDigest;
+    }
     return obj;
   },
 
@@ -746,6 +1069,103 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
       ? CapabilitiesSpec.fromPartial(object.capabilities)
       : undefined;
     message.state = object.state ?? 0;
+    message.limits = (object.limits !== undefined && object.limits !== null)
+      ? BlastRadiusLimits.fromPartial(object.limits)
+      : undefined;
+    message.expectedPlanDigest = object.expectedPlanDigest ?? "";
+    return message;
+  },
+};
+
+function createBaseBlastRadiusLimits(): BlastRadiusLimits {
+  return { maxDeletions: undefined, maxChangedPercent: undefined };
+}
+
+export const BlastRadiusLimits: MessageFns<BlastRadiusLimits> = {
+  encode(message: BlastRadiusLimits, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.maxDeletions !== undefined) {
+      writer.uint32(8).int32(message.maxDeletions);
+    }
+    if (message.maxChangedPercent !== undefined) {
+      writer.uint32(17).double(message.maxChangedPercent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BlastRadiusLimits {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBlastRadiusLimits();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.maxDeletions = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.maxChangedPercent = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BlastRadiusLimits {
+    return {
+      maxDeletions: isSet(object.maxDeletions)
+        ? globalThis.Number(object.maxDeletions)
+        : isSet(object.max_deletions)
+        ? globalThis.Number(object.max_deletions)
+        : undefined,
+      maxChangedPercent: isSet(object.maxChangedPercent)
+        ? globalThis.Number(object.maxChangedPercent)
+        : isSet(object.max_changed_percent)
+        ? globalThis.Number(object.max_changed_percent)
+        : undefined,
+    };
+  },
+
+  toJSON(message: BlastRadiusLimits): unknown {
+    const obj: any = {};
+    if (message.maxDeletions !== undefined) {
+      obj.maxDeletions = Math.round(message.maxDeletions);
+    }
+    if (message.maxChangedPercent !== undefined) {
+      obj.maxChangedPercent = floatToJson(message.maxChangedPercent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BlastRadiusLimits>, I>>(base?: I): BlastRadiusLimits {
+    return BlastRadiusLimits.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BlastRadiusLimits>, I>>(object: I): BlastRadiusLimits {
+    const message = createBaseBlastRadiusLimits();
+    message.maxDeletions = object.maxDeletions ?? undefined;
+    message.maxChangedPercent = object.maxChangedPercent ?? undefined;
     return message;
   },
 };
@@ -1220,6 +1640,1007 @@ export const NotifyResourceActivityResponse: MessageFns<NotifyResourceActivityRe
   },
 };
 
+function createBasePreviewRequest(): PreviewRequest {
+  return { desired: undefined, overrides: [], capabilities: undefined, limits: undefined };
+}
+
+export const PreviewRequest: MessageFns<PreviewRequest> = {
+  encode(message: PreviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.desired !== undefined) {
+      DesiredUpdate.encode(message.desired, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.overrides) {
+      ComponentOverride.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.capabilities !== undefined) {
+      CapabilitiesSpec.encode(message.capabilities, writer.uint32(26).fork()).join();
+    }
+    if (message.limits !== undefined) {
+      BlastRadiusLimits.encode(message.limits, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreviewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreviewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.desired = DesiredUpdate.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.overrides.push(ComponentOverride.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.capabilities = CapabilitiesSpec.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.limits = BlastRadiusLimits.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreviewRequest {
+    return {
+      desired: isSet(object.desired) ? DesiredUpdate.fromJSON(object.desired) : undefined,
+      overrides: globalThis.Array.isArray(object?.overrides)
+        ? object.overrides.map((e: any) => ComponentOverride.fromJSON(e))
+        : [],
+      capabilities: isSet(object.capabilities) ? CapabilitiesSpec.fromJSON(object.capabilities) : undefined,
+      limits: isSet(object.limits) ? BlastRadiusLimits.fromJSON(object.limits) : undefined,
+    };
+  },
+
+  toJSON(message: PreviewRequest): unknown {
+    const obj: any = {};
+    if (message.desired !== undefined) {
+      obj.desired = DesiredUpdate.toJSON(message.desired);
+    }
+    if (message.overrides?.length) {
+      obj.overrides = message.overrides.map((e) => ComponentOverride.toJSON(e));
+    }
+    if (message.capabilities !== undefined) {
+      obj.capabilities = CapabilitiesSpec.toJSON(message.capabilities);
+    }
+    if (message.limits !== undefined) {
+      obj.limits = BlastRadiusLimits.toJSON(message.limits);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PreviewRequest>, I>>(base?: I): PreviewRequest {
+    return PreviewRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PreviewRequest>, I>>(object: I): PreviewRequest {
+    const message = createBasePreviewRequest();
+    message.desired = (object.desired !== undefined && object.desired !== null)
+      ? DesiredUpdate.fromPartial(object.desired)
+      : undefined;
+    message.overrides = object.overrides?.map((e) => ComponentOverride.fromPartial(e)) || [];
+    message.capabilities = (object.capabilities !== undefined && object.capabilities !== null)
+      ? CapabilitiesSpec.fromPartial(object.capabilities)
+      : undefined;
+    message.limits = (object.limits !== undefined && object.limits !== null)
+      ? BlastRadiusLimits.fromPartial(object.limits)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseObjectPreview(): ObjectPreview {
+  return { action: 0, group: "", kind: "", namespace: "", name: "", diff: "", skippedReason: "", file: "" };
+}
+
+export const ObjectPreview: MessageFns<ObjectPreview> = {
+  encode(message: ObjectPreview, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.action !== 0) {
+      writer.uint32(8).int32(message.action);
+    }
+    if (message.group !== "") {
+      writer.uint32(18).string(message.group);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(34).string(message.namespace);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    if (message.diff !== "") {
+      writer.uint32(50).string(message.diff);
+    }
+    if (message.skippedReason !== "") {
+      writer.uint32(58).string(message.skippedReason);
+    }
+    if (message.file !== "") {
+      writer.uint32(66).string(message.file);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ObjectPreview {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseObjectPreview();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.action = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.group = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.diff = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.skippedReason = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.file = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ObjectPreview {
+    return {
+      action: isSet(object.action) ? previewActionFromJSON(object.action) : 0,
+      group: isSet(object.group) ? globalThis.String(object.group) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      diff: isSet(object.diff) ? globalThis.String(object.diff) : "",
+      skippedReason: isSet(object.skippedReason)
+        ? globalThis.String(object.skippedReason)
+        : isSet(object.skipped_reason)
+        ? globalThis.String(object.skipped_reason)
+        : "",
+      file: isSet(object.file) ? globalThis.String(object.file) : "",
+    };
+  },
+
+  toJSON(message: ObjectPreview): unknown {
+    const obj: any = {};
+    if (message.action !== 0) {
+      obj.action = previewActionToJSON(message.action);
+    }
+    if (message.group !== "") {
+      obj.group = message.group;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.diff !== "") {
+      obj.diff = message.diff;
+    }
+    if (message.skippedReason !== "") {
+      obj.skippedReason = message.skippedReason;
+    }
+    if (message.file !== "") {
+      obj.file = message.file;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ObjectPreview>, I>>(base?: I): ObjectPreview {
+    return ObjectPreview.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ObjectPreview>, I>>(object: I): ObjectPreview {
+    const message = createBaseObjectPreview();
+    message.action = object.action ?? 0;
+    message.group = object.group ?? "";
+    message.kind = object.kind ?? "";
+    message.namespace = object.namespace ?? "";
+    message.name = object.name ?? "";
+    message.diff = object.diff ?? "";
+    message.skippedReason = object.skippedReason ?? "";
+    message.file = object.file ?? "";
+    return message;
+  },
+};
+
+function createBasePreviewSummary(): PreviewSummary {
+  return {
+    create: 0,
+    change: 0,
+    unchanged: 0,
+    delete: 0,
+    skipped: 0,
+    planDigest: "",
+    release: undefined,
+    limitViolations: [],
+  };
+}
+
+export const PreviewSummary: MessageFns<PreviewSummary> = {
+  encode(message: PreviewSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.create !== 0) {
+      writer.uint32(8).int32(message.create);
+    }
+    if (message.change !== 0) {
+      writer.uint32(16).int32(message.change);
+    }
+    if (message.unchanged !== 0) {
+      writer.uint32(24).int32(message.unchanged);
+    }
+    if (message.delete !== 0) {
+      writer.uint32(32).int32(message.delete);
+    }
+    if (message.skipped !== 0) {
+      writer.uint32(40).int32(message.skipped);
+    }
+    if (message.planDigest !== "") {
+      writer.uint32(50).string(message.planDigest);
+    }
+    if (message.release !== undefined) {
+      Release.encode(message.release, writer.uint32(58).fork()).join();
+    }
+    for (const v of message.limitViolations) {
+      writer.uint32(66).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreviewSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreviewSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.create = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.change = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.unchanged = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.delete = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.skipped = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.planDigest = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.release = Release.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.limitViolations.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreviewSummary {
+    return {
+      create: isSet(object.create) ? globalThis.Number(object.create) : 0,
+      change: isSet(object.change) ? globalThis.Number(object.change) : 0,
+      unchanged: isSet(object.unchanged) ? globalThis.Number(object.unchanged) : 0,
+      delete: isSet(object.delete) ? globalThis.Number(object.delete) : 0,
+      skipped: isSet(object.skipped) ? globalThis.Number(object.skipped) : 0,
+      planDigest: isSet(object.planDigest)
+        ? globalThis.String(object.planDigest)
+        : isSet(object.plan_digest)
+        ? globalThis.String(object.plan_digest)
+        : "",
+      release: isSet(object.release) ? Release.fromJSON(object.release) : undefined,
+      limitViolations: globalThis.Array.isArray(object?.limitViolations)
+        ? object.limitViolations.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.limit_violations)
+        ? object.limit_violations.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: PreviewSummary): unknown {
+    const obj: any = {};
+    if (message.create !== 0) {
+      obj.create = Math.round(message.create);
+    }
+    if (message.change !== 0) {
+      obj.change = Math.round(message.change);
+    }
+    if (message.unchanged !== 0) {
+      obj.unchanged = Math.round(message.unchanged);
+    }
+    if (message.delete !== 0) {
+      obj.delete = Math.round(message.delete);
+    }
+    if (message.skipped !== 0) {
+      obj.skipped = Math.round(message.skipped);
+    }
+    if (message.planDigest !== "") {
+      obj.planDigest = message.planDigest;
+    }
+    if (message.release !== undefined) {
+      obj.release = Release.toJSON(message.release);
+    }
+    if (message.limitViolations?.length) {
+      obj.limitViolations = message.limitViolations;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PreviewSummary>, I>>(base?: I): PreviewSummary {
+    return PreviewSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PreviewSummary>, I>>(object: I): PreviewSummary {
+    const message = createBasePreviewSummary();
+    message.create = object.create ?? 0;
+    message.change = object.change ?? 0;
+    message.unchanged = object.unchanged ?? 0;
+    message.delete = object.delete ?? 0;
+    message.skipped = object.skipped ?? 0;
+    message.planDigest = object.planDigest ?? "";
+    message.release = (object.release !== undefined && object.release !== null)
+      ? Release.fromPartial(object.release)
+      : undefined;
+    message.limitViolations = object.limitViolations?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBasePreviewResponse(): PreviewResponse {
+  return { object: undefined, summary: undefined };
+}
+
+export const PreviewResponse: MessageFns<PreviewResponse> = {
+  encode(message: PreviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.object !== undefined) {
+      ObjectPreview.encode(message.object, writer.uint32(10).fork()).join();
+    }
+    if (message.summary !== undefined) {
+      PreviewSummary.encode(message.summary, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreviewResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreviewResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.object = ObjectPreview.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.summary = PreviewSummary.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreviewResponse {
+    return {
+      object: isSet(object.object) ? ObjectPreview.fromJSON(object.object) : undefined,
+      summary: isSet(object.summary) ? PreviewSummary.fromJSON(object.summary) : undefined,
+    };
+  },
+
+  toJSON(message: PreviewResponse): unknown {
+    const obj: any = {};
+    if (message.object !== undefined) {
+      obj.object = ObjectPreview.toJSON(message.object);
+    }
+    if (message.summary !== undefined) {
+      obj.summary = PreviewSummary.toJSON(message.summary);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PreviewResponse>, I>>(base?: I): PreviewResponse {
+    return PreviewResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PreviewResponse>, I>>(object: I): PreviewResponse {
+    const message = createBasePreviewResponse();
+    message.object = (object.object !== undefined && object.object !== null)
+      ? ObjectPreview.fromPartial(object.object)
+      : undefined;
+    message.summary = (object.summary !== undefined && object.summary !== null)
+      ? PreviewSummary.fromPartial(object.summary)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePauseUpdateRequest(): PauseUpdateRequest {
+  return { reason: "" };
+}
+
+export const PauseUpdateRequest: MessageFns<PauseUpdateRequest> = {
+  encode(message: PauseUpdateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reason !== "") {
+      writer.uint32(10).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PauseUpdateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePauseUpdateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PauseUpdateRequest {
+    return { reason: isSet(object.reason) ? globalThis.String(object.reason) : "" };
+  },
+
+  toJSON(message: PauseUpdateRequest): unknown {
+    const obj: any = {};
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PauseUpdateRequest>, I>>(base?: I): PauseUpdateRequest {
+    return PauseUpdateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PauseUpdateRequest>, I>>(object: I): PauseUpdateRequest {
+    const message = createBasePauseUpdateRequest();
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBasePauseUpdateResponse(): PauseUpdateResponse {
+  return { status: undefined };
+}
+
+export const PauseUpdateResponse: MessageFns<PauseUpdateResponse> = {
+  encode(message: PauseUpdateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== undefined) {
+      SyncWorkerStatus.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PauseUpdateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePauseUpdateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = SyncWorkerStatus.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PauseUpdateResponse {
+    return { status: isSet(object.status) ? SyncWorkerStatus.fromJSON(object.status) : undefined };
+  },
+
+  toJSON(message: PauseUpdateResponse): unknown {
+    const obj: any = {};
+    if (message.status !== undefined) {
+      obj.status = SyncWorkerStatus.toJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PauseUpdateResponse>, I>>(base?: I): PauseUpdateResponse {
+    return PauseUpdateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PauseUpdateResponse>, I>>(object: I): PauseUpdateResponse {
+    const message = createBasePauseUpdateResponse();
+    message.status = (object.status !== undefined && object.status !== null)
+      ? SyncWorkerStatus.fromPartial(object.status)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseResumeUpdateRequest(): ResumeUpdateRequest {
+  return {};
+}
+
+export const ResumeUpdateRequest: MessageFns<ResumeUpdateRequest> = {
+  encode(_: ResumeUpdateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeUpdateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeUpdateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ResumeUpdateRequest {
+    return {};
+  },
+
+  toJSON(_: ResumeUpdateRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeUpdateRequest>, I>>(base?: I): ResumeUpdateRequest {
+    return ResumeUpdateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeUpdateRequest>, I>>(_: I): ResumeUpdateRequest {
+    const message = createBaseResumeUpdateRequest();
+    return message;
+  },
+};
+
+function createBaseResumeUpdateResponse(): ResumeUpdateResponse {
+  return { status: undefined };
+}
+
+export const ResumeUpdateResponse: MessageFns<ResumeUpdateResponse> = {
+  encode(message: ResumeUpdateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== undefined) {
+      SyncWorkerStatus.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeUpdateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeUpdateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = SyncWorkerStatus.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeUpdateResponse {
+    return { status: isSet(object.status) ? SyncWorkerStatus.fromJSON(object.status) : undefined };
+  },
+
+  toJSON(message: ResumeUpdateResponse): unknown {
+    const obj: any = {};
+    if (message.status !== undefined) {
+      obj.status = SyncWorkerStatus.toJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeUpdateResponse>, I>>(base?: I): ResumeUpdateResponse {
+    return ResumeUpdateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeUpdateResponse>, I>>(object: I): ResumeUpdateResponse {
+    const message = createBaseResumeUpdateResponse();
+    message.status = (object.status !== undefined && object.status !== null)
+      ? SyncWorkerStatus.fromPartial(object.status)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePauseStatus(): PauseStatus {
+  return { paused: false, pausedBy: "", reason: "", pausedAt: undefined, updatePending: false };
+}
+
+export const PauseStatus: MessageFns<PauseStatus> = {
+  encode(message: PauseStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.paused !== false) {
+      writer.uint32(8).bool(message.paused);
+    }
+    if (message.pausedBy !== "") {
+      writer.uint32(18).string(message.pausedBy);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.pausedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.pausedAt), writer.uint32(34).fork()).join();
+    }
+    if (message.updatePending !== false) {
+      writer.uint32(40).bool(message.updatePending);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PauseStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePauseStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.paused = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pausedBy = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pausedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.updatePending = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PauseStatus {
+    return {
+      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : false,
+      pausedBy: isSet(object.pausedBy)
+        ? globalThis.String(object.pausedBy)
+        : isSet(object.paused_by)
+        ? globalThis.String(object.paused_by)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      pausedAt: isSet(object.pausedAt)
+        ? fromJsonTimestamp(object.pausedAt)
+        : isSet(object.paused_at)
+        ? fromJsonTimestamp(object.paused_at)
+        : undefined,
+      updatePending: isSet(object.updatePending)
+        ? globalThis.Boolean(object.updatePending)
+        : isSet(object.update_pending)
+        ? globalThis.Boolean(object.update_pending)
+        : false,
+    };
+  },
+
+  toJSON(message: PauseStatus): unknown {
+    const obj: any = {};
+    if (message.paused !== false) {
+      obj.paused = message.paused;
+    }
+    if (message.pausedBy !== "") {
+      obj.pausedBy = message.pausedBy;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.pausedAt !== undefined) {
+      obj.pausedAt = message.pausedAt.toISOString();
+    }
+    if (message.updatePending !== false) {
+      obj.updatePending = message.updatePending;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PauseStatus>, I>>(base?: I): PauseStatus {
+    return PauseStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PauseStatus>, I>>(object: I): PauseStatus {
+    const message = createBasePauseStatus();
+    message.paused = object.paused ?? false;
+    message.pausedBy = object.pausedBy ?? "";
+    message.reason = object.reason ?? "";
+    message.pausedAt = object.pausedAt ?? undefined;
+    message.updatePending = object.updatePending ?? false;
+    return message;
+  },
+};
+
 function createBaseFailure(): Failure {
   return { reason: "", message: "", effect: 0, names: [] };
 }
@@ -1462,6 +2883,8 @@ function createBaseLoadPayloadStatus(): LoadPayloadStatus {
     update: undefined,
     verified: false,
     lastTransitionTime: undefined,
+    preconditionResults: [],
+    acceptedRisks: "",
   };
 }
 
@@ -1484,6 +2907,12 @@ export const LoadPayloadStatus: MessageFns<LoadPayloadStatus> = {
     }
     if (message.lastTransitionTime !== undefined) {
       Timestamp.encode(toTimestamp(message.lastTransitionTime), writer.uint32(50).fork()).join();
+    }
+    for (const v of message.preconditionResults) {
+      PreconditionResult.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.acceptedRisks !== "") {
+      writer.uint32(66).string(message.acceptedRisks);
     }
     return writer;
   },
@@ -1549,6 +2978,22 @@ export const LoadPayloadStatus: MessageFns<LoadPayloadStatus> = {
             message.lastTransitionTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.preconditionResults.push(PreconditionResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.acceptedRisks = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1573,6 +3018,16 @@ export const LoadPayloadStatus: MessageFns<LoadPayloadStatus> = {
         : isSet(object.last_transition_time)
         ? fromJsonTimestamp(object.last_transition_time)
         : undefined,
+      preconditionResults: globalThis.Array.isArray(object?.preconditionResults)
+        ? object.preconditionResults.map((e: any) => PreconditionResult.fromJSON(e))
+        : globalThis.Array.isArray(object?.precondition_results)
+        ? object.precondition_results.map((e: any) => PreconditionResult.fromJSON(e))
+        : [],
+      acceptedRisks: isSet(object.acceptedRisks)
+        ? globalThis.String(object.acceptedRisks)
+        : isSet(object.accepted_risks)
+        ? globalThis.String(object.accepted_risks)
+        : "",
     };
   },
 
@@ -1596,6 +3051,12 @@ export const LoadPayloadStatus: MessageFns<LoadPayloadStatus> = {
     if (message.lastTransitionTime !== undefined) {
       obj.lastTransitionTime = message.lastTransitionTime.toISOString();
     }
+    if (message.preconditionResults?.length) {
+      obj.preconditionResults = message.preconditionResults.map((e) => PreconditionResult.toJSON(e));
+    }
+    if (message.acceptedRisks !== "") {
+      obj.acceptedRisks = message.acceptedRisks;
+    }
     return obj;
   },
 
@@ -1614,6 +3075,125 @@ export const LoadPayloadStatus: MessageFns<LoadPayloadStatus> = {
       : undefined;
     message.verified = object.verified ?? false;
     message.lastTransitionTime = object.lastTransitionTime ?? undefined;
+    message.preconditionResults = object.preconditionResults?.map((e) => PreconditionResult.fromPartial(e)) || [];
+    message.acceptedRisks = object.acceptedRisks ?? "";
+    return message;
+  },
+};
+
+function createBasePreconditionResult(): PreconditionResult {
+  return { name: "", reason: "", message: "", blocking: false };
+}
+
+export const PreconditionResult: MessageFns<PreconditionResult> = {
+  encode(message: PreconditionResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    if (message.blocking !== false) {
+      writer.uint32(32).bool(message.blocking);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreconditionResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreconditionResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.blocking = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreconditionResult {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      blocking: isSet(object.blocking) ? globalThis.Boolean(object.blocking) : false,
+    };
+  },
+
+  toJSON(message: PreconditionResult): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.blocking !== false) {
+      obj.blocking = message.blocking;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PreconditionResult>, I>>(base?: I): PreconditionResult {
+    return PreconditionResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PreconditionResult>, I>>(object: I): PreconditionResult {
+    const message = createBasePreconditionResult();
+    message.name = object.name ?? "";
+    message.reason = object.reason ?? "";
+    message.message = object.message ?? "";
+    message.blocking = object.blocking ?? false;
     return message;
   },
 };
@@ -1744,6 +3324,9 @@ function createBaseSyncWorkerStatus(): SyncWorkerStatus {
     publishedAt: undefined,
     conditions: [],
     history: [],
+    components: [],
+    timing: undefined,
+    pause: undefined,
   };
 }
 
@@ -1805,6 +3388,15 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     }
     for (const v of message.history) {
       UpdateHistory.encode(v!, writer.uint32(154).fork()).join();
+    }
+    for (const v of message.components) {
+      ComponentProgress.encode(v!, writer.uint32(162).fork()).join();
+    }
+    if (message.timing !== undefined) {
+      UpdateTiming.encode(message.timing, writer.uint32(170).fork()).join();
+    }
+    if (message.pause !== undefined) {
+      PauseStatus.encode(message.pause, writer.uint32(178).fork()).join();
     }
     return writer;
   },
@@ -1974,6 +3566,30 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
             message.history.push(UpdateHistory.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.components.push(ComponentProgress.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.timing = UpdateTiming.decode(reader, reader.uint32());
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.pause = PauseStatus.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2031,6 +3647,11 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
       history: globalThis.Array.isArray(object?.history)
         ? object.history.map((e: any) => UpdateHistory.fromJSON(e))
         : [],
+      components: globalThis.Array.isArray(object?.components)
+        ? object.components.map((e: any) => ComponentProgress.fromJSON(e))
+        : [],
+      timing: isSet(object.timing) ? UpdateTiming.fromJSON(object.timing) : undefined,
+      pause: isSet(object.pause) ? PauseStatus.fromJSON(object.pause) : undefined,
     };
   },
 
@@ -2093,6 +3714,15 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     if (message.history?.length) {
       obj.history = message.history.map((e) => UpdateHistory.toJSON(e));
     }
+    if (message.components?.length) {
+      obj.components = message.components.map((e) => ComponentProgress.toJSON(e));
+    }
+    if (message.timing !== undefined) {
+      obj.timing = UpdateTiming.toJSON(message.timing);
+    }
+    if (message.pause !== undefined) {
+      obj.pause = PauseStatus.toJSON(message.pause);
+    }
     return obj;
   },
 
@@ -2128,6 +3758,428 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     message.publishedAt = object.publishedAt ?? undefined;
     message.conditions = object.conditions?.map((e) => Condition.fromPartial(e)) || [];
     message.history = object.history?.map((e) => UpdateHistory.fromPartial(e)) || [];
+    message.components = object.components?.map((e) => ComponentProgress.fromPartial(e)) || [];
+    message.timing = (object.timing !== undefined && object.timing !== null)
+      ? UpdateTiming.fromPartial(object.timing)
+      : undefined;
+    message.pause = (object.pause !== undefined && object.pause !== null)
+      ? PauseStatus.fromPartial(object.pause)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseComponentProgress(): ComponentProgress {
+  return {
+    runLevel: 0,
+    component: "",
+    state: 0,
+    done: 0,
+    total: 0,
+    currentObject: "",
+    waitReason: "",
+    waitingSince: undefined,
+    attempts: 0,
+    startedAt: undefined,
+    finishedAt: undefined,
+    slow: false,
+  };
+}
+
+export const ComponentProgress: MessageFns<ComponentProgress> = {
+  encode(message: ComponentProgress, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runLevel !== 0) {
+      writer.uint32(8).int32(message.runLevel);
+    }
+    if (message.component !== "") {
+      writer.uint32(18).string(message.component);
+    }
+    if (message.state !== 0) {
+      writer.uint32(24).int32(message.state);
+    }
+    if (message.done !== 0) {
+      writer.uint32(32).int32(message.done);
+    }
+    if (message.total !== 0) {
+      writer.uint32(40).int32(message.total);
+    }
+    if (message.currentObject !== "") {
+      writer.uint32(50).string(message.currentObject);
+    }
+    if (message.waitReason !== "") {
+      writer.uint32(58).string(message.waitReason);
+    }
+    if (message.waitingSince !== undefined) {
+      Timestamp.encode(toTimestamp(message.waitingSince), writer.uint32(66).fork()).join();
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(72).int32(message.attempts);
+    }
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(82).fork()).join();
+    }
+    if (message.finishedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.finishedAt), writer.uint32(90).fork()).join();
+    }
+    if (message.slow !== false) {
+      writer.uint32(96).bool(message.slow);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComponentProgress {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComponentProgress();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.runLevel = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.component = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.done = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.currentObject = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.waitReason = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.waitingSince = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.finishedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.slow = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComponentProgress {
+    return {
+      runLevel: isSet(object.runLevel)
+        ? globalThis.Number(object.runLevel)
+        : isSet(object.run_level)
+        ? globalThis.Number(object.run_level)
+        : 0,
+      component: isSet(object.component) ? globalThis.String(object.component) : "",
+      state: isSet(object.state) ? componentStateFromJSON(object.state) : 0,
+      done: isSet(object.done) ? globalThis.Number(object.done) : 0,
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      currentObject: isSet(object.currentObject)
+        ? globalThis.String(object.currentObject)
+        : isSet(object.current_object)
+        ? globalThis.String(object.current_object)
+        : "",
+      waitReason: isSet(object.waitReason)
+        ? globalThis.String(object.waitReason)
+        : isSet(object.wait_reason)
+        ? globalThis.String(object.wait_reason)
+        : "",
+      waitingSince: isSet(object.waitingSince)
+        ? fromJsonTimestamp(object.waitingSince)
+        : isSet(object.waiting_since)
+        ? fromJsonTimestamp(object.waiting_since)
+        : undefined,
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
+      startedAt: isSet(object.startedAt)
+        ? fromJsonTimestamp(object.startedAt)
+        : isSet(object.started_at)
+        ? fromJsonTimestamp(object.started_at)
+        : undefined,
+      finishedAt: isSet(object.finishedAt)
+        ? fromJsonTimestamp(object.finishedAt)
+        : isSet(object.finished_at)
+        ? fromJsonTimestamp(object.finished_at)
+        : undefined,
+      slow: isSet(object.slow) ? globalThis.Boolean(object.slow) : false,
+    };
+  },
+
+  toJSON(message: ComponentProgress): unknown {
+    const obj: any = {};
+    if (message.runLevel !== 0) {
+      obj.runLevel = Math.round(message.runLevel);
+    }
+    if (message.component !== "") {
+      obj.component = message.component;
+    }
+    if (message.state !== 0) {
+      obj.state = componentStateToJSON(message.state);
+    }
+    if (message.done !== 0) {
+      obj.done = Math.round(message.done);
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    if (message.currentObject !== "") {
+      obj.currentObject = message.currentObject;
+    }
+    if (message.waitReason !== "") {
+      obj.waitReason = message.waitReason;
+    }
+    if (message.waitingSince !== undefined) {
+      obj.waitingSince = message.waitingSince.toISOString();
+    }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
+    if (message.startedAt !== undefined) {
+      obj.startedAt = message.startedAt.toISOString();
+    }
+    if (message.finishedAt !== undefined) {
+      obj.finishedAt = message.finishedAt.toISOString();
+    }
+    if (message.slow !== false) {
+      obj.slow = message.slow;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ComponentProgress>, I>>(base?: I): ComponentProgress {
+    return ComponentProgress.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ComponentProgress>, I>>(object: I): ComponentProgress {
+    const message = createBaseComponentProgress();
+    message.runLevel = object.runLevel ?? 0;
+    message.component = object.component ?? "";
+    message.state = object.state ?? 0;
+    message.done = object.done ?? 0;
+    message.total = object.total ?? 0;
+    message.currentObject = object.currentObject ?? "";
+    message.waitReason = object.waitReason ?? "";
+    message.waitingSince = object.waitingSince ?? undefined;
+    message.attempts = object.attempts ?? 0;
+    message.startedAt = object.startedAt ?? undefined;
+    message.finishedAt = object.finishedAt ?? undefined;
+    message.slow = object.slow ?? false;
+    return message;
+  },
+};
+
+function createBaseUpdateTiming(): UpdateTiming {
+  return { startedAt: undefined, elapsed: undefined, estimatedRemaining: undefined, estimateBasis: "" };
+}
+
+export const UpdateTiming: MessageFns<UpdateTiming> = {
+  encode(message: UpdateTiming, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(10).fork()).join();
+    }
+    if (message.elapsed !== undefined) {
+      Duration.encode(message.elapsed, writer.uint32(18).fork()).join();
+    }
+    if (message.estimatedRemaining !== undefined) {
+      Duration.encode(message.estimatedRemaining, writer.uint32(26).fork()).join();
+    }
+    if (message.estimateBasis !== "") {
+      writer.uint32(34).string(message.estimateBasis);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateTiming {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateTiming();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.elapsed = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.estimatedRemaining = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.estimateBasis = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateTiming {
+    return {
+      startedAt: isSet(object.startedAt)
+        ? fromJsonTimestamp(object.startedAt)
+        : isSet(object.started_at)
+        ? fromJsonTimestamp(object.started_at)
+        : undefined,
+      elapsed: isSet(object.elapsed) ? Duration.fromJSON(object.elapsed) : undefined,
+      estimatedRemaining: isSet(object.estimatedRemaining)
+        ? Duration.fromJSON(object.estimatedRemaining)
+        : isSet(object.estimated_remaining)
+        ? Duration.fromJSON(object.estimated_remaining)
+        : undefined,
+      estimateBasis: isSet(object.estimateBasis)
+        ? globalThis.String(object.estimateBasis)
+        : isSet(object.estimate_basis)
+        ? globalThis.String(object.estimate_basis)
+        : "",
+    };
+  },
+
+  toJSON(message: UpdateTiming): unknown {
+    const obj: any = {};
+    if (message.startedAt !== undefined) {
+      obj.startedAt = message.startedAt.toISOString();
+    }
+    if (message.elapsed !== undefined) {
+      obj.elapsed = Duration.toJSON(message.elapsed);
+    }
+    if (message.estimatedRemaining !== undefined) {
+      obj.estimatedRemaining = Duration.toJSON(message.estimatedRemaining);
+    }
+    if (message.estimateBasis !== "") {
+      obj.estimateBasis = message.estimateBasis;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateTiming>, I>>(base?: I): UpdateTiming {
+    return UpdateTiming.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateTiming>, I>>(object: I): UpdateTiming {
+    const message = createBaseUpdateTiming();
+    message.startedAt = object.startedAt ?? undefined;
+    message.elapsed = (object.elapsed !== undefined && object.elapsed !== null)
+      ? Duration.fromPartial(object.elapsed)
+      : undefined;
+    message.estimatedRemaining = (object.estimatedRemaining !== undefined && object.estimatedRemaining !== null)
+      ? Duration.fromPartial(object.estimatedRemaining)
+      : undefined;
+    message.estimateBasis = object.estimateBasis ?? "";
     return message;
   },
 };
@@ -2270,7 +4322,15 @@ export const Condition: MessageFns<Condition> = {
 };
 
 function createBaseUpdateHistory(): UpdateHistory {
-  return { state: "", version: "", image: "", verified: false, startedTime: undefined, completionTime: undefined };
+  return {
+    state: "",
+    version: "",
+    image: "",
+    verified: false,
+    startedTime: undefined,
+    completionTime: undefined,
+    acceptedRisks: "",
+  };
 }
 
 export const UpdateHistory: MessageFns<UpdateHistory> = {
@@ -2292,6 +4352,9 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
     }
     if (message.completionTime !== undefined) {
       Timestamp.encode(toTimestamp(message.completionTime), writer.uint32(50).fork()).join();
+    }
+    if (message.acceptedRisks !== "") {
+      writer.uint32(58).string(message.acceptedRisks);
     }
     return writer;
   },
@@ -2357,6 +4420,14 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
             message.completionTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.acceptedRisks = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2385,6 +4456,11 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
         : isSet(object.completion_time)
         ? fromJsonTimestamp(object.completion_time)
         : undefined,
+      acceptedRisks: isSet(object.acceptedRisks)
+        ? globalThis.String(object.acceptedRisks)
+        : isSet(object.accepted_risks)
+        ? globalThis.String(object.accepted_risks)
+        : "",
     };
   },
 
@@ -2408,6 +4484,9 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
     if (message.completionTime !== undefined) {
       obj.completionTime = message.completionTime.toISOString();
     }
+    if (message.acceptedRisks !== "") {
+      obj.acceptedRisks = message.acceptedRisks;
+    }
     return obj;
   },
 
@@ -2422,6 +4501,7 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
     message.verified = object.verified ?? false;
     message.startedTime = object.startedTime ?? undefined;
     message.completionTime = object.completionTime ?? undefined;
+    message.acceptedRisks = object.acceptedRisks ?? "";
     return message;
   },
 };
@@ -2482,6 +4562,44 @@ export const SyncWorkerService = {
     responseDeserialize: (value: Buffer): NotifyResourceActivityResponse =>
       NotifyResourceActivityResponse.decode(value),
   },
+  /**
+   * Preview computes, against the live cluster, what an Update to the given release would do to each object
+   * (server-side apply dry-run with the worker's field manager). It writes nothing. The stream ends with a summary
+   * that carries the plan's digest, which an Update may pin with expected_plan_digest.
+   */
+  preview: {
+    path: "/syncworker.v1.SyncWorker/Preview" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: PreviewRequest): Buffer => Buffer.from(PreviewRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PreviewRequest => PreviewRequest.decode(value),
+    responseSerialize: (value: PreviewResponse): Buffer => Buffer.from(PreviewResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PreviewResponse => PreviewResponse.decode(value),
+  },
+  /**
+   * PauseUpdate lets running tasks finish their current attempt and starts no new one; the position in the graph is
+   * kept. FAILED_PRECONDITION when already paused.
+   */
+  pauseUpdate: {
+    path: "/syncworker.v1.SyncWorker/PauseUpdate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PauseUpdateRequest): Buffer => Buffer.from(PauseUpdateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PauseUpdateRequest => PauseUpdateRequest.decode(value),
+    responseSerialize: (value: PauseUpdateResponse): Buffer => Buffer.from(PauseUpdateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PauseUpdateResponse => PauseUpdateResponse.decode(value),
+  },
+  /** ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused. */
+  resumeUpdate: {
+    path: "/syncworker.v1.SyncWorker/ResumeUpdate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResumeUpdateRequest): Buffer => Buffer.from(ResumeUpdateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResumeUpdateRequest => ResumeUpdateRequest.decode(value),
+    responseSerialize: (value: ResumeUpdateResponse): Buffer =>
+      Buffer.from(ResumeUpdateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResumeUpdateResponse => ResumeUpdateResponse.decode(value),
+  },
 } as const;
 
 export interface SyncWorkerServer extends UntypedServiceImplementation {
@@ -2503,6 +4621,19 @@ export interface SyncWorkerServer extends UntypedServiceImplementation {
    * At most one notification is pending; further ones coalesce into it.
    */
   notifyResourceActivity: handleUnaryCall<NotifyResourceActivityRequest, NotifyResourceActivityResponse>;
+  /**
+   * Preview computes, against the live cluster, what an Update to the given release would do to each object
+   * (server-side apply dry-run with the worker's field manager). It writes nothing. The stream ends with a summary
+   * that carries the plan's digest, which an Update may pin with expected_plan_digest.
+   */
+  preview: handleServerStreamingCall<PreviewRequest, PreviewResponse>;
+  /**
+   * PauseUpdate lets running tasks finish their current attempt and starts no new one; the position in the graph is
+   * kept. FAILED_PRECONDITION when already paused.
+   */
+  pauseUpdate: handleUnaryCall<PauseUpdateRequest, PauseUpdateResponse>;
+  /** ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused. */
+  resumeUpdate: handleUnaryCall<ResumeUpdateRequest, ResumeUpdateResponse>;
 }
 
 export interface SyncWorkerClient extends Client {
@@ -2571,6 +4702,52 @@ export interface SyncWorkerClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: NotifyResourceActivityResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Preview computes, against the live cluster, what an Update to the given release would do to each object
+   * (server-side apply dry-run with the worker's field manager). It writes nothing. The stream ends with a summary
+   * that carries the plan's digest, which an Update may pin with expected_plan_digest.
+   */
+  preview(request: PreviewRequest, options?: Partial<CallOptions>): ClientReadableStream<PreviewResponse>;
+  preview(
+    request: PreviewRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<PreviewResponse>;
+  /**
+   * PauseUpdate lets running tasks finish their current attempt and starts no new one; the position in the graph is
+   * kept. FAILED_PRECONDITION when already paused.
+   */
+  pauseUpdate(
+    request: PauseUpdateRequest,
+    callback: (error: ServiceError | null, response: PauseUpdateResponse) => void,
+  ): ClientUnaryCall;
+  pauseUpdate(
+    request: PauseUpdateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PauseUpdateResponse) => void,
+  ): ClientUnaryCall;
+  pauseUpdate(
+    request: PauseUpdateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PauseUpdateResponse) => void,
+  ): ClientUnaryCall;
+  /** ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused. */
+  resumeUpdate(
+    request: ResumeUpdateRequest,
+    callback: (error: ServiceError | null, response: ResumeUpdateResponse) => void,
+  ): ClientUnaryCall;
+  resumeUpdate(
+    request: ResumeUpdateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResumeUpdateResponse) => void,
+  ): ClientUnaryCall;
+  resumeUpdate(
+    request: ResumeUpdateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResumeUpdateResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const SyncWorkerClient = makeGenericClientConstructor(
@@ -2581,6 +4758,10 @@ export const SyncWorkerClient = makeGenericClientConstructor(
   service: typeof SyncWorkerService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

@@ -12,6 +12,7 @@ package syncworkerv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -79,6 +80,67 @@ func (PayloadState) EnumDescriptor() ([]byte, []int) {
 	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{0}
 }
 
+// PreviewAction is what an Update would do to one object.
+type PreviewAction int32
+
+const (
+	PreviewAction_PREVIEW_ACTION_UNSPECIFIED PreviewAction = 0
+	PreviewAction_PREVIEW_ACTION_CREATE      PreviewAction = 1
+	PreviewAction_PREVIEW_ACTION_CHANGE      PreviewAction = 2
+	PreviewAction_PREVIEW_ACTION_UNCHANGED   PreviewAction = 3
+	// The manifest carries the delete annotation and the object exists.
+	PreviewAction_PREVIEW_ACTION_DELETE PreviewAction = 4
+	// Excluded by a filter, an override or a capability; skipped_reason names it.
+	PreviewAction_PREVIEW_ACTION_SKIPPED PreviewAction = 5
+)
+
+// Enum value maps for PreviewAction.
+var (
+	PreviewAction_name = map[int32]string{
+		0: "PREVIEW_ACTION_UNSPECIFIED",
+		1: "PREVIEW_ACTION_CREATE",
+		2: "PREVIEW_ACTION_CHANGE",
+		3: "PREVIEW_ACTION_UNCHANGED",
+		4: "PREVIEW_ACTION_DELETE",
+		5: "PREVIEW_ACTION_SKIPPED",
+	}
+	PreviewAction_value = map[string]int32{
+		"PREVIEW_ACTION_UNSPECIFIED": 0,
+		"PREVIEW_ACTION_CREATE":      1,
+		"PREVIEW_ACTION_CHANGE":      2,
+		"PREVIEW_ACTION_UNCHANGED":   3,
+		"PREVIEW_ACTION_DELETE":      4,
+		"PREVIEW_ACTION_SKIPPED":     5,
+	}
+)
+
+func (x PreviewAction) Enum() *PreviewAction {
+	p := new(PreviewAction)
+	*p = x
+	return p
+}
+
+func (x PreviewAction) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PreviewAction) Descriptor() protoreflect.EnumDescriptor {
+	return file_syncworker_v1_syncworker_proto_enumTypes[1].Descriptor()
+}
+
+func (PreviewAction) Type() protoreflect.EnumType {
+	return &file_syncworker_v1_syncworker_proto_enumTypes[1]
+}
+
+func (x PreviewAction) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PreviewAction.Descriptor instead.
+func (PreviewAction) EnumDescriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{1}
+}
+
 // UpdateEffect is how a failure affects overall progress (payload.UpdateEffectType).
 type UpdateEffect int32
 
@@ -119,11 +181,11 @@ func (x UpdateEffect) String() string {
 }
 
 func (UpdateEffect) Descriptor() protoreflect.EnumDescriptor {
-	return file_syncworker_v1_syncworker_proto_enumTypes[1].Descriptor()
+	return file_syncworker_v1_syncworker_proto_enumTypes[2].Descriptor()
 }
 
 func (UpdateEffect) Type() protoreflect.EnumType {
-	return &file_syncworker_v1_syncworker_proto_enumTypes[1]
+	return &file_syncworker_v1_syncworker_proto_enumTypes[2]
 }
 
 func (x UpdateEffect) Number() protoreflect.EnumNumber {
@@ -132,7 +194,67 @@ func (x UpdateEffect) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UpdateEffect.Descriptor instead.
 func (UpdateEffect) EnumDescriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{1}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{2}
+}
+
+// ComponentState is where one component of the payload stands in the current pass.
+type ComponentState int32
+
+const (
+	ComponentState_COMPONENT_STATE_UNSPECIFIED ComponentState = 0
+	ComponentState_COMPONENT_STATE_PENDING     ComponentState = 1
+	ComponentState_COMPONENT_STATE_APPLYING    ComponentState = 2
+	// Applied, waiting for readiness (a ClusterOperator, a workload…).
+	ComponentState_COMPONENT_STATE_WAITING ComponentState = 3
+	ComponentState_COMPONENT_STATE_DONE    ComponentState = 4
+	ComponentState_COMPONENT_STATE_FAILED  ComponentState = 5
+)
+
+// Enum value maps for ComponentState.
+var (
+	ComponentState_name = map[int32]string{
+		0: "COMPONENT_STATE_UNSPECIFIED",
+		1: "COMPONENT_STATE_PENDING",
+		2: "COMPONENT_STATE_APPLYING",
+		3: "COMPONENT_STATE_WAITING",
+		4: "COMPONENT_STATE_DONE",
+		5: "COMPONENT_STATE_FAILED",
+	}
+	ComponentState_value = map[string]int32{
+		"COMPONENT_STATE_UNSPECIFIED": 0,
+		"COMPONENT_STATE_PENDING":     1,
+		"COMPONENT_STATE_APPLYING":    2,
+		"COMPONENT_STATE_WAITING":     3,
+		"COMPONENT_STATE_DONE":        4,
+		"COMPONENT_STATE_FAILED":      5,
+	}
+)
+
+func (x ComponentState) Enum() *ComponentState {
+	p := new(ComponentState)
+	*p = x
+	return p
+}
+
+func (x ComponentState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ComponentState) Descriptor() protoreflect.EnumDescriptor {
+	return file_syncworker_v1_syncworker_proto_enumTypes[3].Descriptor()
+}
+
+func (ComponentState) Type() protoreflect.EnumType {
+	return &file_syncworker_v1_syncworker_proto_enumTypes[3]
+}
+
+func (x ComponentState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ComponentState.Descriptor instead.
+func (ComponentState) EnumDescriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{3}
 }
 
 // DesiredUpdate names a release (configv1.Update).
@@ -140,7 +262,8 @@ type DesiredUpdate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Semantic version of the release; empty adopts the payload's version.
 	Version string `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
-	// Payload location: an absolute directory path or file:// URL (OCI references later).
+	// Payload location: a release image reference (registry/repo@sha256:… or :tag), an absolute directory path or
+	// a file:// URL.
 	Image string `protobuf:"bytes,2,opt,name=image,proto3" json:"image,omitempty"`
 	// Apply even if verification or preconditions fail.
 	Force         bool `protobuf:"varint,3,opt,name=force,proto3" json:"force,omitempty"`
@@ -333,13 +456,19 @@ func (x *CapabilitiesSpec) GetAdditionalEnabledCapabilities() []string {
 type UpdateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Generation of the desired state; must not be negative.
-	Generation    int64                `protobuf:"varint,1,opt,name=generation,proto3" json:"generation,omitempty"`
-	Desired       *DesiredUpdate       `protobuf:"bytes,2,opt,name=desired,proto3" json:"desired,omitempty"`
-	Overrides     []*ComponentOverride `protobuf:"bytes,3,rep,name=overrides,proto3" json:"overrides,omitempty"`
-	Capabilities  *CapabilitiesSpec    `protobuf:"bytes,4,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
-	State         PayloadState         `protobuf:"varint,5,opt,name=state,proto3,enum=syncworker.v1.PayloadState" json:"state,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Generation   int64                `protobuf:"varint,1,opt,name=generation,proto3" json:"generation,omitempty"`
+	Desired      *DesiredUpdate       `protobuf:"bytes,2,opt,name=desired,proto3" json:"desired,omitempty"`
+	Overrides    []*ComponentOverride `protobuf:"bytes,3,rep,name=overrides,proto3" json:"overrides,omitempty"`
+	Capabilities *CapabilitiesSpec    `protobuf:"bytes,4,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	State        PayloadState         `protobuf:"varint,5,opt,name=state,proto3,enum=syncworker.v1.PayloadState" json:"state,omitempty"`
+	// How much this update may delete or change; unset fields use the server's defaults.
+	Limits *BlastRadiusLimits `protobuf:"bytes,6,opt,name=limits,proto3" json:"limits,omitempty"`
+	// The plan_digest of a Preview of this same request. When set, the worker recomputes the plan before applying
+	// and refuses (at PreconditionChecks, naming both digests) if the payload, the request or the live objects
+	// changed since.
+	ExpectedPlanDigest string `protobuf:"bytes,7,opt,name=expected_plan_digest,json=expectedPlanDigest,proto3" json:"expected_plan_digest,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *UpdateRequest) Reset() {
@@ -407,6 +536,75 @@ func (x *UpdateRequest) GetState() PayloadState {
 	return PayloadState_PAYLOAD_STATE_UNSPECIFIED
 }
 
+func (x *UpdateRequest) GetLimits() *BlastRadiusLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+func (x *UpdateRequest) GetExpectedPlanDigest() string {
+	if x != nil {
+		return x.ExpectedPlanDigest
+	}
+	return ""
+}
+
+// BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced.
+type BlastRadiusLimits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most objects the update may delete.
+	MaxDeletions *int32 `protobuf:"varint,1,opt,name=max_deletions,json=maxDeletions,proto3,oneof" json:"max_deletions,omitempty"`
+	// The most objects the update may change (create, change or delete), as a percentage of the payload's manifests.
+	MaxChangedPercent *float64 `protobuf:"fixed64,2,opt,name=max_changed_percent,json=maxChangedPercent,proto3,oneof" json:"max_changed_percent,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *BlastRadiusLimits) Reset() {
+	*x = BlastRadiusLimits{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BlastRadiusLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BlastRadiusLimits) ProtoMessage() {}
+
+func (x *BlastRadiusLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BlastRadiusLimits.ProtoReflect.Descriptor instead.
+func (*BlastRadiusLimits) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *BlastRadiusLimits) GetMaxDeletions() int32 {
+	if x != nil && x.MaxDeletions != nil {
+		return *x.MaxDeletions
+	}
+	return 0
+}
+
+func (x *BlastRadiusLimits) GetMaxChangedPercent() float64 {
+	if x != nil && x.MaxChangedPercent != nil {
+		return *x.MaxChangedPercent
+	}
+	return 0
+}
+
 type UpdateResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Status        *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
@@ -416,7 +614,7 @@ type UpdateResponse struct {
 
 func (x *UpdateResponse) Reset() {
 	*x = UpdateResponse{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[4]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -428,7 +626,7 @@ func (x *UpdateResponse) String() string {
 func (*UpdateResponse) ProtoMessage() {}
 
 func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[4]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -441,7 +639,7 @@ func (x *UpdateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateResponse.ProtoReflect.Descriptor instead.
 func (*UpdateResponse) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{4}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *UpdateResponse) GetStatus() *SyncWorkerStatus {
@@ -459,7 +657,7 @@ type GetStatusRequest struct {
 
 func (x *GetStatusRequest) Reset() {
 	*x = GetStatusRequest{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[5]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -471,7 +669,7 @@ func (x *GetStatusRequest) String() string {
 func (*GetStatusRequest) ProtoMessage() {}
 
 func (x *GetStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[5]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -484,7 +682,7 @@ func (x *GetStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetStatusRequest) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{5}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{6}
 }
 
 type GetStatusResponse struct {
@@ -496,7 +694,7 @@ type GetStatusResponse struct {
 
 func (x *GetStatusResponse) Reset() {
 	*x = GetStatusResponse{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[6]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -508,7 +706,7 @@ func (x *GetStatusResponse) String() string {
 func (*GetStatusResponse) ProtoMessage() {}
 
 func (x *GetStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[6]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -521,7 +719,7 @@ func (x *GetStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetStatusResponse) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{6}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetStatusResponse) GetStatus() *SyncWorkerStatus {
@@ -541,7 +739,7 @@ type StatusWatchRequest struct {
 
 func (x *StatusWatchRequest) Reset() {
 	*x = StatusWatchRequest{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[7]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -553,7 +751,7 @@ func (x *StatusWatchRequest) String() string {
 func (*StatusWatchRequest) ProtoMessage() {}
 
 func (x *StatusWatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[7]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -566,7 +764,7 @@ func (x *StatusWatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusWatchRequest.ProtoReflect.Descriptor instead.
 func (*StatusWatchRequest) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{7}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StatusWatchRequest) GetSinceRevision() uint64 {
@@ -585,7 +783,7 @@ type StatusWatchResponse struct {
 
 func (x *StatusWatchResponse) Reset() {
 	*x = StatusWatchResponse{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[8]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -597,7 +795,7 @@ func (x *StatusWatchResponse) String() string {
 func (*StatusWatchResponse) ProtoMessage() {}
 
 func (x *StatusWatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[8]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -610,7 +808,7 @@ func (x *StatusWatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusWatchResponse.ProtoReflect.Descriptor instead.
 func (*StatusWatchResponse) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{8}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StatusWatchResponse) GetStatus() *SyncWorkerStatus {
@@ -630,7 +828,7 @@ type NotifyResourceActivityRequest struct {
 
 func (x *NotifyResourceActivityRequest) Reset() {
 	*x = NotifyResourceActivityRequest{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[9]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -642,7 +840,7 @@ func (x *NotifyResourceActivityRequest) String() string {
 func (*NotifyResourceActivityRequest) ProtoMessage() {}
 
 func (x *NotifyResourceActivityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[9]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -655,7 +853,7 @@ func (x *NotifyResourceActivityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyResourceActivityRequest.ProtoReflect.Descriptor instead.
 func (*NotifyResourceActivityRequest) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{9}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *NotifyResourceActivityRequest) GetMessage() string {
@@ -675,7 +873,7 @@ type NotifyResourceActivityResponse struct {
 
 func (x *NotifyResourceActivityResponse) Reset() {
 	*x = NotifyResourceActivityResponse{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[10]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -687,7 +885,7 @@ func (x *NotifyResourceActivityResponse) String() string {
 func (*NotifyResourceActivityResponse) ProtoMessage() {}
 
 func (x *NotifyResourceActivityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[10]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -700,12 +898,618 @@ func (x *NotifyResourceActivityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyResourceActivityResponse.ProtoReflect.Descriptor instead.
 func (*NotifyResourceActivityResponse) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{10}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NotifyResourceActivityResponse) GetQueued() bool {
 	if x != nil {
 		return x.Queued
+	}
+	return false
+}
+
+type PreviewRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Desired      *DesiredUpdate         `protobuf:"bytes,1,opt,name=desired,proto3" json:"desired,omitempty"`
+	Overrides    []*ComponentOverride   `protobuf:"bytes,2,rep,name=overrides,proto3" json:"overrides,omitempty"`
+	Capabilities *CapabilitiesSpec      `protobuf:"bytes,3,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// Blast-radius limits to evaluate against the plan; unset fields use the server's defaults.
+	Limits        *BlastRadiusLimits `protobuf:"bytes,4,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewRequest) Reset() {
+	*x = PreviewRequest{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewRequest) ProtoMessage() {}
+
+func (x *PreviewRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewRequest.ProtoReflect.Descriptor instead.
+func (*PreviewRequest) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *PreviewRequest) GetDesired() *DesiredUpdate {
+	if x != nil {
+		return x.Desired
+	}
+	return nil
+}
+
+func (x *PreviewRequest) GetOverrides() []*ComponentOverride {
+	if x != nil {
+		return x.Overrides
+	}
+	return nil
+}
+
+func (x *PreviewRequest) GetCapabilities() *CapabilitiesSpec {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
+func (x *PreviewRequest) GetLimits() *BlastRadiusLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// ObjectPreview is the predicted effect of an Update on one payload object.
+type ObjectPreview struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Action    PreviewAction          `protobuf:"varint,1,opt,name=action,proto3,enum=syncworker.v1.PreviewAction" json:"action,omitempty"`
+	Group     string                 `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
+	Kind      string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	Namespace string                 `protobuf:"bytes,4,opt,name=namespace,proto3" json:"namespace,omitempty"`
+	Name      string                 `protobuf:"bytes,5,opt,name=name,proto3" json:"name,omitempty"`
+	// For CHANGE: a unified diff of the fields the worker manages, live object against the dry-run result.
+	Diff string `protobuf:"bytes,6,opt,name=diff,proto3" json:"diff,omitempty"`
+	// For SKIPPED: the filter that excluded the object, e.g. "capability Console is not enabled".
+	SkippedReason string `protobuf:"bytes,7,opt,name=skipped_reason,json=skippedReason,proto3" json:"skipped_reason,omitempty"`
+	// The manifest's file in the payload.
+	File          string `protobuf:"bytes,8,opt,name=file,proto3" json:"file,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ObjectPreview) Reset() {
+	*x = ObjectPreview{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ObjectPreview) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ObjectPreview) ProtoMessage() {}
+
+func (x *ObjectPreview) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ObjectPreview.ProtoReflect.Descriptor instead.
+func (*ObjectPreview) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ObjectPreview) GetAction() PreviewAction {
+	if x != nil {
+		return x.Action
+	}
+	return PreviewAction_PREVIEW_ACTION_UNSPECIFIED
+}
+
+func (x *ObjectPreview) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
+func (x *ObjectPreview) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ObjectPreview) GetNamespace() string {
+	if x != nil {
+		return x.Namespace
+	}
+	return ""
+}
+
+func (x *ObjectPreview) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ObjectPreview) GetDiff() string {
+	if x != nil {
+		return x.Diff
+	}
+	return ""
+}
+
+func (x *ObjectPreview) GetSkippedReason() string {
+	if x != nil {
+		return x.SkippedReason
+	}
+	return ""
+}
+
+func (x *ObjectPreview) GetFile() string {
+	if x != nil {
+		return x.File
+	}
+	return ""
+}
+
+// PreviewSummary ends a Preview stream.
+type PreviewSummary struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Create    int32                  `protobuf:"varint,1,opt,name=create,proto3" json:"create,omitempty"`
+	Change    int32                  `protobuf:"varint,2,opt,name=change,proto3" json:"change,omitempty"`
+	Unchanged int32                  `protobuf:"varint,3,opt,name=unchanged,proto3" json:"unchanged,omitempty"`
+	Delete    int32                  `protobuf:"varint,4,opt,name=delete,proto3" json:"delete,omitempty"`
+	Skipped   int32                  `protobuf:"varint,5,opt,name=skipped,proto3" json:"skipped,omitempty"`
+	// Digest over the exact set of object changes; pin it with UpdateRequest.expected_plan_digest.
+	PlanDigest string   `protobuf:"bytes,6,opt,name=plan_digest,json=planDigest,proto3" json:"plan_digest,omitempty"`
+	Release    *Release `protobuf:"bytes,7,opt,name=release,proto3" json:"release,omitempty"`
+	// Blast-radius limits the plan exceeds (empty when within them), each naming the count and the limit.
+	LimitViolations []string `protobuf:"bytes,8,rep,name=limit_violations,json=limitViolations,proto3" json:"limit_violations,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *PreviewSummary) Reset() {
+	*x = PreviewSummary{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewSummary) ProtoMessage() {}
+
+func (x *PreviewSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewSummary.ProtoReflect.Descriptor instead.
+func (*PreviewSummary) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PreviewSummary) GetCreate() int32 {
+	if x != nil {
+		return x.Create
+	}
+	return 0
+}
+
+func (x *PreviewSummary) GetChange() int32 {
+	if x != nil {
+		return x.Change
+	}
+	return 0
+}
+
+func (x *PreviewSummary) GetUnchanged() int32 {
+	if x != nil {
+		return x.Unchanged
+	}
+	return 0
+}
+
+func (x *PreviewSummary) GetDelete() int32 {
+	if x != nil {
+		return x.Delete
+	}
+	return 0
+}
+
+func (x *PreviewSummary) GetSkipped() int32 {
+	if x != nil {
+		return x.Skipped
+	}
+	return 0
+}
+
+func (x *PreviewSummary) GetPlanDigest() string {
+	if x != nil {
+		return x.PlanDigest
+	}
+	return ""
+}
+
+func (x *PreviewSummary) GetRelease() *Release {
+	if x != nil {
+		return x.Release
+	}
+	return nil
+}
+
+func (x *PreviewSummary) GetLimitViolations() []string {
+	if x != nil {
+		return x.LimitViolations
+	}
+	return nil
+}
+
+type PreviewResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Result:
+	//
+	//	*PreviewResponse_Object
+	//	*PreviewResponse_Summary
+	Result        isPreviewResponse_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewResponse) Reset() {
+	*x = PreviewResponse{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewResponse) ProtoMessage() {}
+
+func (x *PreviewResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewResponse.ProtoReflect.Descriptor instead.
+func (*PreviewResponse) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PreviewResponse) GetResult() isPreviewResponse_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *PreviewResponse) GetObject() *ObjectPreview {
+	if x != nil {
+		if x, ok := x.Result.(*PreviewResponse_Object); ok {
+			return x.Object
+		}
+	}
+	return nil
+}
+
+func (x *PreviewResponse) GetSummary() *PreviewSummary {
+	if x != nil {
+		if x, ok := x.Result.(*PreviewResponse_Summary); ok {
+			return x.Summary
+		}
+	}
+	return nil
+}
+
+type isPreviewResponse_Result interface {
+	isPreviewResponse_Result()
+}
+
+type PreviewResponse_Object struct {
+	Object *ObjectPreview `protobuf:"bytes,1,opt,name=object,proto3,oneof"`
+}
+
+type PreviewResponse_Summary struct {
+	Summary *PreviewSummary `protobuf:"bytes,2,opt,name=summary,proto3,oneof"`
+}
+
+func (*PreviewResponse_Object) isPreviewResponse_Result() {}
+
+func (*PreviewResponse_Summary) isPreviewResponse_Result() {}
+
+type PauseUpdateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Why the update is paused; shown in the status.
+	Reason        string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseUpdateRequest) Reset() {
+	*x = PauseUpdateRequest{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseUpdateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseUpdateRequest) ProtoMessage() {}
+
+func (x *PauseUpdateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseUpdateRequest.ProtoReflect.Descriptor instead.
+func (*PauseUpdateRequest) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *PauseUpdateRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type PauseUpdateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseUpdateResponse) Reset() {
+	*x = PauseUpdateResponse{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseUpdateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseUpdateResponse) ProtoMessage() {}
+
+func (x *PauseUpdateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseUpdateResponse.ProtoReflect.Descriptor instead.
+func (*PauseUpdateResponse) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *PauseUpdateResponse) GetStatus() *SyncWorkerStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+type ResumeUpdateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeUpdateRequest) Reset() {
+	*x = ResumeUpdateRequest{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeUpdateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeUpdateRequest) ProtoMessage() {}
+
+func (x *ResumeUpdateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeUpdateRequest.ProtoReflect.Descriptor instead.
+func (*ResumeUpdateRequest) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{18}
+}
+
+type ResumeUpdateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeUpdateResponse) Reset() {
+	*x = ResumeUpdateResponse{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeUpdateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeUpdateResponse) ProtoMessage() {}
+
+func (x *ResumeUpdateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeUpdateResponse.ProtoReflect.Descriptor instead.
+func (*ResumeUpdateResponse) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ResumeUpdateResponse) GetStatus() *SyncWorkerStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+// PauseStatus says who paused the worker, when and why.
+type PauseStatus struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Paused bool                   `protobuf:"varint,1,opt,name=paused,proto3" json:"paused,omitempty"`
+	// The caller's authenticated identity, or its peer address when the server does not authenticate.
+	PausedBy string                 `protobuf:"bytes,2,opt,name=paused_by,json=pausedBy,proto3" json:"paused_by,omitempty"`
+	Reason   string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	PausedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=paused_at,json=pausedAt,proto3" json:"paused_at,omitempty"`
+	// An Update accepted while paused, which starts on resume.
+	UpdatePending bool `protobuf:"varint,5,opt,name=update_pending,json=updatePending,proto3" json:"update_pending,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseStatus) Reset() {
+	*x = PauseStatus{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseStatus) ProtoMessage() {}
+
+func (x *PauseStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseStatus.ProtoReflect.Descriptor instead.
+func (*PauseStatus) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *PauseStatus) GetPaused() bool {
+	if x != nil {
+		return x.Paused
+	}
+	return false
+}
+
+func (x *PauseStatus) GetPausedBy() string {
+	if x != nil {
+		return x.PausedBy
+	}
+	return ""
+}
+
+func (x *PauseStatus) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PauseStatus) GetPausedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PausedAt
+	}
+	return nil
+}
+
+func (x *PauseStatus) GetUpdatePending() bool {
+	if x != nil {
+		return x.UpdatePending
 	}
 	return false
 }
@@ -725,7 +1529,7 @@ type Failure struct {
 
 func (x *Failure) Reset() {
 	*x = Failure{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[11]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +1541,7 @@ func (x *Failure) String() string {
 func (*Failure) ProtoMessage() {}
 
 func (x *Failure) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[11]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +1554,7 @@ func (x *Failure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Failure.ProtoReflect.Descriptor instead.
 func (*Failure) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{11}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Failure) GetReason() string {
@@ -794,7 +1598,7 @@ type Release struct {
 
 func (x *Release) Reset() {
 	*x = Release{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[12]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -806,7 +1610,7 @@ func (x *Release) String() string {
 func (*Release) ProtoMessage() {}
 
 func (x *Release) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[12]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -819,7 +1623,7 @@ func (x *Release) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Release.ProtoReflect.Descriptor instead.
 func (*Release) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{12}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Release) GetVersion() string {
@@ -860,13 +1664,17 @@ type LoadPayloadStatus struct {
 	Update             *DesiredUpdate         `protobuf:"bytes,4,opt,name=update,proto3" json:"update,omitempty"`
 	Verified           bool                   `protobuf:"varint,5,opt,name=verified,proto3" json:"verified,omitempty"`
 	LastTransitionTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_transition_time,json=lastTransitionTime,proto3" json:"last_transition_time,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Every failed precondition check of the last load, blocking or not.
+	PreconditionResults []*PreconditionResult `protobuf:"bytes,7,rep,name=precondition_results,json=preconditionResults,proto3" json:"precondition_results,omitempty"`
+	// Risks the update was accepted with: non-blocking warnings and failures forced through (upstream's AcceptedRisks).
+	AcceptedRisks string `protobuf:"bytes,8,opt,name=accepted_risks,json=acceptedRisks,proto3" json:"accepted_risks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LoadPayloadStatus) Reset() {
 	*x = LoadPayloadStatus{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[13]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -878,7 +1686,7 @@ func (x *LoadPayloadStatus) String() string {
 func (*LoadPayloadStatus) ProtoMessage() {}
 
 func (x *LoadPayloadStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[13]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -891,7 +1699,7 @@ func (x *LoadPayloadStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadPayloadStatus.ProtoReflect.Descriptor instead.
 func (*LoadPayloadStatus) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{13}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *LoadPayloadStatus) GetStep() string {
@@ -936,6 +1744,91 @@ func (x *LoadPayloadStatus) GetLastTransitionTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *LoadPayloadStatus) GetPreconditionResults() []*PreconditionResult {
+	if x != nil {
+		return x.PreconditionResults
+	}
+	return nil
+}
+
+func (x *LoadPayloadStatus) GetAcceptedRisks() string {
+	if x != nil {
+		return x.AcceptedRisks
+	}
+	return ""
+}
+
+// PreconditionResult is one failed precondition check.
+type PreconditionResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The check, e.g. "ClusterVersionUpgradeable".
+	Name    string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Reason  string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// True when it stops the update (unless forced); false for a warning the update proceeds with.
+	Blocking      bool `protobuf:"varint,4,opt,name=blocking,proto3" json:"blocking,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreconditionResult) Reset() {
+	*x = PreconditionResult{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreconditionResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreconditionResult) ProtoMessage() {}
+
+func (x *PreconditionResult) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreconditionResult.ProtoReflect.Descriptor instead.
+func (*PreconditionResult) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *PreconditionResult) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PreconditionResult) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PreconditionResult) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *PreconditionResult) GetBlocking() bool {
+	if x != nil {
+		return x.Blocking
+	}
+	return false
+}
+
 // CapabilitiesStatus lists capabilities (configv1.ClusterVersionCapabilitiesStatus plus implicit ones).
 type CapabilitiesStatus struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -949,7 +1842,7 @@ type CapabilitiesStatus struct {
 
 func (x *CapabilitiesStatus) Reset() {
 	*x = CapabilitiesStatus{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[14]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1854,7 @@ func (x *CapabilitiesStatus) String() string {
 func (*CapabilitiesStatus) ProtoMessage() {}
 
 func (x *CapabilitiesStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[14]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1867,7 @@ func (x *CapabilitiesStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilitiesStatus.ProtoReflect.Descriptor instead.
 func (*CapabilitiesStatus) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{14}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CapabilitiesStatus) GetEnabled() []string {
@@ -1026,14 +1919,20 @@ type SyncWorkerStatus struct {
 	// ImplicitlyEnabledCapabilities and RetrievedUpdates, with the CVO's reasons and messages.
 	Conditions []*Condition `protobuf:"bytes,18,rep,name=conditions,proto3" json:"conditions,omitempty"`
 	// Releases the cluster moved towards, newest first.
-	History       []*UpdateHistory `protobuf:"bytes,19,rep,name=history,proto3" json:"history,omitempty"`
+	History []*UpdateHistory `protobuf:"bytes,19,rep,name=history,proto3" json:"history,omitempty"`
+	// Progress per component of the payload (run level + component, as the graph groups them), in graph order.
+	Components []*ComponentProgress `protobuf:"bytes,20,rep,name=components,proto3" json:"components,omitempty"`
+	// Timing of the update as a whole, with the estimate of the time left.
+	Timing *UpdateTiming `protobuf:"bytes,21,opt,name=timing,proto3" json:"timing,omitempty"`
+	// Set while the worker is paused.
+	Pause         *PauseStatus `protobuf:"bytes,22,opt,name=pause,proto3" json:"pause,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SyncWorkerStatus) Reset() {
 	*x = SyncWorkerStatus{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[15]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1045,7 +1944,7 @@ func (x *SyncWorkerStatus) String() string {
 func (*SyncWorkerStatus) ProtoMessage() {}
 
 func (x *SyncWorkerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[15]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1058,7 +1957,7 @@ func (x *SyncWorkerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncWorkerStatus.ProtoReflect.Descriptor instead.
 func (*SyncWorkerStatus) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{15}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SyncWorkerStatus) GetGeneration() int64 {
@@ -1194,6 +2093,234 @@ func (x *SyncWorkerStatus) GetHistory() []*UpdateHistory {
 	return nil
 }
 
+func (x *SyncWorkerStatus) GetComponents() []*ComponentProgress {
+	if x != nil {
+		return x.Components
+	}
+	return nil
+}
+
+func (x *SyncWorkerStatus) GetTiming() *UpdateTiming {
+	if x != nil {
+		return x.Timing
+	}
+	return nil
+}
+
+func (x *SyncWorkerStatus) GetPause() *PauseStatus {
+	if x != nil {
+		return x.Pause
+	}
+	return nil
+}
+
+// ComponentProgress is one component's progress in the current pass.
+type ComponentProgress struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RunLevel  int32                  `protobuf:"varint,1,opt,name=run_level,json=runLevel,proto3" json:"run_level,omitempty"`
+	Component string                 `protobuf:"bytes,2,opt,name=component,proto3" json:"component,omitempty"`
+	State     ComponentState         `protobuf:"varint,3,opt,name=state,proto3,enum=syncworker.v1.ComponentState" json:"state,omitempty"`
+	Done      int32                  `protobuf:"varint,4,opt,name=done,proto3" json:"done,omitempty"`
+	Total     int32                  `protobuf:"varint,5,opt,name=total,proto3" json:"total,omitempty"`
+	// The object it is applying or waiting for, e.g. "clusteroperator/console".
+	CurrentObject string `protobuf:"bytes,6,opt,name=current_object,json=currentObject,proto3" json:"current_object,omitempty"`
+	// The readiness reason it waits on, e.g. "ClusterOperatorNotAvailable".
+	WaitReason   string                 `protobuf:"bytes,7,opt,name=wait_reason,json=waitReason,proto3" json:"wait_reason,omitempty"`
+	WaitingSince *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=waiting_since,json=waitingSince,proto3" json:"waiting_since,omitempty"`
+	Attempts     int32                  `protobuf:"varint,9,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	StartedAt    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	FinishedAt   *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// Still updating past the CVO's slow threshold (30 minutes, 90 for machine-config).
+	Slow          bool `protobuf:"varint,12,opt,name=slow,proto3" json:"slow,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ComponentProgress) Reset() {
+	*x = ComponentProgress{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ComponentProgress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ComponentProgress) ProtoMessage() {}
+
+func (x *ComponentProgress) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ComponentProgress.ProtoReflect.Descriptor instead.
+func (*ComponentProgress) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ComponentProgress) GetRunLevel() int32 {
+	if x != nil {
+		return x.RunLevel
+	}
+	return 0
+}
+
+func (x *ComponentProgress) GetComponent() string {
+	if x != nil {
+		return x.Component
+	}
+	return ""
+}
+
+func (x *ComponentProgress) GetState() ComponentState {
+	if x != nil {
+		return x.State
+	}
+	return ComponentState_COMPONENT_STATE_UNSPECIFIED
+}
+
+func (x *ComponentProgress) GetDone() int32 {
+	if x != nil {
+		return x.Done
+	}
+	return 0
+}
+
+func (x *ComponentProgress) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *ComponentProgress) GetCurrentObject() string {
+	if x != nil {
+		return x.CurrentObject
+	}
+	return ""
+}
+
+func (x *ComponentProgress) GetWaitReason() string {
+	if x != nil {
+		return x.WaitReason
+	}
+	return ""
+}
+
+func (x *ComponentProgress) GetWaitingSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WaitingSince
+	}
+	return nil
+}
+
+func (x *ComponentProgress) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *ComponentProgress) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *ComponentProgress) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *ComponentProgress) GetSlow() bool {
+	if x != nil {
+		return x.Slow
+	}
+	return false
+}
+
+// UpdateTiming is the update's elapsed time and the estimate of what is left.
+type UpdateTiming struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	StartedAt *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	Elapsed   *durationpb.Duration   `protobuf:"bytes,2,opt,name=elapsed,proto3" json:"elapsed,omitempty"`
+	// Absent when there is no basis for an estimate.
+	EstimatedRemaining *durationpb.Duration `protobuf:"bytes,3,opt,name=estimated_remaining,json=estimatedRemaining,proto3" json:"estimated_remaining,omitempty"`
+	// What the estimate is learned from, e.g. "from 3 previous updates".
+	EstimateBasis string `protobuf:"bytes,4,opt,name=estimate_basis,json=estimateBasis,proto3" json:"estimate_basis,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateTiming) Reset() {
+	*x = UpdateTiming{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateTiming) ProtoMessage() {}
+
+func (x *UpdateTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateTiming.ProtoReflect.Descriptor instead.
+func (*UpdateTiming) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *UpdateTiming) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *UpdateTiming) GetElapsed() *durationpb.Duration {
+	if x != nil {
+		return x.Elapsed
+	}
+	return nil
+}
+
+func (x *UpdateTiming) GetEstimatedRemaining() *durationpb.Duration {
+	if x != nil {
+		return x.EstimatedRemaining
+	}
+	return nil
+}
+
+func (x *UpdateTiming) GetEstimateBasis() string {
+	if x != nil {
+		return x.EstimateBasis
+	}
+	return ""
+}
+
 // Condition is one ClusterVersion status condition.
 type Condition struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1209,7 +2336,7 @@ type Condition struct {
 
 func (x *Condition) Reset() {
 	*x = Condition{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[16]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1221,7 +2348,7 @@ func (x *Condition) String() string {
 func (*Condition) ProtoMessage() {}
 
 func (x *Condition) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[16]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1234,7 +2361,7 @@ func (x *Condition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Condition.ProtoReflect.Descriptor instead.
 func (*Condition) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{16}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Condition) GetType() string {
@@ -1282,13 +2409,15 @@ type UpdateHistory struct {
 	Verified       bool                   `protobuf:"varint,4,opt,name=verified,proto3" json:"verified,omitempty"`
 	StartedTime    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=started_time,json=startedTime,proto3" json:"started_time,omitempty"`
 	CompletionTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=completion_time,json=completionTime,proto3" json:"completion_time,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Risks the update to this release was accepted with (configv1.UpdateHistory.AcceptedRisks).
+	AcceptedRisks string `protobuf:"bytes,7,opt,name=accepted_risks,json=acceptedRisks,proto3" json:"accepted_risks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateHistory) Reset() {
 	*x = UpdateHistory{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[17]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1300,7 +2429,7 @@ func (x *UpdateHistory) String() string {
 func (*UpdateHistory) ProtoMessage() {}
 
 func (x *UpdateHistory) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[17]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1313,7 +2442,7 @@ func (x *UpdateHistory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateHistory.ProtoReflect.Descriptor instead.
 func (*UpdateHistory) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{17}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UpdateHistory) GetState() string {
@@ -1358,11 +2487,18 @@ func (x *UpdateHistory) GetCompletionTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *UpdateHistory) GetAcceptedRisks() string {
+	if x != nil {
+		return x.AcceptedRisks
+	}
+	return ""
+}
+
 var File_syncworker_v1_syncworker_proto protoreflect.FileDescriptor
 
 const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\n" +
-	"\x1esyncworker/v1/syncworker.proto\x12\rsyncworker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"U\n" +
+	"\x1esyncworker/v1/syncworker.proto\x12\rsyncworker.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"U\n" +
 	"\rDesiredUpdate\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x14\n" +
 	"\x05image\x18\x02 \x01(\tR\x05image\x12\x14\n" +
@@ -1375,7 +2511,7 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\tunmanaged\x18\x05 \x01(\bR\tunmanaged\"\x92\x01\n" +
 	"\x10CapabilitiesSpec\x126\n" +
 	"\x17baseline_capability_set\x18\x01 \x01(\tR\x15baselineCapabilitySet\x12F\n" +
-	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\x9f\x02\n" +
+	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\x8b\x03\n" +
 	"\rUpdateRequest\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1383,7 +2519,14 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\adesired\x18\x02 \x01(\v2\x1c.syncworker.v1.DesiredUpdateR\adesired\x12>\n" +
 	"\toverrides\x18\x03 \x03(\v2 .syncworker.v1.ComponentOverrideR\toverrides\x12C\n" +
 	"\fcapabilities\x18\x04 \x01(\v2\x1f.syncworker.v1.CapabilitiesSpecR\fcapabilities\x121\n" +
-	"\x05state\x18\x05 \x01(\x0e2\x1b.syncworker.v1.PayloadStateR\x05state\"I\n" +
+	"\x05state\x18\x05 \x01(\x0e2\x1b.syncworker.v1.PayloadStateR\x05state\x128\n" +
+	"\x06limits\x18\x06 \x01(\v2 .syncworker.v1.BlastRadiusLimitsR\x06limits\x120\n" +
+	"\x14expected_plan_digest\x18\a \x01(\tR\x12expectedPlanDigest\"\x9c\x01\n" +
+	"\x11BlastRadiusLimits\x12(\n" +
+	"\rmax_deletions\x18\x01 \x01(\x05H\x00R\fmaxDeletions\x88\x01\x01\x123\n" +
+	"\x13max_changed_percent\x18\x02 \x01(\x01H\x01R\x11maxChangedPercent\x88\x01\x01B\x10\n" +
+	"\x0e_max_deletionsB\x16\n" +
+	"\x14_max_changed_percent\"I\n" +
 	"\x0eUpdateResponse\x127\n" +
 	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x12\n" +
 	"\x10GetStatusRequest\"L\n" +
@@ -1396,7 +2539,48 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x1dNotifyResourceActivityRequest\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\"8\n" +
 	"\x1eNotifyResourceActivityResponse\x12\x16\n" +
-	"\x06queued\x18\x01 \x01(\bR\x06queued\"\x86\x01\n" +
+	"\x06queued\x18\x01 \x01(\bR\x06queued\"\x87\x02\n" +
+	"\x0ePreviewRequest\x126\n" +
+	"\adesired\x18\x01 \x01(\v2\x1c.syncworker.v1.DesiredUpdateR\adesired\x12>\n" +
+	"\toverrides\x18\x02 \x03(\v2 .syncworker.v1.ComponentOverrideR\toverrides\x12C\n" +
+	"\fcapabilities\x18\x03 \x01(\v2\x1f.syncworker.v1.CapabilitiesSpecR\fcapabilities\x128\n" +
+	"\x06limits\x18\x04 \x01(\v2 .syncworker.v1.BlastRadiusLimitsR\x06limits\"\xf0\x01\n" +
+	"\rObjectPreview\x124\n" +
+	"\x06action\x18\x01 \x01(\x0e2\x1c.syncworker.v1.PreviewActionR\x06action\x12\x14\n" +
+	"\x05group\x18\x02 \x01(\tR\x05group\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x1c\n" +
+	"\tnamespace\x18\x04 \x01(\tR\tnamespace\x12\x12\n" +
+	"\x04name\x18\x05 \x01(\tR\x04name\x12\x12\n" +
+	"\x04diff\x18\x06 \x01(\tR\x04diff\x12%\n" +
+	"\x0eskipped_reason\x18\a \x01(\tR\rskippedReason\x12\x12\n" +
+	"\x04file\x18\b \x01(\tR\x04file\"\x8e\x02\n" +
+	"\x0ePreviewSummary\x12\x16\n" +
+	"\x06create\x18\x01 \x01(\x05R\x06create\x12\x16\n" +
+	"\x06change\x18\x02 \x01(\x05R\x06change\x12\x1c\n" +
+	"\tunchanged\x18\x03 \x01(\x05R\tunchanged\x12\x16\n" +
+	"\x06delete\x18\x04 \x01(\x05R\x06delete\x12\x18\n" +
+	"\askipped\x18\x05 \x01(\x05R\askipped\x12\x1f\n" +
+	"\vplan_digest\x18\x06 \x01(\tR\n" +
+	"planDigest\x120\n" +
+	"\arelease\x18\a \x01(\v2\x16.syncworker.v1.ReleaseR\arelease\x12)\n" +
+	"\x10limit_violations\x18\b \x03(\tR\x0flimitViolations\"\x8e\x01\n" +
+	"\x0fPreviewResponse\x126\n" +
+	"\x06object\x18\x01 \x01(\v2\x1c.syncworker.v1.ObjectPreviewH\x00R\x06object\x129\n" +
+	"\asummary\x18\x02 \x01(\v2\x1d.syncworker.v1.PreviewSummaryH\x00R\asummaryB\b\n" +
+	"\x06result\",\n" +
+	"\x12PauseUpdateRequest\x12\x16\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\"N\n" +
+	"\x13PauseUpdateResponse\x127\n" +
+	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x15\n" +
+	"\x13ResumeUpdateRequest\"O\n" +
+	"\x14ResumeUpdateResponse\x127\n" +
+	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\xba\x01\n" +
+	"\vPauseStatus\x12\x16\n" +
+	"\x06paused\x18\x01 \x01(\bR\x06paused\x12\x1b\n" +
+	"\tpaused_by\x18\x02 \x01(\tR\bpausedBy\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x127\n" +
+	"\tpaused_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\bpausedAt\x12%\n" +
+	"\x0eupdate_pending\x18\x05 \x01(\bR\rupdatePending\"\x86\x01\n" +
 	"\aFailure\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x123\n" +
@@ -1406,18 +2590,25 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x14\n" +
 	"\x05image\x18\x02 \x01(\tR\x05image\x12\x10\n" +
 	"\x03url\x18\x03 \x01(\tR\x03url\x12\x1a\n" +
-	"\bchannels\x18\x04 \x03(\tR\bchannels\"\x93\x02\n" +
+	"\bchannels\x18\x04 \x03(\tR\bchannels\"\x90\x03\n" +
 	"\x11LoadPayloadStatus\x12\x12\n" +
 	"\x04step\x18\x01 \x01(\tR\x04step\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x120\n" +
 	"\afailure\x18\x03 \x01(\v2\x16.syncworker.v1.FailureR\afailure\x124\n" +
 	"\x06update\x18\x04 \x01(\v2\x1c.syncworker.v1.DesiredUpdateR\x06update\x12\x1a\n" +
 	"\bverified\x18\x05 \x01(\bR\bverified\x12L\n" +
-	"\x14last_transition_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"s\n" +
+	"\x14last_transition_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\x12T\n" +
+	"\x14precondition_results\x18\a \x03(\v2!.syncworker.v1.PreconditionResultR\x13preconditionResults\x12%\n" +
+	"\x0eaccepted_risks\x18\b \x01(\tR\racceptedRisks\"v\n" +
+	"\x12PreconditionResult\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x1a\n" +
+	"\bblocking\x18\x04 \x01(\bR\bblocking\"s\n" +
 	"\x12CapabilitiesStatus\x12\x18\n" +
 	"\aenabled\x18\x01 \x03(\tR\aenabled\x12\x14\n" +
 	"\x05known\x18\x02 \x03(\tR\x05known\x12-\n" +
-	"\x12implicitly_enabled\x18\x03 \x03(\tR\x11implicitlyEnabled\"\xc9\x06\n" +
+	"\x12implicitly_enabled\x18\x03 \x03(\tR\x11implicitlyEnabled\"\xf2\a\n" +
 	"\x10SyncWorkerStatus\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -1442,37 +2633,83 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\n" +
 	"conditions\x18\x12 \x03(\v2\x18.syncworker.v1.ConditionR\n" +
 	"conditions\x126\n" +
-	"\ahistory\x18\x13 \x03(\v2\x1c.syncworker.v1.UpdateHistoryR\ahistory\"\xb7\x01\n" +
+	"\ahistory\x18\x13 \x03(\v2\x1c.syncworker.v1.UpdateHistoryR\ahistory\x12@\n" +
+	"\n" +
+	"components\x18\x14 \x03(\v2 .syncworker.v1.ComponentProgressR\n" +
+	"components\x123\n" +
+	"\x06timing\x18\x15 \x01(\v2\x1b.syncworker.v1.UpdateTimingR\x06timing\x120\n" +
+	"\x05pause\x18\x16 \x01(\v2\x1a.syncworker.v1.PauseStatusR\x05pause\"\xde\x03\n" +
+	"\x11ComponentProgress\x12\x1b\n" +
+	"\trun_level\x18\x01 \x01(\x05R\brunLevel\x12\x1c\n" +
+	"\tcomponent\x18\x02 \x01(\tR\tcomponent\x123\n" +
+	"\x05state\x18\x03 \x01(\x0e2\x1d.syncworker.v1.ComponentStateR\x05state\x12\x12\n" +
+	"\x04done\x18\x04 \x01(\x05R\x04done\x12\x14\n" +
+	"\x05total\x18\x05 \x01(\x05R\x05total\x12%\n" +
+	"\x0ecurrent_object\x18\x06 \x01(\tR\rcurrentObject\x12\x1f\n" +
+	"\vwait_reason\x18\a \x01(\tR\n" +
+	"waitReason\x12?\n" +
+	"\rwaiting_since\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fwaitingSince\x12\x1a\n" +
+	"\battempts\x18\t \x01(\x05R\battempts\x129\n" +
+	"\n" +
+	"started_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
+	"\vfinished_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x12\x12\n" +
+	"\x04slow\x18\f \x01(\bR\x04slow\"\xf1\x01\n" +
+	"\fUpdateTiming\x129\n" +
+	"\n" +
+	"started_at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x123\n" +
+	"\aelapsed\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\aelapsed\x12J\n" +
+	"\x13estimated_remaining\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x12estimatedRemaining\x12%\n" +
+	"\x0eestimate_basis\x18\x04 \x01(\tR\restimateBasis\"\xb7\x01\n" +
 	"\tCondition\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12L\n" +
-	"\x14last_transition_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"\xf5\x01\n" +
+	"\x14last_transition_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"\x9c\x02\n" +
 	"\rUpdateHistory\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
 	"\x05image\x18\x03 \x01(\tR\x05image\x12\x1a\n" +
 	"\bverified\x18\x04 \x01(\bR\bverified\x12=\n" +
 	"\fstarted_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vstartedTime\x12C\n" +
-	"\x0fcompletion_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0ecompletionTime*\x88\x01\n" +
+	"\x0fcompletion_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0ecompletionTime\x12%\n" +
+	"\x0eaccepted_risks\x18\a \x01(\tR\racceptedRisks*\x88\x01\n" +
 	"\fPayloadState\x12\x1d\n" +
 	"\x19PAYLOAD_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aPAYLOAD_STATE_INITIALIZING\x10\x01\x12\x1a\n" +
 	"\x16PAYLOAD_STATE_UPDATING\x10\x02\x12\x1d\n" +
-	"\x19PAYLOAD_STATE_RECONCILING\x10\x03*\x9e\x01\n" +
+	"\x19PAYLOAD_STATE_RECONCILING\x10\x03*\xba\x01\n" +
+	"\rPreviewAction\x12\x1e\n" +
+	"\x1aPREVIEW_ACTION_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15PREVIEW_ACTION_CREATE\x10\x01\x12\x19\n" +
+	"\x15PREVIEW_ACTION_CHANGE\x10\x02\x12\x1c\n" +
+	"\x18PREVIEW_ACTION_UNCHANGED\x10\x03\x12\x19\n" +
+	"\x15PREVIEW_ACTION_DELETE\x10\x04\x12\x1a\n" +
+	"\x16PREVIEW_ACTION_SKIPPED\x10\x05*\x9e\x01\n" +
 	"\fUpdateEffect\x12\x1d\n" +
 	"\x19UPDATE_EFFECT_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14UPDATE_EFFECT_REPORT\x10\x01\x12\x16\n" +
 	"\x12UPDATE_EFFECT_NONE\x10\x02\x12%\n" +
 	"!UPDATE_EFFECT_FAIL_AFTER_INTERVAL\x10\x03\x12\x16\n" +
-	"\x12UPDATE_EFFECT_FAIL\x10\x042\xf2\x02\n" +
+	"\x12UPDATE_EFFECT_FAIL\x10\x04*\xbf\x01\n" +
+	"\x0eComponentState\x12\x1f\n" +
+	"\x1bCOMPONENT_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17COMPONENT_STATE_PENDING\x10\x01\x12\x1c\n" +
+	"\x18COMPONENT_STATE_APPLYING\x10\x02\x12\x1b\n" +
+	"\x17COMPONENT_STATE_WAITING\x10\x03\x12\x18\n" +
+	"\x14COMPONENT_STATE_DONE\x10\x04\x12\x1a\n" +
+	"\x16COMPONENT_STATE_FAILED\x10\x052\xed\x04\n" +
 	"\n" +
 	"SyncWorker\x12E\n" +
 	"\x06Update\x12\x1c.syncworker.v1.UpdateRequest\x1a\x1d.syncworker.v1.UpdateResponse\x12N\n" +
 	"\tGetStatus\x12\x1f.syncworker.v1.GetStatusRequest\x1a .syncworker.v1.GetStatusResponse\x12V\n" +
 	"\vStatusWatch\x12!.syncworker.v1.StatusWatchRequest\x1a\".syncworker.v1.StatusWatchResponse0\x01\x12u\n" +
-	"\x16NotifyResourceActivity\x12,.syncworker.v1.NotifyResourceActivityRequest\x1a-.syncworker.v1.NotifyResourceActivityResponseb\x06proto3"
+	"\x16NotifyResourceActivity\x12,.syncworker.v1.NotifyResourceActivityRequest\x1a-.syncworker.v1.NotifyResourceActivityResponse\x12J\n" +
+	"\aPreview\x12\x1d.syncworker.v1.PreviewRequest\x1a\x1e.syncworker.v1.PreviewResponse0\x01\x12T\n" +
+	"\vPauseUpdate\x12!.syncworker.v1.PauseUpdateRequest\x1a\".syncworker.v1.PauseUpdateResponse\x12W\n" +
+	"\fResumeUpdate\x12\".syncworker.v1.ResumeUpdateRequest\x1a#.syncworker.v1.ResumeUpdateResponseb\x06proto3"
 
 var (
 	file_syncworker_v1_syncworker_proto_rawDescOnce sync.Once
@@ -1486,67 +2723,112 @@ func file_syncworker_v1_syncworker_proto_rawDescGZIP() []byte {
 	return file_syncworker_v1_syncworker_proto_rawDescData
 }
 
-var file_syncworker_v1_syncworker_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_syncworker_v1_syncworker_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_syncworker_v1_syncworker_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_syncworker_v1_syncworker_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_syncworker_v1_syncworker_proto_goTypes = []any{
 	(PayloadState)(0),                      // 0: syncworker.v1.PayloadState
-	(UpdateEffect)(0),                      // 1: syncworker.v1.UpdateEffect
-	(*DesiredUpdate)(nil),                  // 2: syncworker.v1.DesiredUpdate
-	(*ComponentOverride)(nil),              // 3: syncworker.v1.ComponentOverride
-	(*CapabilitiesSpec)(nil),               // 4: syncworker.v1.CapabilitiesSpec
-	(*UpdateRequest)(nil),                  // 5: syncworker.v1.UpdateRequest
-	(*UpdateResponse)(nil),                 // 6: syncworker.v1.UpdateResponse
-	(*GetStatusRequest)(nil),               // 7: syncworker.v1.GetStatusRequest
-	(*GetStatusResponse)(nil),              // 8: syncworker.v1.GetStatusResponse
-	(*StatusWatchRequest)(nil),             // 9: syncworker.v1.StatusWatchRequest
-	(*StatusWatchResponse)(nil),            // 10: syncworker.v1.StatusWatchResponse
-	(*NotifyResourceActivityRequest)(nil),  // 11: syncworker.v1.NotifyResourceActivityRequest
-	(*NotifyResourceActivityResponse)(nil), // 12: syncworker.v1.NotifyResourceActivityResponse
-	(*Failure)(nil),                        // 13: syncworker.v1.Failure
-	(*Release)(nil),                        // 14: syncworker.v1.Release
-	(*LoadPayloadStatus)(nil),              // 15: syncworker.v1.LoadPayloadStatus
-	(*CapabilitiesStatus)(nil),             // 16: syncworker.v1.CapabilitiesStatus
-	(*SyncWorkerStatus)(nil),               // 17: syncworker.v1.SyncWorkerStatus
-	(*Condition)(nil),                      // 18: syncworker.v1.Condition
-	(*UpdateHistory)(nil),                  // 19: syncworker.v1.UpdateHistory
-	(*timestamppb.Timestamp)(nil),          // 20: google.protobuf.Timestamp
+	(PreviewAction)(0),                     // 1: syncworker.v1.PreviewAction
+	(UpdateEffect)(0),                      // 2: syncworker.v1.UpdateEffect
+	(ComponentState)(0),                    // 3: syncworker.v1.ComponentState
+	(*DesiredUpdate)(nil),                  // 4: syncworker.v1.DesiredUpdate
+	(*ComponentOverride)(nil),              // 5: syncworker.v1.ComponentOverride
+	(*CapabilitiesSpec)(nil),               // 6: syncworker.v1.CapabilitiesSpec
+	(*UpdateRequest)(nil),                  // 7: syncworker.v1.UpdateRequest
+	(*BlastRadiusLimits)(nil),              // 8: syncworker.v1.BlastRadiusLimits
+	(*UpdateResponse)(nil),                 // 9: syncworker.v1.UpdateResponse
+	(*GetStatusRequest)(nil),               // 10: syncworker.v1.GetStatusRequest
+	(*GetStatusResponse)(nil),              // 11: syncworker.v1.GetStatusResponse
+	(*StatusWatchRequest)(nil),             // 12: syncworker.v1.StatusWatchRequest
+	(*StatusWatchResponse)(nil),            // 13: syncworker.v1.StatusWatchResponse
+	(*NotifyResourceActivityRequest)(nil),  // 14: syncworker.v1.NotifyResourceActivityRequest
+	(*NotifyResourceActivityResponse)(nil), // 15: syncworker.v1.NotifyResourceActivityResponse
+	(*PreviewRequest)(nil),                 // 16: syncworker.v1.PreviewRequest
+	(*ObjectPreview)(nil),                  // 17: syncworker.v1.ObjectPreview
+	(*PreviewSummary)(nil),                 // 18: syncworker.v1.PreviewSummary
+	(*PreviewResponse)(nil),                // 19: syncworker.v1.PreviewResponse
+	(*PauseUpdateRequest)(nil),             // 20: syncworker.v1.PauseUpdateRequest
+	(*PauseUpdateResponse)(nil),            // 21: syncworker.v1.PauseUpdateResponse
+	(*ResumeUpdateRequest)(nil),            // 22: syncworker.v1.ResumeUpdateRequest
+	(*ResumeUpdateResponse)(nil),           // 23: syncworker.v1.ResumeUpdateResponse
+	(*PauseStatus)(nil),                    // 24: syncworker.v1.PauseStatus
+	(*Failure)(nil),                        // 25: syncworker.v1.Failure
+	(*Release)(nil),                        // 26: syncworker.v1.Release
+	(*LoadPayloadStatus)(nil),              // 27: syncworker.v1.LoadPayloadStatus
+	(*PreconditionResult)(nil),             // 28: syncworker.v1.PreconditionResult
+	(*CapabilitiesStatus)(nil),             // 29: syncworker.v1.CapabilitiesStatus
+	(*SyncWorkerStatus)(nil),               // 30: syncworker.v1.SyncWorkerStatus
+	(*ComponentProgress)(nil),              // 31: syncworker.v1.ComponentProgress
+	(*UpdateTiming)(nil),                   // 32: syncworker.v1.UpdateTiming
+	(*Condition)(nil),                      // 33: syncworker.v1.Condition
+	(*UpdateHistory)(nil),                  // 34: syncworker.v1.UpdateHistory
+	(*timestamppb.Timestamp)(nil),          // 35: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),            // 36: google.protobuf.Duration
 }
 var file_syncworker_v1_syncworker_proto_depIdxs = []int32{
-	2,  // 0: syncworker.v1.UpdateRequest.desired:type_name -> syncworker.v1.DesiredUpdate
-	3,  // 1: syncworker.v1.UpdateRequest.overrides:type_name -> syncworker.v1.ComponentOverride
-	4,  // 2: syncworker.v1.UpdateRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
+	4,  // 0: syncworker.v1.UpdateRequest.desired:type_name -> syncworker.v1.DesiredUpdate
+	5,  // 1: syncworker.v1.UpdateRequest.overrides:type_name -> syncworker.v1.ComponentOverride
+	6,  // 2: syncworker.v1.UpdateRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
 	0,  // 3: syncworker.v1.UpdateRequest.state:type_name -> syncworker.v1.PayloadState
-	17, // 4: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	17, // 5: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	17, // 6: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	1,  // 7: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
-	13, // 8: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
-	2,  // 9: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
-	20, // 10: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
-	13, // 11: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
-	20, // 12: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
-	14, // 13: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
-	15, // 14: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
-	16, // 15: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
-	20, // 16: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
-	18, // 17: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
-	19, // 18: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
-	20, // 19: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
-	20, // 20: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
-	20, // 21: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
-	5,  // 22: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
-	7,  // 23: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
-	9,  // 24: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
-	11, // 25: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
-	6,  // 26: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
-	8,  // 27: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
-	10, // 28: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
-	12, // 29: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
-	26, // [26:30] is the sub-list for method output_type
-	22, // [22:26] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	8,  // 4: syncworker.v1.UpdateRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
+	30, // 5: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	30, // 6: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	30, // 7: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	4,  // 8: syncworker.v1.PreviewRequest.desired:type_name -> syncworker.v1.DesiredUpdate
+	5,  // 9: syncworker.v1.PreviewRequest.overrides:type_name -> syncworker.v1.ComponentOverride
+	6,  // 10: syncworker.v1.PreviewRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
+	8,  // 11: syncworker.v1.PreviewRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
+	1,  // 12: syncworker.v1.ObjectPreview.action:type_name -> syncworker.v1.PreviewAction
+	26, // 13: syncworker.v1.PreviewSummary.release:type_name -> syncworker.v1.Release
+	17, // 14: syncworker.v1.PreviewResponse.object:type_name -> syncworker.v1.ObjectPreview
+	18, // 15: syncworker.v1.PreviewResponse.summary:type_name -> syncworker.v1.PreviewSummary
+	30, // 16: syncworker.v1.PauseUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	30, // 17: syncworker.v1.ResumeUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	35, // 18: syncworker.v1.PauseStatus.paused_at:type_name -> google.protobuf.Timestamp
+	2,  // 19: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
+	25, // 20: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
+	4,  // 21: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
+	35, // 22: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
+	28, // 23: syncworker.v1.LoadPayloadStatus.precondition_results:type_name -> syncworker.v1.PreconditionResult
+	25, // 24: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
+	35, // 25: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
+	26, // 26: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
+	27, // 27: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
+	29, // 28: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
+	35, // 29: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
+	33, // 30: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
+	34, // 31: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
+	31, // 32: syncworker.v1.SyncWorkerStatus.components:type_name -> syncworker.v1.ComponentProgress
+	32, // 33: syncworker.v1.SyncWorkerStatus.timing:type_name -> syncworker.v1.UpdateTiming
+	24, // 34: syncworker.v1.SyncWorkerStatus.pause:type_name -> syncworker.v1.PauseStatus
+	3,  // 35: syncworker.v1.ComponentProgress.state:type_name -> syncworker.v1.ComponentState
+	35, // 36: syncworker.v1.ComponentProgress.waiting_since:type_name -> google.protobuf.Timestamp
+	35, // 37: syncworker.v1.ComponentProgress.started_at:type_name -> google.protobuf.Timestamp
+	35, // 38: syncworker.v1.ComponentProgress.finished_at:type_name -> google.protobuf.Timestamp
+	35, // 39: syncworker.v1.UpdateTiming.started_at:type_name -> google.protobuf.Timestamp
+	36, // 40: syncworker.v1.UpdateTiming.elapsed:type_name -> google.protobuf.Duration
+	36, // 41: syncworker.v1.UpdateTiming.estimated_remaining:type_name -> google.protobuf.Duration
+	35, // 42: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
+	35, // 43: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
+	35, // 44: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
+	7,  // 45: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
+	10, // 46: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
+	12, // 47: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
+	14, // 48: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
+	16, // 49: syncworker.v1.SyncWorker.Preview:input_type -> syncworker.v1.PreviewRequest
+	20, // 50: syncworker.v1.SyncWorker.PauseUpdate:input_type -> syncworker.v1.PauseUpdateRequest
+	22, // 51: syncworker.v1.SyncWorker.ResumeUpdate:input_type -> syncworker.v1.ResumeUpdateRequest
+	9,  // 52: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
+	11, // 53: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
+	13, // 54: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
+	15, // 55: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
+	19, // 56: syncworker.v1.SyncWorker.Preview:output_type -> syncworker.v1.PreviewResponse
+	21, // 57: syncworker.v1.SyncWorker.PauseUpdate:output_type -> syncworker.v1.PauseUpdateResponse
+	23, // 58: syncworker.v1.SyncWorker.ResumeUpdate:output_type -> syncworker.v1.ResumeUpdateResponse
+	52, // [52:59] is the sub-list for method output_type
+	45, // [45:52] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_syncworker_v1_syncworker_proto_init() }
@@ -1554,13 +2836,18 @@ func file_syncworker_v1_syncworker_proto_init() {
 	if File_syncworker_v1_syncworker_proto != nil {
 		return
 	}
+	file_syncworker_v1_syncworker_proto_msgTypes[4].OneofWrappers = []any{}
+	file_syncworker_v1_syncworker_proto_msgTypes[15].OneofWrappers = []any{
+		(*PreviewResponse_Object)(nil),
+		(*PreviewResponse_Summary)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_syncworker_v1_syncworker_proto_rawDesc), len(file_syncworker_v1_syncworker_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   18,
+			NumEnums:      4,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

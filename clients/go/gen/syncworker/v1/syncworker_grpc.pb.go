@@ -26,6 +26,9 @@ const (
 	SyncWorker_GetStatus_FullMethodName              = "/syncworker.v1.SyncWorker/GetStatus"
 	SyncWorker_StatusWatch_FullMethodName            = "/syncworker.v1.SyncWorker/StatusWatch"
 	SyncWorker_NotifyResourceActivity_FullMethodName = "/syncworker.v1.SyncWorker/NotifyResourceActivity"
+	SyncWorker_Preview_FullMethodName                = "/syncworker.v1.SyncWorker/Preview"
+	SyncWorker_PauseUpdate_FullMethodName            = "/syncworker.v1.SyncWorker/PauseUpdate"
+	SyncWorker_ResumeUpdate_FullMethodName           = "/syncworker.v1.SyncWorker/ResumeUpdate"
 )
 
 // SyncWorkerClient is the client API for SyncWorker service.
@@ -46,6 +49,15 @@ type SyncWorkerClient interface {
 	// NotifyResourceActivity wakes the worker loop early because a managed resource changed.
 	// At most one notification is pending; further ones coalesce into it.
 	NotifyResourceActivity(ctx context.Context, in *NotifyResourceActivityRequest, opts ...grpc.CallOption) (*NotifyResourceActivityResponse, error)
+	// Preview computes, against the live cluster, what an Update to the given release would do to each object
+	// (server-side apply dry-run with the worker's field manager). It writes nothing. The stream ends with a summary
+	// that carries the plan's digest, which an Update may pin with expected_plan_digest.
+	Preview(ctx context.Context, in *PreviewRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PreviewResponse], error)
+	// PauseUpdate lets running tasks finish their current attempt and starts no new one; the position in the graph is
+	// kept. FAILED_PRECONDITION when already paused.
+	PauseUpdate(ctx context.Context, in *PauseUpdateRequest, opts ...grpc.CallOption) (*PauseUpdateResponse, error)
+	// ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused.
+	ResumeUpdate(ctx context.Context, in *ResumeUpdateRequest, opts ...grpc.CallOption) (*ResumeUpdateResponse, error)
 }
 
 type syncWorkerClient struct {
@@ -105,6 +117,45 @@ func (c *syncWorkerClient) NotifyResourceActivity(ctx context.Context, in *Notif
 	return out, nil
 }
 
+func (c *syncWorkerClient) Preview(ctx context.Context, in *PreviewRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PreviewResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &SyncWorker_ServiceDesc.Streams[1], SyncWorker_Preview_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[PreviewRequest, PreviewResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SyncWorker_PreviewClient = grpc.ServerStreamingClient[PreviewResponse]
+
+func (c *syncWorkerClient) PauseUpdate(ctx context.Context, in *PauseUpdateRequest, opts ...grpc.CallOption) (*PauseUpdateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PauseUpdateResponse)
+	err := c.cc.Invoke(ctx, SyncWorker_PauseUpdate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *syncWorkerClient) ResumeUpdate(ctx context.Context, in *ResumeUpdateRequest, opts ...grpc.CallOption) (*ResumeUpdateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResumeUpdateResponse)
+	err := c.cc.Invoke(ctx, SyncWorker_ResumeUpdate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SyncWorkerServer is the server API for SyncWorker service.
 // All implementations must embed UnimplementedSyncWorkerServer
 // for forward compatibility.
@@ -123,6 +174,15 @@ type SyncWorkerServer interface {
 	// NotifyResourceActivity wakes the worker loop early because a managed resource changed.
 	// At most one notification is pending; further ones coalesce into it.
 	NotifyResourceActivity(context.Context, *NotifyResourceActivityRequest) (*NotifyResourceActivityResponse, error)
+	// Preview computes, against the live cluster, what an Update to the given release would do to each object
+	// (server-side apply dry-run with the worker's field manager). It writes nothing. The stream ends with a summary
+	// that carries the plan's digest, which an Update may pin with expected_plan_digest.
+	Preview(*PreviewRequest, grpc.ServerStreamingServer[PreviewResponse]) error
+	// PauseUpdate lets running tasks finish their current attempt and starts no new one; the position in the graph is
+	// kept. FAILED_PRECONDITION when already paused.
+	PauseUpdate(context.Context, *PauseUpdateRequest) (*PauseUpdateResponse, error)
+	// ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused.
+	ResumeUpdate(context.Context, *ResumeUpdateRequest) (*ResumeUpdateResponse, error)
 	mustEmbedUnimplementedSyncWorkerServer()
 }
 
@@ -144,6 +204,15 @@ func (UnimplementedSyncWorkerServer) StatusWatch(*StatusWatchRequest, grpc.Serve
 }
 func (UnimplementedSyncWorkerServer) NotifyResourceActivity(context.Context, *NotifyResourceActivityRequest) (*NotifyResourceActivityResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method NotifyResourceActivity not implemented")
+}
+func (UnimplementedSyncWorkerServer) Preview(*PreviewRequest, grpc.ServerStreamingServer[PreviewResponse]) error {
+	return status.Error(codes.Unimplemented, "method Preview not implemented")
+}
+func (UnimplementedSyncWorkerServer) PauseUpdate(context.Context, *PauseUpdateRequest) (*PauseUpdateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PauseUpdate not implemented")
+}
+func (UnimplementedSyncWorkerServer) ResumeUpdate(context.Context, *ResumeUpdateRequest) (*ResumeUpdateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResumeUpdate not implemented")
 }
 func (UnimplementedSyncWorkerServer) mustEmbedUnimplementedSyncWorkerServer() {}
 func (UnimplementedSyncWorkerServer) testEmbeddedByValue()                    {}
@@ -231,6 +300,53 @@ func _SyncWorker_NotifyResourceActivity_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SyncWorker_Preview_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(PreviewRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(SyncWorkerServer).Preview(m, &grpc.GenericServerStream[PreviewRequest, PreviewResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SyncWorker_PreviewServer = grpc.ServerStreamingServer[PreviewResponse]
+
+func _SyncWorker_PauseUpdate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PauseUpdateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SyncWorkerServer).PauseUpdate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SyncWorker_PauseUpdate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SyncWorkerServer).PauseUpdate(ctx, req.(*PauseUpdateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SyncWorker_ResumeUpdate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResumeUpdateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SyncWorkerServer).ResumeUpdate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SyncWorker_ResumeUpdate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SyncWorkerServer).ResumeUpdate(ctx, req.(*ResumeUpdateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SyncWorker_ServiceDesc is the grpc.ServiceDesc for SyncWorker service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -250,11 +366,24 @@ var SyncWorker_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "NotifyResourceActivity",
 			Handler:    _SyncWorker_NotifyResourceActivity_Handler,
 		},
+		{
+			MethodName: "PauseUpdate",
+			Handler:    _SyncWorker_PauseUpdate_Handler,
+		},
+		{
+			MethodName: "ResumeUpdate",
+			Handler:    _SyncWorker_ResumeUpdate_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "StatusWatch",
 			Handler:       _SyncWorker_StatusWatch_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "Preview",
+			Handler:       _SyncWorker_Preview_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -22,56 +22,87 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esyncworker/v1/syncworker.proto\x12\rsyncworker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"U\n\rDesiredUpdate\x12\x18\n\x07version\x18\x01 \x01(\tR\x07version\x12\x14\n\x05image\x18\x02 \x01(\tR\x05image\x12\x14\n\x05\x66orce\x18\x03 \x01(\x08R\x05\x66orce\"\x8d\x01\n\x11\x43omponentOverride\x12\x12\n\x04kind\x18\x01 \x01(\tR\x04kind\x12\x14\n\x05group\x18\x02 \x01(\tR\x05group\x12\x1c\n\tnamespace\x18\x03 \x01(\tR\tnamespace\x12\x12\n\x04name\x18\x04 \x01(\tR\x04name\x12\x1c\n\tunmanaged\x18\x05 \x01(\x08R\tunmanaged\"\x92\x01\n\x10\x43\x61pabilitiesSpec\x12\x36\n\x17\x62\x61seline_capability_set\x18\x01 \x01(\tR\x15\x62\x61selineCapabilitySet\x12\x46\n\x1f\x61\x64\x64itional_enabled_capabilities\x18\x02 \x03(\tR\x1d\x61\x64\x64itionalEnabledCapabilities\"\x9f\x02\n\rUpdateRequest\x12\x1e\n\ngeneration\x18\x01 \x01(\x03R\ngeneration\x12\x36\n\x07\x64\x65sired\x18\x02 \x01(\x0b\x32\x1c.syncworker.v1.DesiredUpdateR\x07\x64\x65sired\x12>\n\toverrides\x18\x03 \x03(\x0b\x32 .syncworker.v1.ComponentOverrideR\toverrides\x12\x43\n\x0c\x63\x61pabilities\x18\x04 \x01(\x0b\x32\x1f.syncworker.v1.CapabilitiesSpecR\x0c\x63\x61pabilities\x12\x31\n\x05state\x18\x05 \x01(\x0e\x32\x1b.syncworker.v1.PayloadStateR\x05state\"I\n\x0eUpdateResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x12\n\x10GetStatusRequest\"L\n\x11GetStatusResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\";\n\x12StatusWatchRequest\x12%\n\x0esince_revision\x18\x01 \x01(\x04R\rsinceRevision\"N\n\x13StatusWatchResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"9\n\x1dNotifyResourceActivityRequest\x12\x18\n\x07message\x18\x01 \x01(\tR\x07message\"8\n\x1eNotifyResourceActivityResponse\x12\x16\n\x06queued\x18\x01 \x01(\x08R\x06queued\"\x86\x01\n\x07\x46\x61ilure\x12\x16\n\x06reason\x18\x01 \x01(\tR\x06reason\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x12\x33\n\x06\x65\x66\x66\x65\x63t\x18\x03 \x01(\x0e\x32\x1b.syncworker.v1.UpdateEffectR\x06\x65\x66\x66\x65\x63t\x12\x14\n\x05names\x18\x04 \x03(\tR\x05names\"g\n\x07Release\x12\x18\n\x07version\x18\x01 \x01(\tR\x07version\x12\x14\n\x05image\x18\x02 \x01(\tR\x05image\x12\x10\n\x03url\x18\x03 \x01(\tR\x03url\x12\x1a\n\x08\x63hannels\x18\x04 \x03(\tR\x08\x63hannels\"\x93\x02\n\x11LoadPayloadStatus\x12\x12\n\x04step\x18\x01 \x01(\tR\x04step\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x12\x30\n\x07\x66\x61ilure\x18\x03 \x01(\x0b\x32\x16.syncworker.v1.FailureR\x07\x66\x61ilure\x12\x34\n\x06update\x18\x04 \x01(\x0b\x32\x1c.syncworker.v1.DesiredUpdateR\x06update\x12\x1a\n\x08verified\x18\x05 \x01(\x08R\x08verified\x12L\n\x14last_transition_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"s\n\x12\x43\x61pabilitiesStatus\x12\x18\n\x07\x65nabled\x18\x01 \x03(\tR\x07\x65nabled\x12\x14\n\x05known\x18\x02 \x03(\tR\x05known\x12-\n\x12implicitly_enabled\x18\x03 \x03(\tR\x11implicitlyEnabled\"\xc9\x06\n\x10SyncWorkerStatus\x12\x1e\n\ngeneration\x18\x01 \x01(\x03R\ngeneration\x12\x30\n\x07\x66\x61ilure\x18\x02 \x01(\x0b\x32\x16.syncworker.v1.FailureR\x07\x66\x61ilure\x12\x12\n\x04\x64one\x18\x03 \x01(\x05R\x04\x64one\x12\x14\n\x05total\x18\x04 \x01(\x05R\x05total\x12\x1c\n\tcompleted\x18\x05 \x01(\x05R\tcompleted\x12 \n\x0breconciling\x18\x06 \x01(\x08R\x0breconciling\x12\x18\n\x07initial\x18\x07 \x01(\x08R\x07initial\x12!\n\x0cversion_hash\x18\x08 \x01(\tR\x0bversionHash\x12\"\n\x0c\x61rchitecture\x18\t \x01(\tR\x0c\x61rchitecture\x12?\n\rlast_progress\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0clastProgress\x12.\n\x06\x61\x63tual\x18\x0b \x01(\x0b\x32\x16.syncworker.v1.ReleaseR\x06\x61\x63tual\x12\x1a\n\x08verified\x18\x0c \x01(\x08R\x08verified\x12P\n\x13load_payload_status\x18\r \x01(\x0b\x32 .syncworker.v1.LoadPayloadStatusR\x11loadPayloadStatus\x12R\n\x13\x63\x61pabilities_status\x18\x0e \x01(\x0b\x32!.syncworker.v1.CapabilitiesStatusR\x12\x63\x61pabilitiesStatus\x12\x1a\n\x08revision\x18\x0f \x01(\x04R\x08revision\x12\x18\n\x07message\x18\x10 \x01(\tR\x07message\x12=\n\x0cpublished_at\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bpublishedAt\x12\x38\n\nconditions\x18\x12 \x03(\x0b\x32\x18.syncworker.v1.ConditionR\nconditions\x12\x36\n\x07history\x18\x13 \x03(\x0b\x32\x1c.syncworker.v1.UpdateHistoryR\x07history\"\xb7\x01\n\tCondition\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x16\n\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n\x07message\x18\x04 \x01(\tR\x07message\x12L\n\x14last_transition_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"\xf5\x01\n\rUpdateHistory\x12\x14\n\x05state\x18\x01 \x01(\tR\x05state\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\x12\x14\n\x05image\x18\x03 \x01(\tR\x05image\x12\x1a\n\x08verified\x18\x04 \x01(\x08R\x08verified\x12=\n\x0cstarted_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bstartedTime\x12\x43\n\x0f\x63ompletion_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0e\x63ompletionTime*\x88\x01\n\x0cPayloadState\x12\x1d\n\x19PAYLOAD_STATE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aPAYLOAD_STATE_INITIALIZING\x10\x01\x12\x1a\n\x16PAYLOAD_STATE_UPDATING\x10\x02\x12\x1d\n\x19PAYLOAD_STATE_RECONCILING\x10\x03*\x9e\x01\n\x0cUpdateEffect\x12\x1d\n\x19UPDATE_EFFECT_UNSPECIFIED\x10\x00\x12\x18\n\x14UPDATE_EFFECT_REPORT\x10\x01\x12\x16\n\x12UPDATE_EFFECT_NONE\x10\x02\x12%\n!UPDATE_EFFECT_FAIL_AFTER_INTERVAL\x10\x03\x12\x16\n\x12UPDATE_EFFECT_FAIL\x10\x04\x32\xf2\x02\n\nSyncWorker\x12\x45\n\x06Update\x12\x1c.syncworker.v1.UpdateRequest\x1a\x1d.syncworker.v1.UpdateResponse\x12N\n\tGetStatus\x12\x1f.syncworker.v1.GetStatusRequest\x1a .syncworker.v1.GetStatusResponse\x12V\n\x0bStatusWatch\x12!.syncworker.v1.StatusWatchRequest\x1a\".syncworker.v1.StatusWatchResponse0\x01\x12u\n\x16NotifyResourceActivity\x12,.syncworker.v1.NotifyResourceActivityRequest\x1a-.syncworker.v1.NotifyResourceActivityResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esyncworker/v1/syncworker.proto\x12\rsyncworker.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"U\n\rDesiredUpdate\x12\x18\n\x07version\x18\x01 \x01(\tR\x07version\x12\x14\n\x05image\x18\x02 \x01(\tR\x05image\x12\x14\n\x05\x66orce\x18\x03 \x01(\x08R\x05\x66orce\"\x8d\x01\n\x11\x43omponentOverride\x12\x12\n\x04kind\x18\x01 \x01(\tR\x04kind\x12\x14\n\x05group\x18\x02 \x01(\tR\x05group\x12\x1c\n\tnamespace\x18\x03 \x01(\tR\tnamespace\x12\x12\n\x04name\x18\x04 \x01(\tR\x04name\x12\x1c\n\tunmanaged\x18\x05 \x01(\x08R\tunmanaged\"\x92\x01\n\x10\x43\x61pabilitiesSpec\x12\x36\n\x17\x62\x61seline_capability_set\x18\x01 \x01(\tR\x15\x62\x61selineCapabilitySet\x12\x46\n\x1f\x61\x64\x64itional_enabled_capabilities\x18\x02 \x03(\tR\x1d\x61\x64\x64itionalEnabledCapabilities\"\x8b\x03\n\rUpdateRequest\x12\x1e\n\ngeneration\x18\x01 \x01(\x03R\ngeneration\x12\x36\n\x07\x64\x65sired\x18\x02 \x01(\x0b\x32\x1c.syncworker.v1.DesiredUpdateR\x07\x64\x65sired\x12>\n\toverrides\x18\x03 \x03(\x0b\x32 .syncworker.v1.ComponentOverrideR\toverrides\x12\x43\n\x0c\x63\x61pabilities\x18\x04 \x01(\x0b\x32\x1f.syncworker.v1.CapabilitiesSpecR\x0c\x63\x61pabilities\x12\x31\n\x05state\x18\x05 \x01(\x0e\x32\x1b.syncworker.v1.PayloadStateR\x05state\x12\x38\n\x06limits\x18\x06 \x01(\x0b\x32 .syncworker.v1.BlastRadiusLimitsR\x06limits\x12\x30\n\x14\x65xpected_plan_digest\x18\x07 \x01(\tR\x12\x65xpectedPlanDigest\"\x9c\x01\n\x11\x42lastRadiusLimits\x12(\n\rmax_deletions\x18\x01 \x01(\x05H\x00R\x0cmaxDeletions\x88\x01\x01\x12\x33\n\x13max_changed_percent\x18\x02 \x01(\x01H\x01R\x11maxChangedPercent\x88\x01\x01\x42\x10\n\x0e_max_deletionsB\x16\n\x14_max_changed_percent\"I\n\x0eUpdateResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x12\n\x10GetStatusRequest\"L\n\x11GetStatusResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\";\n\x12StatusWatchRequest\x12%\n\x0esince_revision\x18\x01 \x01(\x04R\rsinceRevision\"N\n\x13StatusWatchResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"9\n\x1dNotifyResourceActivityRequest\x12\x18\n\x07message\x18\x01 \x01(\tR\x07message\"8\n\x1eNotifyResourceActivityResponse\x12\x16\n\x06queued\x18\x01 \x01(\x08R\x06queued\"\x87\x02\n\x0ePreviewRequest\x12\x36\n\x07\x64\x65sired\x18\x01 \x01(\x0b\x32\x1c.syncworker.v1.DesiredUpdateR\x07\x64\x65sired\x12>\n\toverrides\x18\x02 \x03(\x0b\x32 .syncworker.v1.ComponentOverrideR\toverrides\x12\x43\n\x0c\x63\x61pabilities\x18\x03 \x01(\x0b\x32\x1f.syncworker.v1.CapabilitiesSpecR\x0c\x63\x61pabilities\x12\x38\n\x06limits\x18\x04 \x01(\x0b\x32 .syncworker.v1.BlastRadiusLimitsR\x06limits\"\xf0\x01\n\rObjectPreview\x12\x34\n\x06\x61\x63tion\x18\x01 \x01(\x0e\x32\x1c.syncworker.v1.PreviewActionR\x06\x61\x63tion\x12\x14\n\x05group\x18\x02 \x01(\tR\x05group\x12\x12\n\x04kind\x18\x03 \x01(\tR\x04kind\x12\x1c\n\tnamespace\x18\x04 \x01(\tR\tnamespace\x12\x12\n\x04name\x18\x05 \x01(\tR\x04name\x12\x12\n\x04\x64iff\x18\x06 \x01(\tR\x04\x64iff\x12%\n\x0eskipped_reason\x18\x07 \x01(\tR\rskippedReason\x12\x12\n\x04\x66ile\x18\x08 \x01(\tR\x04\x66ile\"\x8e\x02\n\x0ePreviewSummary\x12\x16\n\x06\x63reate\x18\x01 \x01(\x05R\x06\x63reate\x12\x16\n\x06\x63hange\x18\x02 \x01(\x05R\x06\x63hange\x12\x1c\n\tunchanged\x18\x03 \x01(\x05R\tunchanged\x12\x16\n\x06\x64\x65lete\x18\x04 \x01(\x05R\x06\x64\x65lete\x12\x18\n\x07skipped\x18\x05 \x01(\x05R\x07skipped\x12\x1f\n\x0bplan_digest\x18\x06 \x01(\tR\nplanDigest\x12\x30\n\x07release\x18\x07 \x01(\x0b\x32\x16.syncworker.v1.ReleaseR\x07release\x12)\n\x10limit_violations\x18\x08 \x03(\tR\x0flimitViolations\"\x8e\x01\n\x0fPreviewResponse\x12\x36\n\x06object\x18\x01 \x01(\x0b\x32\x1c.syncworker.v1.ObjectPreviewH\x00R\x06object\x12\x39\n\x07summary\x18\x02 \x01(\x0b\x32\x1d.syncworker.v1.PreviewSummaryH\x00R\x07summaryB\x08\n\x06result\",\n\x12PauseUpdateRequest\x12\x16\n\x06reason\x18\x01 \x01(\tR\x06reason\"N\n\x13PauseUpdateResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x15\n\x13ResumeUpdateRequest\"O\n\x14ResumeUpdateResponse\x12\x37\n\x06status\x18\x01 \x01(\x0b\x32\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\xba\x01\n\x0bPauseStatus\x12\x16\n\x06paused\x18\x01 \x01(\x08R\x06paused\x12\x1b\n\tpaused_by\x18\x02 \x01(\tR\x08pausedBy\x12\x16\n\x06reason\x18\x03 \x01(\tR\x06reason\x12\x37\n\tpaused_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x08pausedAt\x12%\n\x0eupdate_pending\x18\x05 \x01(\x08R\rupdatePending\"\x86\x01\n\x07\x46\x61ilure\x12\x16\n\x06reason\x18\x01 \x01(\tR\x06reason\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x12\x33\n\x06\x65\x66\x66\x65\x63t\x18\x03 \x01(\x0e\x32\x1b.syncworker.v1.UpdateEffectR\x06\x65\x66\x66\x65\x63t\x12\x14\n\x05names\x18\x04 \x03(\tR\x05names\"g\n\x07Release\x12\x18\n\x07version\x18\x01 \x01(\tR\x07version\x12\x14\n\x05image\x18\x02 \x01(\tR\x05image\x12\x10\n\x03url\x18\x03 \x01(\tR\x03url\x12\x1a\n\x08\x63hannels\x18\x04 \x03(\tR\x08\x63hannels\"\x90\x03\n\x11LoadPayloadStatus\x12\x12\n\x04step\x18\x01 \x01(\tR\x04step\x12\x18\n\x07message\x18\x02 \x01(\tR\x07message\x12\x30\n\x07\x66\x61ilure\x18\x03 \x01(\x0b\x32\x16.syncworker.v1.FailureR\x07\x66\x61ilure\x12\x34\n\x06update\x18\x04 \x01(\x0b\x32\x1c.syncworker.v1.DesiredUpdateR\x06update\x12\x1a\n\x08verified\x18\x05 \x01(\x08R\x08verified\x12L\n\x14last_transition_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x12lastTransitionTime\x12T\n\x14precondition_results\x18\x07 \x03(\x0b\x32!.syncworker.v1.PreconditionResultR\x13preconditionResults\x12%\n\x0e\x61\x63\x63\x65pted_risks\x18\x08 \x01(\tR\racceptedRisks\"v\n\x12PreconditionResult\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n\x06reason\x18\x02 \x01(\tR\x06reason\x12\x18\n\x07message\x18\x03 \x01(\tR\x07message\x12\x1a\n\x08\x62locking\x18\x04 \x01(\x08R\x08\x62locking\"s\n\x12\x43\x61pabilitiesStatus\x12\x18\n\x07\x65nabled\x18\x01 \x03(\tR\x07\x65nabled\x12\x14\n\x05known\x18\x02 \x03(\tR\x05known\x12-\n\x12implicitly_enabled\x18\x03 \x03(\tR\x11implicitlyEnabled\"\xf2\x07\n\x10SyncWorkerStatus\x12\x1e\n\ngeneration\x18\x01 \x01(\x03R\ngeneration\x12\x30\n\x07\x66\x61ilure\x18\x02 \x01(\x0b\x32\x16.syncworker.v1.FailureR\x07\x66\x61ilure\x12\x12\n\x04\x64one\x18\x03 \x01(\x05R\x04\x64one\x12\x14\n\x05total\x18\x04 \x01(\x05R\x05total\x12\x1c\n\tcompleted\x18\x05 \x01(\x05R\tcompleted\x12 \n\x0breconciling\x18\x06 \x01(\x08R\x0breconciling\x12\x18\n\x07initial\x18\x07 \x01(\x08R\x07initial\x12!\n\x0cversion_hash\x18\x08 \x01(\tR\x0bversionHash\x12\"\n\x0c\x61rchitecture\x18\t \x01(\tR\x0c\x61rchitecture\x12?\n\rlast_progress\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0clastProgress\x12.\n\x06\x61\x63tual\x18\x0b \x01(\x0b\x32\x16.syncworker.v1.ReleaseR\x06\x61\x63tual\x12\x1a\n\x08verified\x18\x0c \x01(\x08R\x08verified\x12P\n\x13load_payload_status\x18\r \x01(\x0b\x32 .syncworker.v1.LoadPayloadStatusR\x11loadPayloadStatus\x12R\n\x13\x63\x61pabilities_status\x18\x0e \x01(\x0b\x32!.syncworker.v1.CapabilitiesStatusR\x12\x63\x61pabilitiesStatus\x12\x1a\n\x08revision\x18\x0f \x01(\x04R\x08revision\x12\x18\n\x07message\x18\x10 \x01(\tR\x07message\x12=\n\x0cpublished_at\x18\x11 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bpublishedAt\x12\x38\n\nconditions\x18\x12 \x03(\x0b\x32\x18.syncworker.v1.ConditionR\nconditions\x12\x36\n\x07history\x18\x13 \x03(\x0b\x32\x1c.syncworker.v1.UpdateHistoryR\x07history\x12@\n\ncomponents\x18\x14 \x03(\x0b\x32 .syncworker.v1.ComponentProgressR\ncomponents\x12\x33\n\x06timing\x18\x15 \x01(\x0b\x32\x1b.syncworker.v1.UpdateTimingR\x06timing\x12\x30\n\x05pause\x18\x16 \x01(\x0b\x32\x1a.syncworker.v1.PauseStatusR\x05pause\"\xde\x03\n\x11\x43omponentProgress\x12\x1b\n\trun_level\x18\x01 \x01(\x05R\x08runLevel\x12\x1c\n\tcomponent\x18\x02 \x01(\tR\tcomponent\x12\x33\n\x05state\x18\x03 \x01(\x0e\x32\x1d.syncworker.v1.ComponentStateR\x05state\x12\x12\n\x04\x64one\x18\x04 \x01(\x05R\x04\x64one\x12\x14\n\x05total\x18\x05 \x01(\x05R\x05total\x12%\n\x0e\x63urrent_object\x18\x06 \x01(\tR\rcurrentObject\x12\x1f\n\x0bwait_reason\x18\x07 \x01(\tR\nwaitReason\x12?\n\rwaiting_since\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0cwaitingSince\x12\x1a\n\x08\x61ttempts\x18\t \x01(\x05R\x08\x61ttempts\x12\x39\n\nstarted_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n\x0b\x66inished_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampR\nfinishedAt\x12\x12\n\x04slow\x18\x0c \x01(\x08R\x04slow\"\xf1\x01\n\x0cUpdateTiming\x12\x39\n\nstarted_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tstartedAt\x12\x33\n\x07\x65lapsed\x18\x02 \x01(\x0b\x32\x19.google.protobuf.DurationR\x07\x65lapsed\x12J\n\x13\x65stimated_remaining\x18\x03 \x01(\x0b\x32\x19.google.protobuf.DurationR\x12\x65stimatedRemaining\x12%\n\x0e\x65stimate_basis\x18\x04 \x01(\tR\restimateBasis\"\xb7\x01\n\tCondition\x12\x12\n\x04type\x18\x01 \x01(\tR\x04type\x12\x16\n\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n\x07message\x18\x04 \x01(\tR\x07message\x12L\n\x14last_transition_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"\x9c\x02\n\rUpdateHistory\x12\x14\n\x05state\x18\x01 \x01(\tR\x05state\x12\x18\n\x07version\x18\x02 \x01(\tR\x07version\x12\x14\n\x05image\x18\x03 \x01(\tR\x05image\x12\x1a\n\x08verified\x18\x04 \x01(\x08R\x08verified\x12=\n\x0cstarted_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bstartedTime\x12\x43\n\x0f\x63ompletion_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0e\x63ompletionTime\x12%\n\x0e\x61\x63\x63\x65pted_risks\x18\x07 \x01(\tR\racceptedRisks*\x88\x01\n\x0cPayloadState\x12\x1d\n\x19PAYLOAD_STATE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aPAYLOAD_STATE_INITIALIZING\x10\x01\x12\x1a\n\x16PAYLOAD_STATE_UPDATING\x10\x02\x12\x1d\n\x19PAYLOAD_STATE_RECONCILING\x10\x03*\xba\x01\n\rPreviewAction\x12\x1e\n\x1aPREVIEW_ACTION_UNSPECIFIED\x10\x00\x12\x19\n\x15PREVIEW_ACTION_CREATE\x10\x01\x12\x19\n\x15PREVIEW_ACTION_CHANGE\x10\x02\x12\x1c\n\x18PREVIEW_ACTION_UNCHANGED\x10\x03\x12\x19\n\x15PREVIEW_ACTION_DELETE\x10\x04\x12\x1a\n\x16PREVIEW_ACTION_SKIPPED\x10\x05*\x9e\x01\n\x0cUpdateEffect\x12\x1d\n\x19UPDATE_EFFECT_UNSPECIFIED\x10\x00\x12\x18\n\x14UPDATE_EFFECT_REPORT\x10\x01\x12\x16\n\x12UPDATE_EFFECT_NONE\x10\x02\x12%\n!UPDATE_EFFECT_FAIL_AFTER_INTERVAL\x10\x03\x12\x16\n\x12UPDATE_EFFECT_FAIL\x10\x04*\xbf\x01\n\x0e\x43omponentState\x12\x1f\n\x1b\x43OMPONENT_STATE_UNSPECIFIED\x10\x00\x12\x1b\n\x17\x43OMPONENT_STATE_PENDING\x10\x01\x12\x1c\n\x18\x43OMPONENT_STATE_APPLYING\x10\x02\x12\x1b\n\x17\x43OMPONENT_STATE_WAITING\x10\x03\x12\x18\n\x14\x43OMPONENT_STATE_DONE\x10\x04\x12\x1a\n\x16\x43OMPONENT_STATE_FAILED\x10\x05\x32\xed\x04\n\nSyncWorker\x12\x45\n\x06Update\x12\x1c.syncworker.v1.UpdateRequest\x1a\x1d.syncworker.v1.UpdateResponse\x12N\n\tGetStatus\x12\x1f.syncworker.v1.GetStatusRequest\x1a .syncworker.v1.GetStatusResponse\x12V\n\x0bStatusWatch\x12!.syncworker.v1.StatusWatchRequest\x1a\".syncworker.v1.StatusWatchResponse0\x01\x12u\n\x16NotifyResourceActivity\x12,.syncworker.v1.NotifyResourceActivityRequest\x1a-.syncworker.v1.NotifyResourceActivityResponse\x12J\n\x07Preview\x12\x1d.syncworker.v1.PreviewRequest\x1a\x1e.syncworker.v1.PreviewResponse0\x01\x12T\n\x0bPauseUpdate\x12!.syncworker.v1.PauseUpdateRequest\x1a\".syncworker.v1.PauseUpdateResponse\x12W\n\x0cResumeUpdate\x12\".syncworker.v1.ResumeUpdateRequest\x1a#.syncworker.v1.ResumeUpdateResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'syncworker.v1.syncworker_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PAYLOADSTATE']._serialized_start=3099
-  _globals['_PAYLOADSTATE']._serialized_end=3235
-  _globals['_UPDATEEFFECT']._serialized_start=3238
-  _globals['_UPDATEEFFECT']._serialized_end=3396
-  _globals['_DESIREDUPDATE']._serialized_start=82
-  _globals['_DESIREDUPDATE']._serialized_end=167
-  _globals['_COMPONENTOVERRIDE']._serialized_start=170
-  _globals['_COMPONENTOVERRIDE']._serialized_end=311
-  _globals['_CAPABILITIESSPEC']._serialized_start=314
-  _globals['_CAPABILITIESSPEC']._serialized_end=460
-  _globals['_UPDATEREQUEST']._serialized_start=463
-  _globals['_UPDATEREQUEST']._serialized_end=750
-  _globals['_UPDATERESPONSE']._serialized_start=752
-  _globals['_UPDATERESPONSE']._serialized_end=825
-  _globals['_GETSTATUSREQUEST']._serialized_start=827
-  _globals['_GETSTATUSREQUEST']._serialized_end=845
-  _globals['_GETSTATUSRESPONSE']._serialized_start=847
-  _globals['_GETSTATUSRESPONSE']._serialized_end=923
-  _globals['_STATUSWATCHREQUEST']._serialized_start=925
-  _globals['_STATUSWATCHREQUEST']._serialized_end=984
-  _globals['_STATUSWATCHRESPONSE']._serialized_start=986
-  _globals['_STATUSWATCHRESPONSE']._serialized_end=1064
-  _globals['_NOTIFYRESOURCEACTIVITYREQUEST']._serialized_start=1066
-  _globals['_NOTIFYRESOURCEACTIVITYREQUEST']._serialized_end=1123
-  _globals['_NOTIFYRESOURCEACTIVITYRESPONSE']._serialized_start=1125
-  _globals['_NOTIFYRESOURCEACTIVITYRESPONSE']._serialized_end=1181
-  _globals['_FAILURE']._serialized_start=1184
-  _globals['_FAILURE']._serialized_end=1318
-  _globals['_RELEASE']._serialized_start=1320
-  _globals['_RELEASE']._serialized_end=1423
-  _globals['_LOADPAYLOADSTATUS']._serialized_start=1426
-  _globals['_LOADPAYLOADSTATUS']._serialized_end=1701
-  _globals['_CAPABILITIESSTATUS']._serialized_start=1703
-  _globals['_CAPABILITIESSTATUS']._serialized_end=1818
-  _globals['_SYNCWORKERSTATUS']._serialized_start=1821
-  _globals['_SYNCWORKERSTATUS']._serialized_end=2662
-  _globals['_CONDITION']._serialized_start=2665
-  _globals['_CONDITION']._serialized_end=2848
-  _globals['_UPDATEHISTORY']._serialized_start=2851
-  _globals['_UPDATEHISTORY']._serialized_end=3096
-  _globals['_SYNCWORKER']._serialized_start=3399
-  _globals['_SYNCWORKER']._serialized_end=3769
+  _globals['_PAYLOADSTATE']._serialized_start=5922
+  _globals['_PAYLOADSTATE']._serialized_end=6058
+  _globals['_PREVIEWACTION']._serialized_start=6061
+  _globals['_PREVIEWACTION']._serialized_end=6247
+  _globals['_UPDATEEFFECT']._serialized_start=6250
+  _globals['_UPDATEEFFECT']._serialized_end=6408
+  _globals['_COMPONENTSTATE']._serialized_start=6411
+  _globals['_COMPONENTSTATE']._serialized_end=6602
+  _globals['_DESIREDUPDATE']._serialized_start=114
+  _globals['_DESIREDUPDATE']._serialized_end=199
+  _globals['_COMPONENTOVERRIDE']._serialized_start=202
+  _globals['_COMPONENTOVERRIDE']._serialized_end=343
+  _globals['_CAPABILITIESSPEC']._serialized_start=346
+  _globals['_CAPABILITIESSPEC']._serialized_end=492
+  _globals['_UPDATEREQUEST']._serialized_start=495
+  _globals['_UPDATEREQUEST']._serialized_end=890
+  _globals['_BLASTRADIUSLIMITS']._serialized_start=893
+  _globals['_BLASTRADIUSLIMITS']._serialized_end=1049
+  _globals['_UPDATERESPONSE']._serialized_start=1051
+  _globals['_UPDATERESPONSE']._serialized_end=1124
+  _globals['_GETSTATUSREQUEST']._serialized_start=1126
+  _globals['_GETSTATUSREQUEST']._serialized_end=1144
+  _globals['_GETSTATUSRESPONSE']._serialized_start=1146
+  _globals['_GETSTATUSRESPONSE']._serialized_end=1222
+  _globals['_STATUSWATCHREQUEST']._serialized_start=1224
+  _globals['_STATUSWATCHREQUEST']._serialized_end=1283
+  _globals['_STATUSWATCHRESPONSE']._serialized_start=1285
+  _globals['_STATUSWATCHRESPONSE']._serialized_end=1363
+  _globals['_NOTIFYRESOURCEACTIVITYREQUEST']._serialized_start=1365
+  _globals['_NOTIFYRESOURCEACTIVITYREQUEST']._serialized_end=1422
+  _globals['_NOTIFYRESOURCEACTIVITYRESPONSE']._serialized_start=1424
+  _globals['_NOTIFYRESOURCEACTIVITYRESPONSE']._serialized_end=1480
+  _globals['_PREVIEWREQUEST']._serialized_start=1483
+  _globals['_PREVIEWREQUEST']._serialized_end=1746
+  _globals['_OBJECTPREVIEW']._serialized_start=1749
+  _globals['_OBJECTPREVIEW']._serialized_end=1989
+  _globals['_PREVIEWSUMMARY']._serialized_start=1992
+  _globals['_PREVIEWSUMMARY']._serialized_end=2262
+  _globals['_PREVIEWRESPONSE']._serialized_start=2265
+  _globals['_PREVIEWRESPONSE']._serialized_end=2407
+  _globals['_PAUSEUPDATEREQUEST']._serialized_start=2409
+  _globals['_PAUSEUPDATEREQUEST']._serialized_end=2453
+  _globals['_PAUSEUPDATERESPONSE']._serialized_start=2455
+  _globals['_PAUSEUPDATERESPONSE']._serialized_end=2533
+  _globals['_RESUMEUPDATEREQUEST']._serialized_start=2535
+  _globals['_RESUMEUPDATEREQUEST']._serialized_end=2556
+  _globals['_RESUMEUPDATERESPONSE']._serialized_start=2558
+  _globals['_RESUMEUPDATERESPONSE']._serialized_end=2637
+  _globals['_PAUSESTATUS']._serialized_start=2640
+  _globals['_PAUSESTATUS']._serialized_end=2826
+  _globals['_FAILURE']._serialized_start=2829
+  _globals['_FAILURE']._serialized_end=2963
+  _globals['_RELEASE']._serialized_start=2965
+  _globals['_RELEASE']._serialized_end=3068
+  _globals['_LOADPAYLOADSTATUS']._serialized_start=3071
+  _globals['_LOADPAYLOADSTATUS']._serialized_end=3471
+  _globals['_PRECONDITIONRESULT']._serialized_start=3473
+  _globals['_PRECONDITIONRESULT']._serialized_end=3591
+  _globals['_CAPABILITIESSTATUS']._serialized_start=3593
+  _globals['_CAPABILITIESSTATUS']._serialized_end=3708
+  _globals['_SYNCWORKERSTATUS']._serialized_start=3711
+  _globals['_SYNCWORKERSTATUS']._serialized_end=4721
+  _globals['_COMPONENTPROGRESS']._serialized_start=4724
+  _globals['_COMPONENTPROGRESS']._serialized_end=5202
+  _globals['_UPDATETIMING']._serialized_start=5205
+  _globals['_UPDATETIMING']._serialized_end=5446
+  _globals['_CONDITION']._serialized_start=5449
+  _globals['_CONDITION']._serialized_end=5632
+  _globals['_UPDATEHISTORY']._serialized_start=5635
+  _globals['_UPDATEHISTORY']._serialized_end=5919
+  _globals['_SYNCWORKER']._serialized_start=6605
+  _globals['_SYNCWORKER']._serialized_end=7226
 # @@protoc_insertion_point(module_scope)

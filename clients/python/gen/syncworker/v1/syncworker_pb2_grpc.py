@@ -55,6 +55,21 @@ class SyncWorkerStub:
                 request_serializer=syncworker_dot_v1_dot_syncworker__pb2.NotifyResourceActivityRequest.SerializeToString,
                 response_deserializer=syncworker_dot_v1_dot_syncworker__pb2.NotifyResourceActivityResponse.FromString,
                 _registered_method=True)
+        self.Preview = channel.unary_stream(
+                '/syncworker.v1.SyncWorker/Preview',
+                request_serializer=syncworker_dot_v1_dot_syncworker__pb2.PreviewRequest.SerializeToString,
+                response_deserializer=syncworker_dot_v1_dot_syncworker__pb2.PreviewResponse.FromString,
+                _registered_method=True)
+        self.PauseUpdate = channel.unary_unary(
+                '/syncworker.v1.SyncWorker/PauseUpdate',
+                request_serializer=syncworker_dot_v1_dot_syncworker__pb2.PauseUpdateRequest.SerializeToString,
+                response_deserializer=syncworker_dot_v1_dot_syncworker__pb2.PauseUpdateResponse.FromString,
+                _registered_method=True)
+        self.ResumeUpdate = channel.unary_unary(
+                '/syncworker.v1.SyncWorker/ResumeUpdate',
+                request_serializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateRequest.SerializeToString,
+                response_deserializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateResponse.FromString,
+                _registered_method=True)
 
 
 class SyncWorkerServicer:
@@ -93,6 +108,30 @@ class SyncWorkerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Preview(self, request, context):
+        """Preview computes, against the live cluster, what an Update to the given release would do to each object
+        (server-side apply dry-run with the worker's field manager). It writes nothing. The stream ends with a summary
+        that carries the plan's digest, which an Update may pin with expected_plan_digest.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseUpdate(self, request, context):
+        """PauseUpdate lets running tasks finish their current attempt and starts no new one; the position in the graph is
+        kept. FAILED_PRECONDITION when already paused.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeUpdate(self, request, context):
+        """ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SyncWorkerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -115,6 +154,21 @@ def add_SyncWorkerServicer_to_server(servicer, server):
                     servicer.NotifyResourceActivity,
                     request_deserializer=syncworker_dot_v1_dot_syncworker__pb2.NotifyResourceActivityRequest.FromString,
                     response_serializer=syncworker_dot_v1_dot_syncworker__pb2.NotifyResourceActivityResponse.SerializeToString,
+            ),
+            'Preview': grpc.unary_stream_rpc_method_handler(
+                    servicer.Preview,
+                    request_deserializer=syncworker_dot_v1_dot_syncworker__pb2.PreviewRequest.FromString,
+                    response_serializer=syncworker_dot_v1_dot_syncworker__pb2.PreviewResponse.SerializeToString,
+            ),
+            'PauseUpdate': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseUpdate,
+                    request_deserializer=syncworker_dot_v1_dot_syncworker__pb2.PauseUpdateRequest.FromString,
+                    response_serializer=syncworker_dot_v1_dot_syncworker__pb2.PauseUpdateResponse.SerializeToString,
+            ),
+            'ResumeUpdate': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeUpdate,
+                    request_deserializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateRequest.FromString,
+                    response_serializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -226,6 +280,87 @@ class SyncWorker:
             '/syncworker.v1.SyncWorker/NotifyResourceActivity',
             syncworker_dot_v1_dot_syncworker__pb2.NotifyResourceActivityRequest.SerializeToString,
             syncworker_dot_v1_dot_syncworker__pb2.NotifyResourceActivityResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Preview(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/syncworker.v1.SyncWorker/Preview',
+            syncworker_dot_v1_dot_syncworker__pb2.PreviewRequest.SerializeToString,
+            syncworker_dot_v1_dot_syncworker__pb2.PreviewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseUpdate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/syncworker.v1.SyncWorker/PauseUpdate',
+            syncworker_dot_v1_dot_syncworker__pb2.PauseUpdateRequest.SerializeToString,
+            syncworker_dot_v1_dot_syncworker__pb2.PauseUpdateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeUpdate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/syncworker.v1.SyncWorker/ResumeUpdate',
+            syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateRequest.SerializeToString,
+            syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateResponse.FromString,
             options,
             channel_credentials,
             insecure,
