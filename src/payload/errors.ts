@@ -18,6 +18,8 @@ export type PayloadErrorKind =
   | "Retrieval"
   /** A payload directory outside every payload root the service was given (`--payload-root`). */
   | "OutsideRoot"
+  /** The release image's signatures could not be verified and the update was not forced. */
+  | "Verification"
   /** `ValidateDirectory`: a required directory or file is missing or unreadable. */
   | "MissingFile"
   /** `release-metadata` is not valid Cincinnati metadata. */
@@ -38,6 +40,7 @@ export const PAYLOAD_ERROR_POLICY: Readonly<Record<PayloadErrorKind, { readonly 
   NoImage: { step: "RetrievePayload", reason: "" },
   Retrieval: { step: "RetrievePayload", reason: "UpdatePayloadRetrievalFailed" },
   OutsideRoot: { step: "RetrievePayload", reason: "UpdatePayloadRetrievalFailed" },
+  Verification: { step: "RetrievePayload", reason: "ImageVerificationFailed" },
   MissingFile: { step: "LoadPayload", reason: "" },
   ReleaseMetadata: { step: "LoadPayload", reason: "" },
   ImageReferences: { step: "LoadPayload", reason: "" },

@@ -10,6 +10,7 @@ export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } 
 export { DirectoryRetriever, NO_IMAGE_MESSAGE } from "./retrieve.js";
 export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
 export type { PayloadInfo, PayloadRetriever } from "./retrieve.js";
+export { UNVERIFIED, type ImageVerifier, type VerificationResult } from "./registry/verifier.js";
 export {
   exclusionReason,
   manifestCapabilities,
