@@ -1,6 +1,7 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
 import type { Manifest } from "../payload/manifest.js";
 import { UpdateError } from "../payload/update-error.js";
+import type { PauseGate } from "./pause.js";
 import { NO_TRACING } from "./types.js";
 import type { Clock, PayloadState, Random, SpanAttributes, TaskResult, Tracing, WorkerSpan } from "./types.js";
 
@@ -26,6 +27,8 @@ export interface TaskRunDeps {
   readonly random: Random;
   /** One span per task; none when absent. */
   readonly tracing?: Tracing;
+  /** Each attempt waits here while the worker is paused: a pause lets the running attempt finish, not the retries. */
+  readonly gate?: PauseGate;
 }
 
 const CLASSES: ReadonlyArray<readonly [readonly string[], string, string]> = [
@@ -116,6 +119,7 @@ async function attemptTask(task: Task, mode: PayloadState, deps: TaskRunDeps, si
   let lastErr: unknown;
   let result: Error | undefined;
   while (steps > 0) {
+    await deps.gate?.wait(signal);
     if (signal.aborted) {
       result = abortError(signal);
       break;

@@ -1,0 +1,159 @@
+import { hasBrand } from "../payload/update-error.js";
+
+/** Who paused the worker, when and why (PauseStatus of the contract). */
+export interface PauseStatus {
+  /** The caller's identity, or its peer address when the server does not authenticate. */
+  readonly pausedBy: string;
+  readonly reason: string;
+  readonly pausedAt: Date;
+  /** An Update was accepted while paused; it starts on resume. */
+  readonly updatePending: boolean;
+}
+
+/** The worker's Clock (types.ts), restated so this module depends on nothing of the worker's. */
+interface Clock {
+  now(): Date;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Where a pass stood: the tasks (by index in the payload) it applied, for the payload it applied them from. A pass
+ * that ends while paused (a restart, a new Update) leaves it behind, and the next pass of the same payload skips
+ * those tasks instead of applying them again.
+ */
+export interface PassPosition {
+  readonly image: string;
+  readonly versionHash: string;
+  readonly done: ReadonlySet<number>;
+}
+
+/**
+ * The position a pass of `payload` starts from: the one a held pass left behind when it was of the same payload
+ * (same image and manifests), else none. Returns a copy the pass adds to.
+ */
+export function keptPosition(kept: PassPosition | undefined, payload: { readonly release: { readonly image: string }; readonly manifestHash: string }): PassPosition & { readonly done: Set<number> } {
+  const same = kept?.image === payload.release.image && kept.versionHash === payload.manifestHash;
+  return { image: payload.release.image, versionHash: payload.manifestHash, done: new Set(same ? kept.done : []) };
+}
+
+export type PauseErrorReason = "AlreadyPaused" | "NotPaused";
+
+const PAUSE_ERROR = Symbol.for("syncworker.PauseError");
+
+/** Pausing a paused worker or resuming a running one: the request contradicts the worker's state. */
+export class PauseError extends Error {
+  readonly [PAUSE_ERROR] = true;
+  constructor(
+    readonly reason: PauseErrorReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "PauseError";
+  }
+  static override [Symbol.hasInstance](value: unknown): value is PauseError {
+    return hasBrand(value, PAUSE_ERROR);
+  }
+}
+
+/** "since 2026-01-01T00:00:00.000Z by alice: maintenance window" (the words the status and errors share). */
+export function describePause(pause: PauseStatus): string {
+  return `by ${pause.pausedBy || "an unknown caller"} since ${pause.pausedAt.toISOString()}${pause.reason ? `: ${pause.reason}` : ""}`;
+}
+
+/**
+ * The worker's pause switch: every place that would start work (a pass, a node's precreation, a task, a task's
+ * next attempt) waits on it, so a pause lets running attempts finish and starts nothing new. It only holds state;
+ * nothing here touches a cluster.
+ *
+ * Time spent paused is accounted, so a deadline of a pass can leave it out ({@link PauseGate.activeSleep}).
+ */
+export class PauseGate {
+  #status: PauseStatus | undefined;
+  /** Opens the current pause's waiters; undefined while not paused. */
+  #open: (() => void) | undefined;
+  #opened: Promise<void> = Promise.resolve();
+  /** Milliseconds spent in pauses that ended. */
+  #pausedBefore = 0;
+
+  constructor(
+    private readonly clock: Pick<Clock, "now">,
+    initial?: PauseStatus,
+  ) {
+    if (initial) this.#close(initial);
+  }
+
+  /** The current pause; undefined while running. */
+  get status(): PauseStatus | undefined {
+    return this.#status;
+  }
+
+  /** Closes the gate; a {@link PauseError} when it already is. */
+  pause(pausedBy: string, reason: string): PauseStatus {
+    if (this.#status) throw new PauseError("AlreadyPaused", `the update is already paused ${describePause(this.#status)}; resume it first`);
+    const status: PauseStatus = { pausedBy, reason, pausedAt: this.clock.now(), updatePending: false };
+    this.#close(status);
+    return status;
+  }
+
+  /** Opens the gate and lets every waiter go; a {@link PauseError} when it is not closed. */
+  resume(): void {
+    if (!this.#status) throw new PauseError("NotPaused", "the update is not paused; there is nothing to resume");
+    this.#pausedBefore += this.#currentMs();
+    this.#status = undefined;
+    this.#open?.();
+    this.#open = undefined;
+  }
+
+  /** Records that an Update was accepted while paused (no-op while running). */
+  markUpdatePending(): void {
+    if (this.#status && !this.#status.updatePending) this.#status = { ...this.#status, updatePending: true };
+  }
+
+  /** Resolves at once while running, else on resume or when `signal` aborts (callers check `signal.aborted`). */
+  async wait(signal: AbortSignal): Promise<void> {
+    if (!this.#status || signal.aborted) return;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = () => resolve();
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      // A pause that follows a resume before this waiter ran holds it again.
+      while (this.#status && !signal.aborted) await Promise.race([this.#opened, aborted]);
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Sleeps `ms` of time spent running: paused time does not count, so a pass's deadline cannot expire while the
+   * pass is held by a pause. Rejects with the signal's reason when it aborts, as {@link Clock.sleep} does.
+   */
+  async activeSleep(ms: number, clock: Clock, signal: AbortSignal): Promise<void> {
+    const start = clock.now().getTime();
+    const pausedAtStart = this.#pausedMs();
+    for (;;) {
+      signal.throwIfAborted();
+      if (this.#status) {
+        await this.wait(signal);
+        continue;
+      }
+      const left = ms - (clock.now().getTime() - start - (this.#pausedMs() - pausedAtStart));
+      if (left <= 0) return;
+      await clock.sleep(left, signal);
+    }
+  }
+
+  #close(status: PauseStatus): void {
+    this.#status = status;
+    this.#opened = new Promise((resolve) => (this.#open = resolve));
+  }
+
+  #currentMs(): number {
+    return this.#status ? Math.max(0, this.clock.now().getTime() - this.#status.pausedAt.getTime()) : 0;
+  }
+
+  #pausedMs(): number {
+    return this.#pausedBefore + this.#currentMs();
+  }
+}
