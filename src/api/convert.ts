@@ -35,7 +35,7 @@ function toProtoHistory(history: readonly HistoryEntry[]): pb.UpdateHistory[] {
     verified: h.verified,
     startedTime: h.startedTime,
     completionTime: h.completionTime,
-    acceptedRisks: "",
+    acceptedRisks: h.acceptedRisks ?? "",
   }));
 }
 
@@ -63,8 +63,8 @@ export function toProtoStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerS
       update: { ...load.update },
       verified: load.verified,
       lastTransitionTime: load.lastTransitionTime,
-      preconditionResults: [],
-      acceptedRisks: "",
+      preconditionResults: (load.preconditionResults ?? []).map((r) => ({ ...r })),
+      acceptedRisks: load.acceptedRisks ?? "",
     },
     capabilitiesStatus: {
       enabled: [...s.capabilitiesStatus.enabled],

@@ -47,12 +47,32 @@ export async function runAll(preconditions: readonly Precondition[], context: Re
   return errors;
 }
 
+/** One failed check as the load status lists it, with whether it stops the update (unless forced). */
+export interface PreconditionResult {
+  readonly name: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly blocking: boolean;
+}
+
+export interface PreconditionSummary {
+  readonly block: boolean;
+  readonly error?: UpdateError;
+  /** Each failure, in the order the checks ran. */
+  readonly results: readonly PreconditionResult[];
+}
+
+function resultOf(err: Error): PreconditionResult {
+  if (err instanceof PreconditionError) return { name: err.precondition, reason: err.reason, message: err.message, blocking: !err.nonBlockingWarning };
+  return { name: "", reason: "", message: err.message, blocking: true };
+}
+
 /**
  * Reduces precondition failures to one UpdateError and whether it blocks (CVO `precondition.Summarize`):
  * it blocks unless every failure is a non-blocking warning; `force` turns a blocking result into a warning.
  */
-export function summarizePreconditions(errors: readonly Error[], force: boolean): { block: boolean; error?: UpdateError } {
-  if (errors.length === 0) return { block: false };
+export function summarizePreconditions(errors: readonly Error[], force: boolean): PreconditionSummary {
+  if (errors.length === 0) return { block: false, results: [] };
   const lines = errors.map((err) =>
     err instanceof PreconditionError ? `Precondition "${err.precondition}" failed because of "${err.reason}": ${err.message}` : err.message,
   );
@@ -62,6 +82,7 @@ export function summarizePreconditions(errors: readonly Error[], force: boolean)
   return {
     block: !warning && !force,
     error: new UpdateError({ reason: "UpgradePreconditionCheckFailed", message, name: "PreconditionCheck", cause: errors[0] }),
+    results: errors.map(resultOf),
   };
 }
 

@@ -74,6 +74,8 @@ const workerStatusSchema = z.strictObject({
     update: updateSchema,
     verified: z.boolean(),
     lastTransitionTime: date.optional(),
+    preconditionResults: z.array(z.strictObject({ name: z.string(), reason: z.string(), message: z.string(), blocking: z.boolean() })).optional(),
+    acceptedRisks: z.string().optional(),
   }),
   capabilitiesStatus: z.strictObject({ enabled: z.array(z.string()), known: z.array(z.string()), implicitlyEnabled: z.array(z.string()) }),
 });
@@ -92,6 +94,7 @@ const historySchema = z.strictObject({
   verified: z.boolean(),
   startedTime: date,
   completionTime: date.optional(),
+  acceptedRisks: z.string().optional(),
 });
 
 const stateSchema = z.strictObject({
@@ -160,6 +163,7 @@ function sortKeys(_key: string, value: unknown): unknown {
 export function encodeState(state: PersistedState): string {
   const s = state.status;
   const load = s.loadPayloadStatus;
+  const { preconditionResults, ...loadRest } = load;
   const encoded: Encoded = {
     format: STATE_FORMAT,
     writer: state.writer,
@@ -179,7 +183,12 @@ export function encodeState(state: PersistedState): string {
       failure: encodeFailure(s.failure),
       lastProgress: iso(s.lastProgress),
       actual: { ...s.actual, channels: [...s.actual.channels] },
-      loadPayloadStatus: { ...load, failure: encodeFailure(load.failure), lastTransitionTime: iso(load.lastTransitionTime) },
+      loadPayloadStatus: {
+        ...loadRest,
+        failure: encodeFailure(load.failure),
+        lastTransitionTime: iso(load.lastTransitionTime),
+        ...(preconditionResults ? { preconditionResults: preconditionResults.map((r) => ({ ...r })) } : {}),
+      },
       capabilitiesStatus: {
         enabled: [...s.capabilitiesStatus.enabled],
         known: [...s.capabilitiesStatus.known],
@@ -218,6 +227,8 @@ export function decodeState(text: string, where: string): PersistedState {
     verified: load.verified,
     ...(loadFailure ? { failure: loadFailure } : {}),
     ...(load.lastTransitionTime ? { lastTransitionTime: load.lastTransitionTime } : {}),
+    ...(load.preconditionResults ? { preconditionResults: load.preconditionResults } : {}),
+    ...(load.acceptedRisks ? { acceptedRisks: load.acceptedRisks } : {}),
   };
   const { failure, lastProgress, loadPayloadStatus: _load, ...workerRest } = d.status;
   const workerFailure = decodeFailure(failure);
@@ -228,7 +239,11 @@ export function decodeState(text: string, where: string): PersistedState {
     ...(lastProgress ? { lastProgress } : {}),
   };
   const conditions: Condition[] = d.clusterVersion.conditions;
-  const history: HistoryEntry[] = d.clusterVersion.history.map(({ completionTime, ...h }) => ({ ...h, ...(completionTime ? { completionTime } : {}) }));
+  const history: HistoryEntry[] = d.clusterVersion.history.map(({ completionTime, acceptedRisks, ...h }) => ({
+    ...h,
+    ...(completionTime ? { completionTime } : {}),
+    ...(acceptedRisks ? { acceptedRisks } : {}),
+  }));
   return {
     writer: d.writer,
     savedAt: d.savedAt,

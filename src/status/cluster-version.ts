@@ -47,7 +47,10 @@ export class ClusterVersionTracker {
   /** Folds one worker status into the history, the conditions and the message. */
   observe(ws: SyncWorkerStatus): ClusterVersionStatus {
     const now = this.now();
-    const history = mergeHistory(this.#status.history, ws.actual, ws.verified, now, ws.completed > 0);
+    // Risks belong to the load of the release shown (CVO `syncStatus`), not to one still loading or refused.
+    const load = ws.loadPayloadStatus;
+    const risks = load.update.image === ws.actual.image ? (load.acceptedRisks ?? "") : "";
+    const history = mergeHistory(this.#status.history, ws.actual, ws.verified, now, ws.completed > 0, risks);
     const conditions = deriveConditions(this.#status.conditions, ws, history, now, this.operatorStartedAt);
     this.#status = { history, conditions, message: describeStatus(ws, conditions) };
     return this.#status;

@@ -6,6 +6,8 @@ export interface HistoryEntry {
   readonly verified: boolean;
   readonly startedTime: Date;
   readonly completionTime?: Date;
+  /** What the update to this release was accepted despite (configv1.UpdateHistory.AcceptedRisks). */
+  readonly acceptedRisks?: string;
 }
 
 /** Beyond this many entries the least informative ones are pruned. */
@@ -32,7 +34,7 @@ function mergeEqual(newest: HistoryEntry, desired: { readonly version: string; r
  * without an image cannot be reproduced later, so it leaves the history alone. An empty history starts
  * with a Partial entry that the merge below then completes; the newest entry is updated when it names the
  * same release, otherwise it is closed and a new entry starts. `completed` marks the newest entry
- * Completed; `verified` is sticky.
+ * Completed; `verified` is sticky; `acceptedRisks` replaces the newest entry's (empty: none recorded).
  */
 export function mergeHistory(
   history: readonly HistoryEntry[],
@@ -40,21 +42,20 @@ export function mergeHistory(
   verified: boolean,
   now: Date,
   completed: boolean,
+  acceptedRisks = "",
 ): HistoryEntry[] {
   if (!desired.image) return [...history];
-  const entries: HistoryEntry[] =
-    history.length > 0 ? [...history] : [{ state: "Partial" as const, version: desired.version, image: desired.image, verified: false, startedTime: now }];
+  const risks = acceptedRisks ? { acceptedRisks } : {};
+  const started = { version: desired.version, image: desired.image, verified: false, startedTime: now, ...risks };
+  const entries: HistoryEntry[] = history.length > 0 ? [...history] : [{ state: "Partial" as const, ...started }];
   const newest = entries[0]!;
   const merged = mergeEqual(newest, desired);
   if (merged) {
-    entries[0] = completed ? { ...merged, state: "Completed", completionTime: merged.completionTime ?? now } : merged;
+    const { acceptedRisks: _replaced, ...rest } = completed ? { ...merged, state: "Completed" as const, completionTime: merged.completionTime ?? now } : merged;
+    entries[0] = { ...rest, ...risks };
   } else {
     entries[0] = { ...newest, completionTime: newest.completionTime ?? now };
-    entries.unshift(
-      completed
-        ? { state: "Completed", version: desired.version, image: desired.image, verified: false, startedTime: now, completionTime: now }
-        : { state: "Partial", version: desired.version, image: desired.image, verified: false, startedTime: now },
-    );
+    entries.unshift(completed ? { state: "Completed", ...started, completionTime: now } : { state: "Partial", ...started });
   }
   if (verified) entries[0] = { ...entries[0], verified: true };
   return pruneHistory(entries, MAX_HISTORY);

@@ -1,6 +1,6 @@
 import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
 import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
-import { implicitlyEnabledCapabilities, runAll, summarizePreconditions, type Precondition } from "../policy/index.js";
+import { implicitlyEnabledCapabilities, runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
 import type { StatusWrapper } from "./reporter.js";
 import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
 import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
@@ -69,7 +69,13 @@ signal: AbortSignal,
     report({ step: "RetrievePayload", failure, message, verified: false });
     throw failure;
   }
-  if (info.verificationError) events.event("Warning", "RetrievePayload", errorChainText(info.verificationError));
+  // Upstream records what a forced update was accepted despite, and shows it in the history.
+  const acceptedRisks: string[] = [];
+  if (info.verificationError) {
+    const risk = errorChainText(info.verificationError);
+    acceptedRisks.push(risk);
+    events.event("Warning", "RetrievePayload", risk);
+  }
 
   events.event("Normal", "LoadPayload", `Loading payload ${names()}`);
   let loaded: PayloadUpdate;
@@ -105,6 +111,7 @@ signal: AbortSignal,
 
   // The payload is only accepted once its preconditions pass (or are forced through).
   const preconditions = deps.preconditions ?? [];
+  let preconditionResults: PreconditionSummary["results"] = [];
   if (preconditions.length > 0 && !info.local) {
     const version = loaded.release.version;
     const summary = await tracing.span("payload preconditions", { ...attributes, "syncworker.payload.version": version }, async (span) => {
@@ -113,20 +120,24 @@ signal: AbortSignal,
       if (result.error && result.block) span.fail(result.error);
       return result;
     });
+    preconditionResults = summary.results;
     if (summary.error && summary.block) {
       const message = `Preconditions failed for payload loaded ${names()}: ${summary.error.message}`;
       events.event("Warning", "PreconditionBlock", message);
-      report({ step: "PreconditionChecks", failure: summary.error, message, verified: info.verified });
+      report({ step: "PreconditionChecks", failure: summary.error, message, verified: info.verified, preconditionResults });
       throw summary.error;
     }
-    if (summary.error) events.event("Warning", "PreconditionWarn", `precondition warning for payload loaded ${names()}: ${summary.error.message}`);
+    if (summary.error) {
+      events.event("Warning", "PreconditionWarn", `precondition warning for payload loaded ${names()}: ${summary.error.message}`);
+      acceptedRisks.push(summary.error.message);
+    }
     events.event("Normal", "PreconditionsPassed", `preconditions passed for payload loaded ${names()}`);
   }
 
   const result = current.payload ? implicitlyEnabledCapabilities(loaded.manifests, current.payload.manifests, work.capabilities) : implicit;
   const loadedMessage = `Payload loaded ${names()} architecture=${q(loaded.architecture)}`;
   events.event("Normal", "PayloadLoaded", loadedMessage);
-  report({ step: "PayloadLoaded", message: loadedMessage, verified: info.verified });
+  report({ step: "PayloadLoaded", message: loadedMessage, verified: info.verified, preconditionResults, acceptedRisks: acceptedRisks.join("\n") });
   deps.log.info(`Payload loaded from ${desired.image} with hash ${loaded.manifestHash}, architecture ${loaded.architecture}`);
   return { implicit: result, loaded };
 }
@@ -141,11 +152,11 @@ function creationTime(imageRef: KubeObject | undefined): Date | undefined {
 
 /** Every distinct message along an error's cause chain, one per line (verification errors wrap details). */
 function errorChainText(err: Error): string {
-  let text = "";
+  const lines: string[] = [];
   for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (!text.includes(e.message)) text = `${text}\n${e.message}`;
+    if (!lines.some((line) => line.includes(e.message))) lines.push(e.message);
   }
-  return text;
+  return lines.join("\n");
 }
 
 export function asError(err: unknown): Error {

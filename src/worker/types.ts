@@ -1,5 +1,5 @@
 import type { Release } from "../payload/manifest.js";
-import type { ClusterCapabilities, ComponentOverride } from "../policy/index.js";
+import type { ClusterCapabilities, ComponentOverride, PreconditionResult } from "../policy/index.js";
 
 /**
  * How the worker applies a payload (CVO `payload.State`).
@@ -43,6 +43,10 @@ export interface LoadPayloadStatus {
   readonly update: DesiredUpdate;
   readonly verified: boolean;
   readonly lastTransitionTime?: Date;
+  /** Every failed precondition check of this load, blocking or not. */
+  readonly preconditionResults?: readonly PreconditionResult[];
+  /** What the payload was accepted despite (CVO `AcceptedRisks`): a forced verification failure, precondition warnings. */
+  readonly acceptedRisks?: string;
 }
 
 export interface CapabilityStatus {

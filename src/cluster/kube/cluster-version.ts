@@ -55,6 +55,7 @@ export function clusterVersionStatus(state: PersistedState, observedGeneration: 
       verified: h.verified,
       startedTime: h.startedTime.toISOString(),
       completionTime: iso(h.completionTime),
+      ...(h.acceptedRisks ? { acceptedRisks: h.acceptedRisks } : {}),
     })),
     conditions: state.clusterVersion.conditions.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime.toISOString() })),
     capabilities: { enabledCapabilities: shown(s.capabilitiesStatus.enabled), knownCapabilities: shown(s.capabilitiesStatus.known) },

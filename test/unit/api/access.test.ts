@@ -167,7 +167,7 @@ test("the review cache: allowed decisions kept 30 s, refusals 10 s, concurrent r
   assert.equal((await flakyCache.review("t1", getStatus)).outcome, "allowed", "a failure is asked again, not cached");
 });
 
-test("every RPC of the service has an entry, and only Update and NotifyResourceActivity need the writer role", () => {
-  const writers = Object.values(RPC_ACCESS as Record<string, RpcAccess>).filter((a) => a.role === "writer").map((a) => a.rpc).sort();
-  assert.deepEqual(writers, ["NotifyResourceActivity", "Update"]);
+test("every RPC of the service has an entry, and only the reads GetStatus and StatusWatch are open to readers", () => {
+  const readers = Object.values(RPC_ACCESS as Record<string, RpcAccess>).filter((a) => a.role === "reader").map((a) => a.rpc).sort();
+  assert.deepEqual(readers, ["GetStatus", "StatusWatch"]);
 });

@@ -13,7 +13,7 @@ import {
 } from "../../../src/policy/index.js";
 
 test("summarize: nothing, a plain error, forced, a precondition error, several", () => {
-  assert.deepEqual(summarizePreconditions([], false), { block: false });
+  assert.deepEqual(summarizePreconditions([], false), { block: false, results: [] });
   const one = summarizePreconditions([new Error("random error")], false);
   assert.deepEqual([one.block, one.error?.message, one.error?.reason, one.error?.objectName], [true, "random error", "UpgradePreconditionCheckFailed", "PreconditionCheck"]);
   const forced = summarizePreconditions([new Error("random error")], true);
@@ -35,6 +35,18 @@ test("summarize: warnings do not block, a blocking result forced through becomes
   const forced = summarizePreconditions([warning, blocking], true);
   assert.equal(forced.block, false);
   assert.match(forced.error?.message ?? "", /^Forced through blocking failures: Multiple precondition checks failed:/);
+});
+
+test("summarize: every failure is a result with its blocking nature, forced or not", () => {
+  const warning = new PreconditionError("InvalidCurrentVersion", "bad current", "ClusterVersionRollback", undefined, true);
+  const blocking = new PreconditionError("LowDesiredVersion", "too low", "ClusterVersionRollback");
+  const want = [
+    { name: "ClusterVersionRollback", reason: "InvalidCurrentVersion", message: "bad current", blocking: false },
+    { name: "ClusterVersionRollback", reason: "LowDesiredVersion", message: "too low", blocking: true },
+    { name: "", reason: "", message: "random error", blocking: true },
+  ];
+  assert.deepEqual(summarizePreconditions([warning, blocking, new Error("random error")], false).results, want);
+  assert.deepEqual(summarizePreconditions([warning, blocking, new Error("random error")], true).results, want, "force accepts a blocking result, it does not change its nature");
 });
 
 const cluster = (cv: ClusterVersionView | undefined): PreconditionCluster => ({ clusterVersion: async () => cv });

@@ -26,13 +26,16 @@ const STATE: PersistedState = {
     failure: new UpdateError({ reason: "ClusterOperatorNotAvailable", message: "Cluster operator dns is not available", effect: "FailAfterInterval", name: "dns", names: ["dns"] }),
     lastProgress: at("2026-01-01T00:00:04Z"),
     actual: { version: "4.16.1", image: "/payloads/b", url: "u", channels: ["stable-4.16"] },
-    loadPayloadStatus: { step: "PayloadLoaded", message: "Payload loaded", update: { version: "4.16.1", image: "/payloads/b", force: true }, verified: false, lastTransitionTime: at("2026-01-01T00:00:01Z") },
+    loadPayloadStatus: { step: "PayloadLoaded", message: "Payload loaded", update: { version: "4.16.1", image: "/payloads/b", force: true }, verified: false, lastTransitionTime: at("2026-01-01T00:00:01Z"),
+      preconditionResults: [{ name: "ClusterVersionUpgradeable", reason: "NotUpgradeable", message: "set to false", blocking: true }],
+      acceptedRisks: "Forced through blocking failures: …",
+    },
     capabilitiesStatus: { enabled: ["Console"], known: ["Console", "Insights"], implicitlyEnabled: [] },
   },
   clusterVersion: {
     conditions: [{ type: "Available", status: "True", reason: "", message: "Done applying 4.16.0", lastTransitionTime: at("2026-01-01T00:00:00Z") }],
     history: [
-      { state: "Partial", version: "4.16.1", image: "/payloads/b", verified: false, startedTime: at("2026-01-01T00:00:01Z") },
+      { state: "Partial", version: "4.16.1", image: "/payloads/b", verified: false, startedTime: at("2026-01-01T00:00:01Z"), acceptedRisks: "Forced through blocking failures: …" },
       { state: "Completed", version: "4.16.0", image: "/payloads/a", verified: true, startedTime: at("2025-12-31T00:00:00Z"), completionTime: at("2025-12-31T00:10:00Z") },
     ],
     message: "Working towards 4.16.1: 10 of 20 done (50% complete), waiting on dns",

@@ -95,3 +95,12 @@ for (const tc of [
 ] as const) {
   test(`history merge: ${tc.name}`, () => assert.deepEqual(mergeHistory(tc.history, tc.desired, false, t(5), tc.completed), tc.want));
 }
+
+test("history: accepted risks start with a new entry and replace the newest entry's on a merge", () => {
+  let h = mergeHistory([], { version: "1.0.0", image: "img:0" }, false, t(1), false, "forced: unverified");
+  assert.deepEqual(h.map((e) => [e.version, e.acceptedRisks]), [["1.0.0", "forced: unverified"]]);
+  h = mergeHistory(h, { version: "1.0.0", image: "img:0" }, false, t(2), true);
+  assert.deepEqual(h.map((e) => [e.state, e.acceptedRisks]), [["Completed", undefined]], "a merge without risks clears them, as upstream overwrites the field");
+  h = mergeHistory(h, { version: "1.0.1", image: "img:1" }, false, t(3), true, "warning: y-then-z");
+  assert.deepEqual(h.map((e) => [e.version, e.acceptedRisks]), [["1.0.1", "warning: y-then-z"], ["1.0.0", undefined]]);
+});

@@ -88,11 +88,35 @@ test("scenario 10: a blocking precondition fails PreconditionChecks; forcing tur
     blocked.loadPayloadStatus.message,
     `Preconditions failed for payload loaded version="${V1}" image="${IMG1}": Precondition "TestPrecondition SuccessAfter: 3" failed because of "CheckFailure": failing, attempt: 1 will succeed after 3 attempt`,
   );
+  assert.deepEqual(blocked.loadPayloadStatus.preconditionResults, [
+    { name: "TestPrecondition SuccessAfter: 3", reason: "CheckFailure", message: "failing, attempt: 1 will succeed after 3 attempt", blocking: true },
+  ]);
   const forced = await h.update(IMG1, { version: V1, force: true, generation: 2 });
   assert.equal(forced.loadPayloadStatus.step, "PayloadLoaded");
   assert.equal(forced.loadPayloadStatus.update.force, true);
+  assert.equal(forced.loadPayloadStatus.preconditionResults?.[0]?.blocking, true, "forced through, still a blocking result");
+  const risk = 'Forced through blocking failures: Precondition "TestPrecondition SuccessAfter: 3" failed because of "CheckFailure": failing, attempt: 2 will succeed after 3 attempt';
+  assert.equal(forced.loadPayloadStatus.acceptedRisks, risk);
   await h.start();
   assert.equal(h.last().completed, 1);
+  assert.deepEqual(h.history().map((e) => [e.version, e.state, e.acceptedRisks]), [[V1, "Completed", risk]], "the history records what the update was accepted despite");
+  await h.stop();
+});
+
+test("a non-blocking precondition warning is an accepted risk of a load that proceeds", async () => {
+  const warning: Precondition = {
+    name: "ClusterVersionRollback",
+    run: async () => new PreconditionError("InvalidCurrentVersion", "the current version cannot be parsed", "ClusterVersionRollback", undefined, true),
+  };
+  const h = workerHarness({ payloads: [basic(), basic(V1, IMG1)], preconditions: [warning] });
+  await h.update(IMG0);
+  await h.start();
+  const status = await h.update(IMG1, { version: V1, generation: 2 });
+  assert.equal(status.loadPayloadStatus.step, "PayloadLoaded");
+  assert.deepEqual(status.loadPayloadStatus.preconditionResults, [
+    { name: "ClusterVersionRollback", reason: "InvalidCurrentVersion", message: "the current version cannot be parsed", blocking: false },
+  ]);
+  assert.equal(status.loadPayloadStatus.acceptedRisks, 'Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": the current version cannot be parsed');
   await h.stop();
 });
 
