@@ -1,11 +1,14 @@
 /**
- * Payload retrieval: turns a desired release's image into a local directory `loadUpdate` can read. This
- * build retrieves payloads that are already on disk; pulling OCI images is a separate retriever.
+ * Payload retrieval: turns a desired release's image into a local directory `loadUpdate` can read. An image
+ * is either a directory already on disk (an absolute path or a `file://` URL, for development) or an OCI
+ * reference pulled from its registry ({@link RegistryRetriever}); {@link ImageRetriever} tells them apart.
  */
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isWithin, nodePayloadFs, statError, validateDirectory, type PayloadFs } from "./load.js";
 import { PayloadError } from "./errors.js";
+import { parseReference } from "./registry/reference.js";
+import type { RegistryRetriever } from "./registry/retriever.js";
 
 /** Where a retrieved payload is, and whether its signature was verified. */
 export interface PayloadInfo {
@@ -19,8 +22,11 @@ export interface PayloadInfo {
 
 /** Introduced for testing: the worker depends on this, not on a concrete retriever. */
 export interface PayloadRetriever {
-  /** Makes the payload of `desired` available locally. Must honour `signal`. */
-  retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal): Promise<PayloadInfo>;
+  /**
+   * Makes the payload of `desired` available locally. Must honour `signal`. A download tells `progress`
+   * how far it is ("downloaded A of B bytes"), for the load-payload status.
+   */
+  retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo>;
 }
 
 export const NO_IMAGE_MESSAGE = "no payload image has been specified and the contents of the payload cannot be retrieved";
@@ -107,8 +113,55 @@ function directoryOf(image: string): string {
   );
 }
 
+/** A directory image: an absolute path or a `file://` URL; anything else is an OCI reference. */
+export function isDirectoryImage(image: string): boolean {
+  return image.startsWith("file://") || isAbsolute(image);
+}
+
+/**
+ * The service's retriever: directory images from disk (under the payload roots), OCI references from their
+ * registry. Every failure is a {@link PayloadError} of the RetrievePayload step.
+ */
+export class ImageRetriever implements PayloadRetriever {
+  constructor(
+    private readonly directories: DirectoryRetriever,
+    private readonly registry: RegistryRetriever,
+  ) {}
+
+  /**
+   * Admission of an Update's image: a directory must lie under the payload roots; a reference must parse,
+   * and a tag is resolved to its digest here, once, so the digest is what the service keeps and reports.
+   * Returns the image to use. A tag that cannot be resolved now (registry unreachable) is kept as given, and
+   * retrieval then reports why it cannot be pulled.
+   */
+  async admit(image: string, signal: AbortSignal): Promise<string> {
+    if (image === "" || isDirectoryImage(image)) {
+      await this.directories.admit(image);
+      return image;
+    }
+    let digest: string | undefined;
+    try {
+      digest = parseReference(image).digest;
+    } catch (err) {
+      throw new PayloadError({ kind: "Retrieval", message: (err as Error).message, cause: err });
+    }
+    if (digest) return image;
+    return this.registry.resolve(image, signal).catch(() => image);
+  }
+
+  async retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo> {
+    if (desired.image === "" || isDirectoryImage(desired.image)) return this.directories.retrieve(desired, signal);
+    try {
+      return await this.registry.retrieve(desired, signal, progress);
+    } catch (err) {
+      if (err instanceof PayloadError || signal.aborted) throw err;
+      throw retrievalFailed(err);
+    }
+  }
+}
+
 /** Upstream wraps every download failure this way (spec §7.8). */
-function retrievalFailed(cause: unknown): PayloadError {
+export function retrievalFailed(cause: unknown): PayloadError {
   const text = cause instanceof Error ? cause.message : String(cause);
   return new PayloadError({ kind: "Retrieval", message: `Unable to download and prepare the update: ${text}`, problems: [{ file: "", message: text }], cause });
 }

@@ -1,0 +1,159 @@
+/**
+ * Retrieves release payloads from OCI registries (CVO `pkg/cvo/updatepayload.go`, which runs a Job that copies
+ * the image's `release-manifests/` and `manifests/`; here the layers are pulled directly). The manifest and
+ * every blob are checked against their digests before anything from them is used, the payload directories are
+ * extracted into a content-addressed cache, and the injected verifier decides whether the image is trusted.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import { PayloadError } from "../errors.js";
+import type { PayloadInfo } from "../retrieve.js";
+import { checkEntry, entryDir, PAYLOAD_SUBDIR, sealEntry } from "./cache.js";
+import type { RegistryClient } from "./client.js";
+import { PAYLOAD_DIRS, PayloadExtractor } from "./extract.js";
+import { layerCompression, parseManifest, selectPlatform, sha256Digest, type Descriptor } from "./image-manifest.js";
+import { byDigest, parseReference, type ImageReference } from "./reference.js";
+import { UNVERIFIED, type ImageVerifier } from "./verifier.js";
+
+export interface RegistryRetrieverOptions {
+  readonly client: RegistryClient;
+  /** Root of the content-addressed cache (`--payload-cache`). */
+  readonly cacheDir: string;
+  /** GOARCH of this node: the manifest an image index's entries are chosen by. */
+  readonly architecture: string;
+  /** Signature verification; {@link UNVERIFIED} (no keys) when absent. */
+  readonly verifier?: ImageVerifier;
+}
+
+/** Called with "downloaded A of B bytes" while layers arrive. */
+export type RetrieveProgress = (message: string) => void;
+
+/** How often progress is told: every this fraction of the total, so a pull sends a bounded number of updates. */
+const PROGRESS_STEP = 0.05;
+
+export class RegistryRetriever {
+  readonly #verify: ImageVerifier;
+
+  constructor(private readonly options: RegistryRetrieverOptions) {
+    this.#verify = options.verifier ?? UNVERIFIED;
+  }
+
+  /** `image` by digest: a tag is resolved by fetching its manifest (the digest is of the bytes served). */
+  async resolve(image: string, signal: AbortSignal): Promise<string> {
+    const ref = parseReference(image);
+    if (ref.digest) return byDigest(ref, ref.digest);
+    const { bytes } = await this.options.client.manifest(ref, ref.tag!, signal);
+    return byDigest(ref, sha256Digest(bytes));
+  }
+
+  /**
+   * Verifies and pulls `desired.image` (unless its digest is cached) and returns the extracted directory.
+   * An unverified image is refused unless `force`, which proceeds with `verificationError` set (upstream).
+   */
+  async retrieve(desired: { image: string; force: boolean }, signal: AbortSignal, progress?: RetrieveProgress): Promise<PayloadInfo> {
+    const ref = parseReference(desired.image);
+    const digest = ref.digest ?? parseReference(await this.resolve(desired.image, signal)).digest!;
+    const pinned = byDigest(ref, digest);
+    const verification = await this.#verify(digest, pinned, signal).catch((err: unknown) => ({ verified: false, error: err instanceof Error ? err : new Error(String(err)) }));
+    let verificationError: PayloadError | undefined;
+    if (verification.error) {
+      verificationError = new PayloadError({ kind: "Verification", message: `The update cannot be verified: ${verification.error.message}`, cause: verification.error });
+      if (!desired.force) throw verificationError;
+    }
+    const dir = entryDir(this.options.cacheDir, digest);
+    if (!(await checkEntry(dir, digest))) {
+      await rm(dir, { recursive: true, force: true });
+      await this.#pull(ref, digest, dir, signal, progress);
+    }
+    return { directory: join(dir, PAYLOAD_SUBDIR), local: false, verified: verification.verified, ...(verificationError ? { verificationError } : {}) };
+  }
+
+  /** Pulls the image into a temporary directory and renames the sealed result to `dir`. */
+  async #pull(ref: ImageReference, digest: string, dir: string, signal: AbortSignal, progress: RetrieveProgress | undefined): Promise<void> {
+    const layers = await this.#layers(ref, digest, signal);
+    await mkdir(this.options.cacheDir, { recursive: true });
+    const tmp = await mkdtemp(join(this.options.cacheDir, "tmp-"));
+    try {
+      const extractor = new PayloadExtractor(join(tmp, PAYLOAD_SUBDIR));
+      const total = layers.reduce((sum, l) => sum + l.size, 0);
+      const tell = throttled(total, progress);
+      let done = 0;
+      for (const layer of layers) {
+        const compression = layerCompression(layer.mediaType);
+        const file = join(tmp, layer.digest.replace(":", "-"));
+        await this.#download(ref, layer, file, (n) => tell((done += n)), signal);
+        const tar = createReadStream(file);
+        await extractor.extract(compression === "gzip" ? tar.pipe(createGunzip()).on("error", (e) => tar.destroy(e)) : tar, layer.digest, signal);
+        await rm(file);
+      }
+      for (const name of PAYLOAD_DIRS) {
+        const found = await stat(join(tmp, PAYLOAD_SUBDIR, name)).then((s) => s.isDirectory(), () => false);
+        if (!found) throw new Error(`image ${byDigest(ref, digest)} has no ${name}/ directory in its ${layers.length} layer(s): it is not a release image`);
+      }
+      await sealEntry(tmp, digest);
+      await mkdir(join(dir, ".."), { recursive: true });
+      await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
+        // Another pull of the same digest finished first; its entry is as good as ours.
+        if ((err.code === "ENOTEMPTY" || err.code === "EEXIST") && (await checkEntry(dir, digest))) return;
+        throw err;
+      });
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }
+
+  /** The layers of the image with manifest `digest`, through an index when it is one; every manifest's digest checked. */
+  async #layers(ref: ImageReference, digest: string, signal: AbortSignal): Promise<readonly Descriptor[]> {
+    let parsed = parseManifest(...(await this.#manifest(ref, digest, signal)));
+    if (parsed.kind === "index") {
+      const chosen = selectPlatform(parsed.manifests, this.options.architecture);
+      parsed = parseManifest(...(await this.#manifest(ref, chosen.digest, signal)));
+      if (parsed.kind === "index") throw new Error(`manifest ${chosen.digest} for ${this.options.architecture} is itself an index`);
+    }
+    if (parsed.layers.length === 0) throw new Error(`image ${byDigest(ref, digest)} has no layers`);
+    return parsed.layers;
+  }
+
+  async #manifest(ref: ImageReference, digest: string, signal: AbortSignal): Promise<[Buffer, string]> {
+    const { bytes, mediaType } = await this.options.client.manifest(ref, digest, signal);
+    const actual = sha256Digest(bytes);
+    if (actual !== digest) throw new Error(`manifest ${digest} from ${ref.registry}/${ref.repository} has digest ${actual}: the registry served other content`);
+    return [bytes, mediaType];
+  }
+
+  /** Streams blob `layer` to `file`, checking its size as it arrives and its digest at the end. */
+  async #download(ref: ImageReference, layer: Descriptor, file: string, received: (bytes: number) => void, signal: AbortSignal): Promise<void> {
+    const hash = createHash("sha256");
+    let size = 0;
+    const tooLong = (): Error => new Error(`blob ${layer.digest} is longer than the ${layer.size} bytes its manifest says`);
+    const check = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        if (size > layer.size) return callback(tooLong());
+        hash.update(chunk);
+        received(chunk.length);
+        callback(null, chunk);
+      },
+    });
+    const body: Readable = await this.options.client.blob(ref, layer.digest, signal);
+    await pipeline(body, check, createWriteStream(file), { signal });
+    const actual = `sha256:${hash.digest("hex")}`;
+    if (size !== layer.size) throw new Error(`blob ${layer.digest} is ${size} bytes, its manifest says ${layer.size}`);
+    if (actual !== layer.digest) throw new Error(`blob ${layer.digest} from ${ref.registry}/${ref.repository} has digest ${actual}: the layer was altered`);
+  }
+}
+
+/** A progress callback told at most every {@link PROGRESS_STEP} of `total`, and at the end. */
+function throttled(total: number, progress: RetrieveProgress | undefined): (done: number) => void {
+  let next = 0;
+  return (done) => {
+    if (!progress || (done < next && done < total)) return;
+    next = done + total * PROGRESS_STEP;
+    progress(`downloaded ${done} of ${total} bytes`);
+  };
+}
