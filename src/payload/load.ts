@@ -12,9 +12,9 @@ import { manifestHash } from "./hash.js";
 import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
 import { exclusionReason, type IncludeFilter } from "./include.js";
 import type { Manifest, PayloadUpdate } from "./manifest.js";
-import { MetadataError, parseImageReferences, parseReleaseMetadata } from "./metadata.js";
+import { imagesFromImageRef, MetadataError, parseImageReferences, parseReleaseMetadata } from "./metadata.js";
 import { ManifestParseError, parseManifests } from "./parse.js";
-import { renderTemplate, TemplateError } from "./template.js";
+import { renderTemplate, TemplateError, type TemplateData } from "./template.js";
 
 /** What a directory entry is, as `lstat` sees it (a symbolic link is not followed). */
 export type PayloadEntryType = "file" | "directory" | "symlink" | "fifo" | "socket" | "device";
@@ -219,7 +219,7 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
 
   // The version is valid SemVer by now, so its major is the digits before the first dot.
   const filter = loadTimeFilter(opts, BigInt(meta.version.slice(0, meta.version.indexOf("."))));
-  const renderData = { ReleaseImage: releaseImage, ClusterProfile: filter.profile ?? DEFAULT_CLUSTER_PROFILE };
+  const renderData = { ReleaseImage: releaseImage, ClusterProfile: filter.profile ?? DEFAULT_CLUSTER_PROFILE, Images: imagesFromImageRef(imageRef) };
   const tasks = [
     { name: CVO_MANIFEST_DIR, dir: cvoDir, render: true, skip: new Set<string>() },
     { name: RELEASE_MANIFEST_DIR, dir: releaseDir, render: false, skip: new Set([RELEASE_METADATA_FILE, IMAGE_REFERENCES_FILE]) },
@@ -326,7 +326,7 @@ function parseFile(
   text: string,
   name: string,
   file: string,
-  renderData: Readonly<Record<string, string>> | undefined,
+  renderData: TemplateData | undefined,
   problems: PayloadProblem[],
   warn: ((message: string) => void) | undefined,
 ): Manifest[] {

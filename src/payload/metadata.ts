@@ -264,3 +264,17 @@ function checkImageStream(value: unknown, version: string): KubeObject {
   }
   return obj;
 }
+
+/**
+ * The release's images by tag name, from image-references (upstream `imagesFromImageRef`): what manifests'
+ * templates read as `{{ index .Images "name" }}`. Only tags that point at a DockerImage count.
+ */
+export function imagesFromImageRef(imageRef: KubeObject | undefined): Record<string, string> {
+  const images: Record<string, string> = {};
+  const tags = (imageRef?.["spec"] as { tags?: unknown } | undefined)?.tags;
+  if (!Array.isArray(tags)) return images;
+  for (const tag of tags as { name?: unknown; from?: { kind?: unknown; name?: unknown } }[]) {
+    if (tag.from?.kind === "DockerImage" && typeof tag.name === "string" && typeof tag.from.name === "string") images[tag.name] = tag.from.name;
+  }
+  return images;
+}

@@ -1,7 +1,8 @@
 /**
  * The subset of Go `text/template` the CVO's own manifests need (payload `manifests/`): `{{ .Field }}`,
- * string literals (`{{ "{{ $labels.name }}" }}` is how Prometheus templates are escaped), raw strings,
- * comments and the `{{-` / `-}}` trim markers. Anything else is rejected rather than mis-rendered.
+ * `{{ index .Images "name" }}` (a release's image by its image-references tag), string literals
+ * (`{{ "{{ $labels.name }}" }}` is how Prometheus templates are escaped), raw strings, comments and the
+ * `{{-` / `-}}` trim markers. Anything else is rejected rather than mis-rendered.
  */
 
 /** A template failure; `phase` mirrors Go's split between parse errors and execution errors. */
@@ -16,35 +17,44 @@ export class TemplateError extends Error {
   }
 }
 
-type Segment = { text: string } | { field: string; line: number; column: number };
+/** What a template can read: strings, and string maps such as `Images` (upstream's `map[string]string`). */
+export type TemplateData = Readonly<Record<string, string | Readonly<Record<string, string>>>>;
+
+type Segment = { text: string } | { field: string; key?: string; line: number; column: number };
 
 const SPACE = " \t\r\n";
 const isSpace = (c: string | undefined): boolean => c !== undefined && c !== "" && SPACE.includes(c);
 const FIELD = /^\.([\p{L}_][\p{L}\p{Nd}_]*)$/u;
+const INDEX = /^index[ \t\r\n]+\.([\p{L}_][\p{L}\p{Nd}_]*)[ \t\r\n]+("(?:[^"\\\n]|\\.)*"|`[^`]*`)$/u;
 
 /**
  * Renders `text` with the string fields of `data` (Go: `template.New(name).Parse(text).Execute(data)`).
  * Output outside actions is byte-for-byte the input. Throws {@link TemplateError} naming the line and the
  * offending action; the whole template is parsed before anything executes, as in Go.
  */
-export function renderTemplate(text: string, data: Readonly<Record<string, string>>, name = "manifest"): string {
+export function renderTemplate(text: string, data: TemplateData, name = "manifest"): string {
   let out = "";
   for (const seg of parseTemplate(text, name)) {
     if ("text" in seg) {
       out += seg.text;
       continue;
     }
-    if (!Object.hasOwn(data, seg.field)) {
-      const known = Object.keys(data).join(", ");
-      throw new TemplateError(
-        "execute",
-        seg.line,
-        `template: ${name}:${seg.line}:${seg.column}: executing "${name}" at <.${seg.field}>: can't evaluate field ${seg.field} (known fields: ${known})`,
-      );
-    }
-    out += data[seg.field] ?? "";
+    const fail = (detail: string): never => {
+      throw new TemplateError("execute", seg.line, `template: ${name}:${seg.line}:${seg.column}: executing "${name}" at <.${seg.field}>: ${detail}`);
+    };
+    const value = Object.hasOwn(data, seg.field) ? data[seg.field] : fail(`can't evaluate field ${seg.field} (known fields: ${Object.keys(data).join(", ")})`);
+    if (seg.key === undefined) out += typeof value === "string" ? value : goMapText(value ?? {});
+    else if (typeof value === "string") fail(`error calling index: can't index item of type string`);
+    // Go's index of a missing map key is the element type's zero value: an empty string.
+    else out += Object.hasOwn(value ?? {}, seg.key) ? (value?.[seg.key] ?? "") : "";
   }
   return out;
+}
+
+/** How Go prints a map[string]string: keys sorted, `map[k:v k:v]`. */
+function goMapText(map: Readonly<Record<string, string>>): string {
+  const keys = Object.keys(map).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return `map[${keys.map((k) => `${k}:${map[k] ?? ""}`).join(" ")}]`;
 }
 
 function parseTemplate(text: string, name: string): Segment[] {
@@ -93,18 +103,25 @@ function parseTemplate(text: string, name: string): Segment[] {
     if (!comment) {
       const body = text.slice(p, bodyEnd).replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
       const field = FIELD.exec(body);
-      if (field?.[1] !== undefined) {
+      const index = INDEX.exec(body);
+      if (field?.[1] !== undefined || index?.[1] !== undefined) {
         // Go reports execution errors at the field itself (0-based column), which may sit on a later line.
-        const at = text.indexOf(body, p);
+        const at = text.indexOf(body, p) + body.indexOf(".");
         const before = text.slice(open, at);
-        const fieldLine = openLine + before.split("\n").length - 1;
-        segs.push({ field: field[1], line: fieldLine, column: at - (text.lastIndexOf("\n", at - 1) + 1) });
+        const position = { line: openLine + before.split("\n").length - 1, column: at - (text.lastIndexOf("\n", at - 1) + 1) };
+        if (field?.[1] !== undefined) segs.push({ field: field[1], ...position });
+        else if (index?.[1] !== undefined && index[2] !== undefined) {
+          const literal = index[2];
+          const key = literal.startsWith("`") ? literal.slice(1, -1).replaceAll("\r", "") : unquoteGo(literal);
+          if (key === undefined) fail(openLine, `invalid syntax in string literal ${literal}`);
+          else segs.push({ field: index[1], key, ...position });
+        }
       } else if ((body.startsWith('"') || body.startsWith("`")) && literalEnd(body) === body.length) {
         const value = body.startsWith("`") ? body.slice(1, -1).replaceAll("\r", "") : unquoteGo(body);
         if (value === undefined) fail(openLine, `invalid syntax in string literal ${body}`);
         else segs.push({ text: value });
       } else {
-        fail(openLine, `unsupported action ${action}: only {{ .Field }} and string literals are supported`);
+        fail(openLine, `unsupported action ${action}: only {{ .Field }}, {{ index .Field "key" }} and string literals are supported`);
       }
     }
     lineAt(open, next);

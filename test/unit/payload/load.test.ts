@@ -94,7 +94,8 @@ test("malformed files: every file's error is collected into one UpdatePayloadInt
 // Upstream's payload-unknown-template case: an older CVO loading a newer payload skips what it cannot render.
 const TEMPLATE_FAILURES: [name: string, template: string, warning: string][] = [
   ["an unknown field", "{{ .FutureField }}", 'failed to execute template: template: manifest:8:13: executing "manifest" at <.FutureField>: can\'t evaluate field FutureField'],
-  ["an unsupported action", '{{index .FutureField "some-key"}}', 'failed to parse manifest: template: manifest:8: unsupported action {{index .FutureField "some-key"}}'],
+  ["an unknown field through index", '{{index .FutureField "some-key"}}', 'failed to execute template: template: manifest:8:18: executing "manifest" at <.FutureField>: can\'t evaluate field FutureField'],
+  ["an unsupported action", '{{printf "%s" .ReleaseImage}}', 'failed to parse manifest: template: manifest:8: unsupported action {{printf "%s" .ReleaseImage}}'],
 ];
 for (const [name, template, warning] of TEMPLATE_FAILURES) {
   test(`a manifests/ file whose template uses ${name} is skipped with a warning naming it; the rest loads`, async () => {
@@ -111,6 +112,34 @@ for (const [name, template, warning] of TEMPLATE_FAILURES) {
     assert.ok(warnings[0]?.startsWith(prefix + warning), warnings[0]);
   });
 }
+
+test("manifests/ templates read the release's images by image-references tag, as upstream's .Images", async () => {
+  const imageReferences = [
+    "kind: ImageStream",
+    "apiVersion: image.openshift.io/v1",
+    "metadata:",
+    "  name: 1.0.0-abc",
+    "spec:",
+    "  tags:",
+    "  - name: cluster-version-operator",
+    "    from:",
+    "      kind: DockerImage",
+    "      name: quay.io/openshift/cvo@sha256:0123",
+    "  - name: not-an-image",
+    "    from:",
+    "      kind: ImageStreamTag",
+    "      name: other:latest",
+    "",
+  ].join("\n");
+  const fs = memoryFs({
+    ...SKELETON,
+    "release-manifests/image-references": imageReferences,
+    "manifests/0000_00_images.yaml": testObject("images", 'data:\n  cvo: \'{{ index .Images "cluster-version-operator" }}\'\n  tag: \'{{index .Images "not-an-image"}}\'\n'),
+  });
+  const u = await loadUpdate("/p", "image:test", OPTS, fs);
+  const data = u.manifests.find((m) => m.obj.metadata?.["name"] === "images")?.obj["data"];
+  assert.deepEqual(data, { cvo: "quay.io/openshift/cvo@sha256:0123", tag: "" }, "a missing key is the empty string, as Go's index of a map");
+});
 
 test("a single malformed file gives an unbracketed message; identical messages collapse", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/0000_c.yaml": "a: [\n" });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { renderTemplate, TemplateError, unquoteGo } from "../../../src/payload/template.js";
 import { FIXTURES } from "./helpers.js";
 
-const DATA = { ReleaseImage: "quay.io/r@sha256:1", ClusterProfile: "self-managed-high-availability" };
+const DATA = { ReleaseImage: "quay.io/r@sha256:1", ClusterProfile: "self-managed-high-availability", Images: { cli: "quay.io/cli@sha256:2", "a-b": "x" } };
 
 // Expected outputs were produced by Go text/template (template.New("manifest").Parse(in).Execute).
 const RENDER_CASES: { name: string; input: string; want: string }[] = [
@@ -25,6 +25,9 @@ const RENDER_CASES: { name: string; input: string; want: string }[] = [
   { name: "newlines inside the action", input: "{{\n.ReleaseImage\n}}", want: "quay.io/r@sha256:1" },
   { name: "text without actions", input: "plain {text} } { no actions", want: "plain {text} } { no actions" },
   { name: "empty string literal", input: "a{{\"\"}}b", want: "ab" },
+  { name: "index of a map", input: 'i: {{ index .Images "cli" }} {{index .Images `a-b`}}', want: "i: quay.io/cli@sha256:2 x" },
+  { name: "index of a missing key is empty", input: 'i: "{{ index .Images "nope" }}"', want: 'i: ""' },
+  { name: "a map printed", input: "{{ .Images }}", want: "map[a-b:x cli:quay.io/cli@sha256:2]" },
 ];
 
 for (const tc of RENDER_CASES) {
@@ -35,6 +38,8 @@ for (const tc of RENDER_CASES) {
 
 const ERROR_CASES: { name: string; input: string; phase: "parse" | "execute"; line: number; message: RegExp }[] = [
   { name: "function call", input: 'a\n\n  {{ printf "x" }}', phase: "parse", line: 3, message: /^template: manifest:3: unsupported action \{\{ printf "x" \}\}/ },
+  { name: "index of a string", input: '{{ index .ReleaseImage "x" }}', phase: "execute", line: 1, message: /at <\.ReleaseImage>: error calling index: can't index item of type string/ },
+  { name: "index with a number", input: "{{ index .Images 1 }}", phase: "parse", line: 1, message: /unsupported action/ },
   { name: "unknown field", input: "x\n  name: {{ .Nope }}", phase: "execute", line: 2, message: /^template: manifest:2:11: executing "manifest" at <\.Nope>: can't evaluate field Nope/ },
   { name: "unknown field on a later line of the action", input: "a\n{{\n  .Nope\n}}", phase: "execute", line: 3, message: /^template: manifest:3:2: executing "manifest" at <\.Nope>/ },
   { name: "unclosed action", input: "line1\nline2 {{ .ReleaseImage", phase: "parse", line: 2, message: /^template: manifest:2: unclosed action$/ },

@@ -94,7 +94,7 @@ test("a load's warnings (a skipped template) reach the caller's thread with the 
   const loader = new ThreadedPayloadLoader(options, 60_000, (w) => warnings.push(w));
   try {
     await cp(DEMO, dir, { recursive: true });
-    await writeFile(`${dir}/manifests/0000_00_future.yaml`, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: future, namespace: x}\ndata: {image: '{{ .Images }}'}\n");
+    await writeFile(`${dir}/manifests/0000_00_future.yaml`, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: future, namespace: x}\ndata: {image: '{{ .FutureField }}'}\n");
     const update = await loader.load(dir, "x", never);
     assert.ok(!update.manifests.some((m) => m.originalFilename === "0000_00_future.yaml"));
     assert.equal(warnings.length, 1);
