@@ -2,7 +2,9 @@
  * Release-image signature verification as the CVO does it: simple-signing claims in OpenPGP signed
  * messages, read from signature stores and the registry, checked against `--verification-keys`.
  */
+export { configureVerifier, type VerificationOptions } from "./configure.js";
 export { releaseVerifier, type ReleaseVerifierOptions } from "./verifier.js";
+export { pushSignature, registrySignatures, signatureTag, SIGNATURE_LAYER_TYPE } from "./registry.js";
 export { loadKeyrings } from "./keys.js";
 export { signatureStore, type SignatureSource } from "./store.js";
 export { addToStore, signImage, type SignedImage } from "./sign.js";
