@@ -7,14 +7,14 @@ import { rootCertificates } from "node:tls";
 import { Agent } from "undici";
 import type { RegistryClient } from "../registry/client.js";
 import { UNVERIFIED, type ImageVerifier } from "../registry/verifier.js";
-import { loadKeyrings } from "./keys.js";
+import type { Keyring } from "./pgp.js";
 import { registrySignatures } from "./registry.js";
 import { signatureStore } from "./store.js";
 import { releaseVerifier } from "./verifier.js";
 
 export interface VerificationOptions {
-  /** Directory of public keyrings; "" turns verification off. */
-  readonly verificationKeys: string;
+  /** From `loadKeyrings(--verification-keys)`, read at start-up; none turns verification off. */
+  readonly keyrings: readonly Keyring[];
   /** Signature stores (`http(s)://` or `file://`), read before the registry. */
   readonly signatureStores: readonly URL[];
   /** Extra CA (PEM) trusted for HTTPS stores, the one `--registry-ca` names. */
@@ -22,13 +22,12 @@ export interface VerificationOptions {
 }
 
 /**
- * Reads the keyrings (throwing an Error that names a bad or empty key file) and returns the verifier with
- * its sources; `registry`, when given, adds the registry's signatures. `close` releases the stores' connections.
+ * The verifier with its sources; `registry`, when given, adds the registry's signatures. `close` releases
+ * the stores' connections.
  */
-export async function configureVerifier(options: VerificationOptions, registry: RegistryClient | undefined, now: () => Date): Promise<{ verify: ImageVerifier; close(): Promise<void> }> {
-  if (options.verificationKeys === "") return { verify: UNVERIFIED, close: async () => {} };
-  const keyrings = await loadKeyrings(options.verificationKeys);
+export function configureVerifier(options: VerificationOptions, registry: RegistryClient | undefined, now: () => Date): { verify: ImageVerifier; close(): Promise<void> } {
+  if (options.keyrings.length === 0) return { verify: UNVERIFIED, close: async () => {} };
   const agent = new Agent({ connect: options.caPem ? { ca: [...rootCertificates, options.caPem] } : {} });
   const sources = [...options.signatureStores.map((url) => signatureStore(url, agent)), ...(registry ? [registrySignatures(registry)] : [])];
-  return { verify: releaseVerifier({ keyrings, sources, now }), close: () => agent.close() };
+  return { verify: releaseVerifier({ keyrings: options.keyrings, sources, now }), close: () => agent.close() };
 }
