@@ -114,6 +114,7 @@ export class RegistryClient {
     let url = new URL(path, this.#base(ref));
     let authorization = this.#tokens.get(tokenKey);
     let challenged = false;
+    let anonymous = false;
     for (let redirects = 0; ; ) {
       const sameRegistry = url.host === ref.registry;
       const res = await this.#request(url, method, { ...headers, ...(authorization && sameRegistry ? { authorization } : {}) }, body, signal);
@@ -121,7 +122,7 @@ export class RegistryClient {
         challenged = true;
         const challenge = parseChallenge(String(res.headers["www-authenticate"] ?? ""));
         await res.body.dump();
-        authorization = await this.#authorize(ref, action, challenge, signal);
+        ({ authorization, anonymous } = await this.#authorize(ref, action, challenge, signal));
         this.#tokens.set(tokenKey, authorization);
         continue;
       }
@@ -134,7 +135,10 @@ export class RegistryClient {
       }
       if ((res.statusCode >= 200 && res.statusCode < 300) || allowed.includes(res.statusCode)) return res;
       if (res.statusCode === 401) this.#tokens.delete(tokenKey);
-      throw new Error(`${method} ${url.href}: ${res.statusCode} ${await registryErrorText(res)}`);
+      const failure = `${method} ${url.href}: ${res.statusCode} ${await registryErrorText(res)}`;
+      // An anonymous token that grants nothing: the registry wants credentials we do not have.
+      if (res.statusCode === 401 && anonymous) throw new Error(`${this.#noCredentials(ref).message}: ${failure}`);
+      throw new Error(failure);
     }
   }
 
@@ -147,16 +151,17 @@ export class RegistryClient {
     }
   }
 
-  /** The Authorization value that answers `challenge` for `ref` and `action`. */
-  async #authorize(ref: ImageReference, action: Action, challenge: Challenge | undefined, signal: AbortSignal): Promise<string> {
+  /** The Authorization value that answers `challenge` for `ref` and `action`, and whether it carries no credentials. */
+  async #authorize(ref: ImageReference, action: Action, challenge: Challenge | undefined, signal: AbortSignal): Promise<{ authorization: string; anonymous: boolean }> {
     const credentials = await credentialsFor(this.options.authFile, ref.registry, this.options.authFileOptional);
     if (challenge?.scheme === "basic") {
       if (!credentials) throw this.#noCredentials(ref);
-      return basicAuthorization(credentials);
+      return { authorization: basicAuthorization(credentials), anonymous: false };
     }
     const realm = challenge?.scheme === "bearer" ? challenge.params["realm"] : undefined;
     if (!realm) throw new Error(`registry ${ref.registry} answered 401 without a bearer or basic challenge`);
-    return `Bearer ${await this.#token(ref, action, realm, challenge?.params["service"], credentials, signal)}`;
+    const token = await this.#token(ref, action, realm, challenge?.params["service"], credentials, signal);
+    return { authorization: `Bearer ${token}`, anonymous: !credentials };
   }
 
   /** A token from the challenge's realm (anonymous without credentials, as registries allow for public images). */
