@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { Registry } from "prom-client";
 import { ApiServer, CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
+import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { PACKAGE_ROOT, type CompiledServeOptions, type HostPort } from "./config/index.js";
 import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
@@ -97,10 +98,10 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         const cache = kube.cache(drift, liveCacheMetrics(registry), (err) => log.warn({ err }, "live-object cache"));
         const applier = kube.applier({ onOperatorWait, tracing: tracing.tracing, cache });
         // Without a ClusterVersion in the cluster (plain Kubernetes) the built-in preconditions pass.
-        return { applier, preconditions: builtInPreconditions(preconditionCluster(kube.client)), events: kube.events };
+        return { applier, planner: new ClusterPlanner(kube.client), preconditions: builtInPreconditions(preconditionCluster(kube.client)), events: kube.events };
       }
       embedded = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, onDrift: drift, tracing: tracing.tracing }, lifetime.signal);
-      return { applier: embedded.applier, preconditions: builtInPreconditions(preconditionCluster(embedded.client)) };
+      return { applier: embedded.applier, planner: new ClusterPlanner(embedded.client), preconditions: builtInPreconditions(preconditionCluster(embedded.client)) };
     },
     retriever,
     loadPayload: (directory, releaseImage, signal) => loader.load(directory, releaseImage, signal),
@@ -108,6 +109,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
     featureGates,
+    limits: options.limits,
     state,
     ...(kube && options.leaderElect
       ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }

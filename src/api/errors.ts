@@ -1,4 +1,5 @@
-import { hasBrand } from "../payload/update-error.js";
+import { hasBrand, UpdateError } from "../payload/update-error.js";
+import { PlanError } from "../worker/index.js";
 import { NotLeaderError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
 import type { Any } from "../gen/google/protobuf/any.js";
@@ -111,6 +112,14 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof NotLeaderError) {
     // The leader's identity rides in the ErrorInfo metadata, so a client can tell where writes go.
     return serviceError(Status.UNAVAILABLE, err.message, errorInfo("NotLeader", { leader: err.leader }));
+  }
+  if (err instanceof PlanError) {
+    // A Preview whose object the cluster would not dry-run: the request was fine, the cluster's state is not.
+    return serviceError(Status.FAILED_PRECONDITION, err.message, errorInfo(err.reason, err.object ? { object: err.object } : {}));
+  }
+  if (err instanceof UpdateError) {
+    // A Preview's payload that does not retrieve, load or match its version (PayloadError is an UpdateError).
+    return serviceError(Status.FAILED_PRECONDITION, err.message, errorInfo(err.reason));
   }
   if (err instanceof Error && err.name === "AbortError") {
     return serviceError(Status.CANCELLED, "request cancelled", errorInfo("Cancelled"));

@@ -5,18 +5,22 @@ import * as pb from "../gen/syncworker/v1/syncworker.js";
 import { formatHostPort, type HostPort } from "../config/index.js";
 import type { UpdateRequest } from "../service/index.js";
 import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";
-import type { Logger } from "../worker/index.js";
+import type { Logger, PlannedObject } from "../worker/index.js";
+import type { PreviewInput, PreviewResult } from "../worker/preview.js";
 import { fromProtoNotify, fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { InvalidArgumentError, toServiceError } from "./errors.js";
 import { accepted, checkedDecoding, MAX_RECEIVE_MESSAGE_BYTES, WatchLimiter } from "./limits.js";
 import { guardHandlers, OPEN_ACCESS, type AccessControlOptions } from "./access.js";
 import { CallObserver, NO_API_METRICS, type ApiMetrics, type CallScope } from "./observe.js";
 import { reflectionService } from "./reflection.js";
+import { fromProtoPreview, fromProtoUpdateControls, toProtoObjectPreview, toProtoPreviewSummary } from "./preview.js";
 
 /** What the edge needs of the service; the composition root passes the SyncService. */
 export interface ServicePort {
   update(request: UpdateRequest, signal: AbortSignal): Promise<Snapshot<ServiceStatus>>;
   notify(message: string): boolean;
+  /** Streams each object's predicted effect to `onObject`, then resolves with the plan's summary. */
+  preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult>;
   latest(): Snapshot<ServiceStatus>;
   subscribe(sinceRevision: number, deliver: Deliver<ServiceStatus>): () => void;
 }
@@ -131,7 +135,23 @@ export class ApiServer {
       else (call as grpc.ServerWritableStream<unknown, unknown>).emit("error", error);
     };
     const handlers: pb.SyncWorkerServer = {
-      preview: unimplemented("Preview"),
+      preview: (call) => {
+        const scope = observer.begin("Preview", "server_stream", call);
+        const controller = new AbortController();
+        call.on("cancelled", () => controller.abort());
+        void scope.run(async () => {
+          try {
+            const input = fromProtoPreview(accepted(call.request));
+            await admit(input.desired.image);
+            const result = await service.preview(input, (object) => call.write(toProtoObjectPreview(object)), controller.signal);
+            call.write(toProtoPreviewSummary(result));
+            scope.end(grpc.status.OK);
+            call.end();
+          } catch (err) {
+            call.emit("error", fail(scope, err));
+          }
+        });
+      },
       pauseUpdate: unimplemented("PauseUpdate"),
       resumeUpdate: unimplemented("ResumeUpdate"),
       update: (call, callback) => {
@@ -141,7 +161,7 @@ export class ApiServer {
         // Inside the call's span, so payload retrieve/load spans and log lines belong to this call.
         void scope.run(async () => {
           try {
-            const request = fromProtoUpdate(accepted(call.request));
+            const request = { ...fromProtoUpdate(accepted(call.request)), ...fromProtoUpdateControls(call.request) };
             await admit(request.desired.image);
             const snapshot = await service.update({ ...request, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
             scope.end(grpc.status.OK);

@@ -4,8 +4,9 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { compileServeOptions, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { defaultStateDir } from "../service/index.js";
-import { Code, SyncWorkerError, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
+import { Code, SyncWorkerError, SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
 import { connect, DEFAULT_ADDRESS, type ConnectOptions } from "./connect.js";
+import { DIFF_EXIT, diff } from "./diff.js";
 import { render, type RenderOptions } from "./render.js";
 import { watch } from "./watch.js";
 
@@ -33,6 +34,35 @@ async function withClient<T>(o: ConnectOptions, fn: (client: SyncWorkerClient) =
     return await fn(client);
   } finally {
     client.close();
+  }
+}
+
+/** `… | head` closes the pipe early; that is not an error, but what was cut off is unknown: exit with `code`. */
+function exitOnClosedPipe(code: number): void {
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(code);
+    throw err;
+  });
+}
+
+/** The blast-radius flags of `update` and `diff`. */
+interface LimitFlags {
+  readonly maxDeletions?: number;
+  readonly maxChangedPercent?: number;
+}
+
+function limitsOf(o: LimitFlags): BlastRadiusLimits | undefined {
+  if (o.maxDeletions === undefined && o.maxChangedPercent === undefined) return undefined;
+  return { maxDeletions: o.maxDeletions, maxChangedPercent: o.maxChangedPercent };
+}
+
+/** A command's failure with the exit code it calls for (default 1). */
+class CommandError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly exitCode: number,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
   }
 }
 
@@ -99,6 +129,8 @@ export function program(): Command {
     .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
     .option("--debug-endpoints", "serve the admin endpoint's /debug routes (the embedded cluster's objects)")
     .option("--max-watches-per-client <n>", "concurrent StatusWatch streams one client host may hold", integer, 100)
+    .option("--max-deletions <n>", "default blast-radius limit: the most objects one update may delete (default: unlimited)", integer)
+    .option("--max-changed-percent <p>", "default blast-radius limit: the most objects one update may change, in % of its payload (default: unlimited)", Number)
     .action(serve);
 
   cli
@@ -112,11 +144,7 @@ export function program(): Command {
     .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
     .option("--show-excluded", "explain every excluded manifest on stderr", false)
     .action(async (o: RenderOptions) => {
-      // `render … | head` closes the pipe early; that is not an error.
-      process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-        if (err.code === "EPIPE") process.exit(0);
-        throw err;
-      });
+      exitOnClosedPipe(0);
       await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
     });
 
@@ -126,11 +154,38 @@ export function program(): Command {
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--force", "apply even if verification or preconditions fail", false)
     .option("--generation <n>", "generation of the desired state", integer, 1)
-    .action(async (o: ConnectOptions & { image: string; version: string; force: boolean; generation: number }) => {
+    .option("--plan <digest>", "apply only if the plan is still this one (a `syncworker diff` plan digest)")
+    .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --force)", integer)
+    .option("--max-changed-percent <p>", "refuse the update if it would change more of its payload's objects, in % (unless --force)", Number)
+    .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; force: boolean; generation: number; plan?: string }) => {
       const status = await withClient(o, (client) =>
-        client.update({ generation: o.generation, desired: { version: o.version, image: payloadLocation(o.image), force: o.force } }),
+        client.update({
+          generation: o.generation,
+          desired: { version: o.version, image: payloadLocation(o.image), force: o.force },
+          limits: limitsOf(o),
+          expectedPlanDigest: o.plan ?? "",
+        }),
       );
       process.stdout.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2)}\n`);
+    });
+
+  withConnection(cli.command("diff"))
+    .description("preview what an update would change in the cluster, as kubectl diff (exit 1: changes, 0: none, 2: error)")
+    .requiredOption("--image <dir>", "payload directory (or file:// URL)")
+    .option("--version <version>", "expected release version (empty adopts the payload's)", "")
+    .option("--max-deletions <n>", "report the plan as over this limit of deletions", integer)
+    .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)
+    .option("--show-skipped", "also list the objects a filter excludes, naming it", false)
+    // An error must not read as "changes" (1): diff(1) and kubectl diff exit 2 and above for errors.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : DIFF_EXIT.error))
+    .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; showSkipped: boolean }) => {
+      exitOnClosedPipe(DIFF_EXIT.changes);
+      try {
+        const input = { desired: { version: o.version, image: payloadLocation(o.image) }, limits: limitsOf(o) };
+        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped }, (text) => process.stdout.write(text)));
+      } catch (err) {
+        throw new CommandError(err, DIFF_EXIT.error);
+      }
     });
 
   withConnection(cli.command("watch"))
@@ -169,9 +224,10 @@ function codeName(code: Code): string {
 export async function main(argv: readonly string[]): Promise<void> {
   try {
     await program().parseAsync([...argv]);
-  } catch (err) {
+  } catch (caught) {
+    const err = caught instanceof CommandError ? caught.cause : caught;
     const message = err instanceof SyncWorkerError ? `${codeName(err.code)}: ${err.rawMessage}` : err instanceof Error ? err.message : String(err);
     process.stderr.write(`syncworker: ${message}\n`);
-    process.exitCode = 1;
+    process.exitCode = caught instanceof CommandError ? caught.exitCode : 1;
   }
 }

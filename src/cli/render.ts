@@ -34,11 +34,16 @@ export interface RenderOutput {
 const dash = (s: string): string => (s === "" ? "-" : s);
 
 /** `<group>/<kind> <namespace>/<name>` with `core` for the empty group and `-` for no namespace. */
+export function objectName(o: { readonly group: string; readonly kind: string; readonly namespace: string; readonly name: string }): string {
+  return `${o.group || "core"}/${o.kind} ${dash(o.namespace)}/${o.name}`;
+}
+
+/** {@link objectName} of a manifest. */
 export function describeObject(m: Manifest): string {
   const meta = m.obj.metadata;
   const namespace = typeof meta?.namespace === "string" ? meta.namespace : "";
   const name = typeof meta?.name === "string" ? meta.name : "";
-  return `${m.gvk.group || "core"}/${m.gvk.kind} ${dash(namespace)}/${name}`;
+  return objectName({ group: m.gvk.group, kind: m.gvk.kind, namespace, name });
 }
 
 /** One output line: `<index> <run-level> <component> <group>/<kind> <namespace>/<name>`; `-` where a file name has no run level. */

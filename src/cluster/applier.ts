@@ -4,10 +4,10 @@ import type { PayloadState, ResourceApplier, Tracing } from "../worker/index.js"
 import { ApiError, refOf, type ObjectRef } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
 
-const DELETE_ANNOTATION = "release.openshift.io/delete";
-const CREATE_ONLY_ANNOTATION = "release.openshift.io/create-only";
+export const DELETE_ANNOTATION = "release.openshift.io/delete";
+export const CREATE_ONLY_ANNOTATION = "release.openshift.io/create-only";
 
-function withoutStatus(obj: KubeObject): KubeObject {
+export function withoutStatus(obj: KubeObject): KubeObject {
   const { status: _status, ...rest } = obj;
   return rest;
 }
@@ -34,7 +34,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function isClusterOperator(m: Manifest): boolean {
+export function isClusterOperator(m: Manifest): boolean {
   return m.gvk.group === "config.openshift.io" && m.gvk.kind === "ClusterOperator";
 }
 

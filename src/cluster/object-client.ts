@@ -10,6 +10,8 @@ export interface ObjectClient {
   get(ref: ObjectRef, signal: AbortSignal): Promise<KubeObject | undefined>;
   /** Server-side apply with our field manager; returns the object as stored. */
   apply(obj: KubeObject, signal: AbortSignal): Promise<KubeObject>;
+  /** The same apply as a dry run (`dryRun=All`): the object as it would be stored, with nothing written. */
+  dryRunApply(obj: KubeObject, signal: AbortSignal): Promise<KubeObject>;
   /** Creates the object; "exists" when it already did. */
   create(obj: KubeObject, signal: AbortSignal): Promise<"created" | "exists">;
   delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;

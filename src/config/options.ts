@@ -77,6 +77,10 @@ export interface ServeOptions {
   debugEndpoints?: boolean;
   /** Concurrent StatusWatch streams one client host may hold (default 100). */
   maxWatchesPerClient?: number;
+  /** Default blast-radius limit: the most objects one update may delete (default: unlimited). */
+  maxDeletions?: number;
+  /** Default blast-radius limit: the most objects one update may change, as a percentage of its payload (default: unlimited). */
+  maxChangedPercent?: number;
 }
 
 export interface CompiledServeOptions {
@@ -105,6 +109,8 @@ export interface CompiledServeOptions {
   readonly payloadLoadTimeoutMs: number;
   readonly debugEndpoints: boolean;
   readonly maxWatchesPerClient: number;
+  /** Blast-radius limits of updates that set none; absent fields are unlimited. */
+  readonly limits: { readonly maxDeletions?: number; readonly maxChangedPercent?: number };
 }
 
 /** Who may call the gRPC API and over what; "" means not set. */
@@ -133,6 +139,17 @@ function positiveNumber(option: string, value: number): number {
 function positiveInteger(option: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new ValueError(option, `must be a positive integer, got ${value}`);
   return value;
+}
+
+/** `--max-deletions` and `--max-changed-percent`, checked; an absent one is unlimited. */
+function blastRadiusLimits({ maxDeletions, maxChangedPercent }: ServeOptions): CompiledServeOptions["limits"] {
+  if (maxDeletions !== undefined && !(Number.isInteger(maxDeletions) && maxDeletions >= 0)) {
+    throw new ValueError("max-deletions", `must be a non-negative integer, got ${maxDeletions}`);
+  }
+  if (maxChangedPercent !== undefined && !(maxChangedPercent >= 0 && maxChangedPercent <= 100)) {
+    throw new ValueError("max-changed-percent", `must be a percentage from 0 to 100, got ${maxChangedPercent}`);
+  }
+  return Object.freeze({ ...(maxDeletions === undefined ? {} : { maxDeletions }), ...(maxChangedPercent === undefined ? {} : { maxChangedPercent }) });
 }
 
 /** Validates a feature set name ("" and `Default` both mean the default set). */
@@ -251,5 +268,6 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     payloadLoadTimeoutMs: positiveNumber("payload-load-timeout", parseDuration("payload-load-timeout", options.payloadLoadTimeout ?? "2m")),
     debugEndpoints: options.debugEndpoints ?? false,
     maxWatchesPerClient: positiveInteger("max-watches-per-client", options.maxWatchesPerClient ?? 100),
+    limits: blastRadiusLimits(options),
   });
 }

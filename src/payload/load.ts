@@ -11,7 +11,7 @@ import { compareGoStrings } from "./go-json.js";
 import { manifestHash } from "./hash.js";
 import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
 import { exclusionReason, type IncludeFilter } from "./include.js";
-import type { Manifest, PayloadUpdate } from "./manifest.js";
+import { nameOf, namespaceOf, type ExcludedManifest, type Manifest, type PayloadUpdate } from "./manifest.js";
 import { imagesFromImageRef, MetadataError, parseImageReferences, parseReleaseMetadata } from "./metadata.js";
 import { ManifestParseError, parseManifests } from "./parse.js";
 import { renderTemplate, TemplateError, type TemplateData } from "./template.js";
@@ -226,6 +226,7 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
   ];
 
   const manifests: Manifest[] = [];
+  const excluded: ExcludedManifest[] = [];
   const problems: PayloadProblem[] = [];
   for (const task of tasks) {
     const entries = (await fs.readdir(task.dir)).sort((a, b) => compareGoStrings(a.name, b.name));
@@ -248,8 +249,12 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
       for (const m of parsed) {
         const reason = exclusionReason(m, filter);
         opts.onManifest?.(m, reason);
-        if (reason === undefined) manifests.push(m);
-        else opts.onExcluded?.(m, reason);
+        if (reason === undefined) {
+          manifests.push(m);
+          continue;
+        }
+        excluded.push({ file: m.originalFilename, gvk: m.gvk, namespace: namespaceOf(m), name: nameOf(m), reason });
+        opts.onExcluded?.(m, reason);
       }
     }
   }
@@ -266,6 +271,7 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
     manifestHash: manifestHash(manifests),
     manifests,
     imageRef,
+    excluded,
     verifiedImage: false,
   };
 }

@@ -28,6 +28,15 @@ export interface Manifest {
   readonly obj: KubeObject;
 }
 
+/** A manifest the load-time filter dropped: its identity and the reason (profile, feature set, exclusion id…). */
+export interface ExcludedManifest {
+  readonly file: string;
+  readonly gvk: GroupVersionKind;
+  readonly namespace: string;
+  readonly name: string;
+  readonly reason: string;
+}
+
 export interface Release {
   readonly version: string;
   readonly image: string;
@@ -43,6 +52,8 @@ export interface PayloadUpdate {
   readonly manifests: readonly Manifest[];
   /** The payload's `image-references` ImageStream; its `creationTimestamp` is the release creation time. */
   readonly imageRef?: KubeObject;
+  /** Manifests the load-time filter dropped, in load order, with the filter's reason (a preview lists them as skipped). */
+  readonly excluded?: readonly ExcludedManifest[];
   /** Set by the worker after retrieval. */
   verifiedImage: boolean;
   loadedAt?: Date;

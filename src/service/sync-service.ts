@@ -15,6 +15,11 @@ import {
   type SyncWorkerStatus,
   type Tracing,
   type UpdateInput,
+  type BlastRadiusLimits,
+  type ObjectPlanner,
+  type PlannedObject,
+  type PreviewInput,
+  type PreviewResult,
 } from "../worker/index.js";
 import { chooseState } from "./choose-state.js";
 import { NotLeaderError } from "./errors.js";
@@ -37,6 +42,8 @@ export interface ClusterPorts {
 /** The cluster the service drives, built by the composition root (embedded or real). */
 export interface ClusterTarget {
   readonly applier: ResourceApplier;
+  /** Computes objects' effects with dry runs, for Preview and the plan checks of an Update. */
+  readonly planner?: ObjectPlanner;
   /** Checked before a new release is accepted. */
   readonly preconditions: readonly Precondition[];
   /** Where the worker's events are recorded in the cluster, besides the log; flushed on stop. */
@@ -61,6 +68,8 @@ export interface SyncServiceOptions {
   readonly backoff: Backoff;
   /** The cluster's enabled feature gates (from its feature set), for the feature-gated capabilities. */
   readonly featureGates?: ReadonlySet<string>;
+  /** Blast-radius limits of every Update and Preview, where the request sets none; absent: unlimited. */
+  readonly limits?: BlastRadiusLimits;
   readonly state: StateStore;
   /** Absent: this process is the only writer (the embedded cluster) and leads from the start. */
   readonly election?: LeaderElector;
@@ -90,7 +99,7 @@ function shown(state: PersistedState): ServiceStatus {
 }
 
 /** A request to Update, validated; `state` undefined lets the service choose it. */
-export type UpdateRequest = DesiredSpec & Pick<UpdateInput, "cause">;
+export type UpdateRequest = DesiredSpec & Pick<UpdateInput, "cause" | "limits" | "expectedPlanDigest">;
 
 interface Term {
   readonly worker: SyncWorker;
@@ -207,11 +216,20 @@ export class SyncService {
   async update(request: UpdateRequest, signal: AbortSignal): Promise<Snapshot<ServiceStatus>> {
     const term = this.#leading();
     const state = request.state ?? chooseState(this.#tracker.status.history, request.desired.image);
-    await term.worker.update({ ...request, state }, signal);
-    const { cause: _cause, ...spec } = request;
-    this.#spec = spec;
+    const status = await term.worker.update({ ...request, state }, signal);
+    // The plan controls bind this call only (a replay after a restart meets a cluster the update already changed),
+    // so an update they refused is not saved either: a replay without them would apply it.
+    const { cause: _cause, limits, expectedPlanDigest, ...spec } = request;
+    const load = status.loadPayloadStatus;
+    const refused = (limits !== undefined || expectedPlanDigest) && load.failure !== undefined && load.update.image === request.desired.image;
+    if (!refused) this.#spec = spec;
     await term.writer.flush();
     return this.latest();
+  }
+
+  /** What an Update would do to each object (see SyncWorker.preview); only the leader's worker holds the payload. */
+  preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult> {
+    return this.#leading().worker.preview(input, onObject, signal);
   }
 
   /** Wakes the worker early; false when a notification was already pending. */
@@ -268,6 +286,8 @@ export class SyncService {
         },
       },
       preconditions: this.#cluster.preconditions,
+      ...(this.#cluster.planner ? { planner: this.#cluster.planner } : {}),
+      ...(this.#o.limits ? { limits: this.#o.limits } : {}),
       ...(this.#o.featureGates ? { featureGates: this.#o.featureGates } : {}),
       ...(saved ? { resume: saved.status } : {}),
       ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}),

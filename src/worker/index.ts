@@ -3,6 +3,10 @@ export type { Logger, SyncWorkerOptions, UpdateInput, WorkerReports } from "./sy
 export type { PayloadLoader, PayloadSyncDeps } from "./payload-sync.js";
 export type { ResourceApplier } from "./task-run.js";
 export { systemClock } from "./clock.js";
+export { computePlan, effectiveLimits, hasLimits, limitViolations, planDigest, PlanError } from "./plan.js";
+export { previewUpdate } from "./preview.js";
+export type { PlanDeps, PreviewInput, PreviewResult } from "./preview.js";
+export type { BlastRadiusLimits, ObjectEffect, ObjectPlanner, Plan, PlanAction, PlanCounts, PlannedObject, PlanScope, UpdateControls } from "./plan.js";
 export * from "./types.js";
 
 // Library-internal below.

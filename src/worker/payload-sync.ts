@@ -1,6 +1,7 @@
 import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
 import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
-import { implicitlyEnabledCapabilities, runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
+import { runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
+import { checkPlan, planScope, type PlanDeps } from "./preview.js";
 import type { StatusWrapper } from "./reporter.js";
 import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
 import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
@@ -8,7 +9,7 @@ import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSin
 /** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */
 export type PayloadLoader = (directory: string, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;
 
-export interface PayloadSyncDeps {
+export interface PayloadSyncDeps extends PlanDeps {
   readonly retriever: PayloadRetriever;
   readonly loadPayload: PayloadLoader;
   readonly clock: Clock;
@@ -134,12 +135,22 @@ signal: AbortSignal,
     events.event("Normal", "PreconditionsPassed", `preconditions passed for payload loaded ${names()}`);
   }
 
-  const result = current.payload ? implicitlyEnabledCapabilities(loaded.manifests, current.payload.manifests, work.capabilities) : implicit;
+  // With blast-radius limits or an expected plan digest, the plan of this payload decides too (issue 17).
+  const scope = planScope(loaded, current.payload, work.capabilities, work.overrides);
+  const planned = await checkPlan(deps, loaded, scope, work, signal);
+  if (planned.failure) {
+    const message = `Preconditions failed for payload loaded ${names()}: ${planned.failure.message}`;
+    events.event("Warning", "PreconditionBlock", message);
+    report({ step: "PreconditionChecks", failure: planned.failure, message, verified: info.verified, preconditionResults });
+    throw planned.failure;
+  }
+  if (planned.risk) acceptedRisks.push(planned.risk);
+
   const loadedMessage = `Payload loaded ${names()} architecture=${q(loaded.architecture)}`;
   events.event("Normal", "PayloadLoaded", loadedMessage);
   report({ step: "PayloadLoaded", message: loadedMessage, verified: info.verified, preconditionResults, acceptedRisks: acceptedRisks.join("\n") });
   deps.log.info(`Payload loaded from ${desired.image} with hash ${loaded.manifestHash}, architecture ${loaded.architecture}`);
-  return { implicit: result, loaded };
+  return { implicit: scope.capabilities.implicitlyEnabled, loaded };
 }
 
 

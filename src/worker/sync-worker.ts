@@ -13,6 +13,8 @@ import {
 import type { Backoff } from "../graph/index.js";
 import { applyPayload, type ApplyDeps } from "./apply.js";
 import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
+import type { PlannedObject, UpdateControls } from "./plan.js";
+import { previewUpdate, type PreviewInput, type PreviewResult } from "./preview.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import { abortError } from "./task-run.js";
 import type { ResourceApplier } from "./task-run.js";
@@ -58,7 +60,7 @@ export interface WorkerReports {
 }
 
 /** What a client asks for; `state` is only honored on the first call. */
-export interface UpdateInput {
+export interface UpdateInput extends UpdateControls {
   readonly generation: number;
   readonly desired: DesiredUpdate;
   readonly overrides: readonly ComponentOverride[];
@@ -155,6 +157,15 @@ export class SyncWorker {
   }
 
   /**
+   * What an Update of `input` would do to each object of the live cluster, from the payload and capabilities
+   * this worker holds now; writes nothing and leaves the worker's status alone. Runs beside the loop.
+   */
+  preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult> {
+    const base = { payload: this.#payload, enabled: this.#work?.capabilities.enabled ?? new Set<string>() };
+    return previewUpdate(this.#o, base, input, onObject, this.#lifetime ? AbortSignal.any([signal, this.#lifetime]) : signal);
+  }
+
+  /**
    * Sets the desired state and returns the status right after it was taken. Calls are serialized:
    * each sees the outcome of the previous one. A call stops the payload load of the one before it (that one
    * reports the load as failed): a slow or stuck payload must not hold up a newer desired release.
@@ -181,6 +192,8 @@ export class SyncWorker {
       desired: input.desired,
       overrides: input.overrides,
       ...(input.cause ? { cause: input.cause } : {}),
+      ...(input.limits ? { limits: input.limits } : {}),
+      ...(input.expectedPlanDigest ? { expectedPlanDigest: input.expectedPlanDigest } : {}),
     };
     let priorEnabled: ReadonlySet<string> = new Set();
     if (this.#work) {

@@ -1,4 +1,5 @@
 import type { Release } from "../payload/manifest.js";
+import type { BlastRadiusLimits } from "./plan.js";
 import type { ClusterCapabilities, ComponentOverride, PreconditionResult } from "../policy/index.js";
 
 /**
@@ -32,6 +33,10 @@ export interface SyncWork {
   capabilities: ClusterCapabilities;
   /** The Update call that set this work, linked from each sync attempt's span. */
   cause?: SpanRef;
+  /** Blast-radius limits of the Update that set this work (its fields over the server's defaults). */
+  limits?: BlastRadiusLimits;
+  /** The plan digest the Update was previewed with; a payload whose plan differs is refused. */
+  expectedPlanDigest?: string;
 }
 
 export type LoadStep = "" | "RetrievePayload" | "LoadPayload" | "VerifyPayloadVersion" | "PreconditionChecks" | "PayloadLoaded";

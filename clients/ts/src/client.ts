@@ -5,6 +5,10 @@ import {
   type DesiredUpdate,
   type GetStatusResponse,
   type NotifyResourceActivityResponse,
+  type PauseUpdateResponse,
+  type PreviewRequest,
+  type PreviewResponse,
+  type ResumeUpdateResponse,
   type StatusWatchResponse,
   type SyncWorkerStatus,
   type UpdateRequest,
@@ -56,6 +60,8 @@ export interface WatchOptions {
 
 export type UpdateInput = Partial<Omit<UpdateRequest, "desired">> & { readonly desired: Partial<DesiredUpdate> & { image: string } };
 
+export type PreviewInput = Partial<Omit<PreviewRequest, "desired">> & { readonly desired: Partial<DesiredUpdate> & { image: string } };
+
 /**
  * A SyncWorker client with promises, deadlines, AbortSignals and a resuming watch. Errors are always
  * {@link SyncWorkerError}.
@@ -88,7 +94,8 @@ export class SyncWorkerClient {
       overrides: input.overrides ?? [],
       capabilities: input.capabilities,
       state: input.state ?? 0,
-      expectedPlanDigest: "",
+      limits: input.limits,
+      expectedPlanDigest: input.expectedPlanDigest ?? "",
     };
     const res = await this.#unary<UpdateResponse>(opts, (md, o, cb) => this.#raw.update(req, md, o, cb));
     return required(res.status);
@@ -99,10 +106,53 @@ export class SyncWorkerClient {
     return required(res.status);
   }
 
+  /**
+   * Pauses the update at a task boundary: running attempts finish, no new task starts, the position is kept (across
+   * restarts too). Resolves with the status showing `pause`; FailedPrecondition when already paused.
+   */
+  async pauseUpdate(reason = "", opts: CallOpts = {}): Promise<SyncWorkerStatus> {
+    const res = await this.#unary<PauseUpdateResponse>(opts, (md, o, cb) => this.#raw.pauseUpdate({ reason }, md, o, cb));
+    return required(res.status);
+  }
+
+  /** Continues a paused update from where it stood; FailedPrecondition when not paused. */
+  async resumeUpdate(opts: CallOpts = {}): Promise<SyncWorkerStatus> {
+    const res = await this.#unary<ResumeUpdateResponse>(opts, (md, o, cb) => this.#raw.resumeUpdate({}, md, o, cb));
+    return required(res.status);
+  }
+
   /** Wakes the worker early; false when a notification was already pending and this one coalesced into it. */
   async notify(message: string, opts: CallOpts = {}): Promise<boolean> {
     const res = await this.#unary<NotifyResourceActivityResponse>(opts, (md, o, cb) => this.#raw.notifyResourceActivity({ message }, md, o, cb));
     return res.queued;
+  }
+
+  /**
+   * What an update to `input.desired` would do, computed by the server against the live cluster without writing:
+   * one `{ object }` per payload object (create, change with its diff, unchanged, delete or skipped), then one
+   * `{ summary }` with the counts and the plan's digest (pin it with `update({ expectedPlanDigest })`). No deadline
+   * unless `timeoutMs` is given: a large payload on a real cluster takes a while. `break` cancels the call.
+   */
+  async *preview(input: PreviewInput, opts: CallOpts = {}): AsyncGenerator<PreviewResponse, void, undefined> {
+    const req: PreviewRequest = {
+      desired: { version: "", force: false, ...input.desired },
+      overrides: input.overrides ?? [],
+      capabilities: input.capabilities,
+      limits: input.limits,
+    };
+    opts.signal?.throwIfAborted();
+    const options = opts.timeoutMs === undefined ? {} : { deadline: new Date(Date.now() + opts.timeoutMs) };
+    const stream = this.#raw.preview(req, this.#metadata(), options);
+    const cancel = (): void => stream.cancel();
+    opts.signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      for await (const response of stream as AsyncIterable<PreviewResponse>) yield response;
+    } catch (err) {
+      throw SyncWorkerError.from(opts.signal?.aborted ? opts.signal.reason : err);
+    } finally {
+      opts.signal?.removeEventListener("abort", cancel);
+      stream.cancel();
+    }
   }
 
   /**

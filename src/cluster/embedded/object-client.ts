@@ -24,6 +24,11 @@ export class EmbeddedObjectClient implements ObjectClient {
     return this.store.apply(obj).object;
   }
 
+  async dryRunApply(obj: KubeObject): Promise<KubeObject> {
+    await this.roundTrip();
+    return this.store.apply(obj, { dryRun: true }).object;
+  }
+
   async create(obj: KubeObject): Promise<"created" | "exists"> {
     await this.roundTrip();
     if (this.store.tryGet(refOf(obj))) return "exists";

@@ -67,16 +67,19 @@ export class ObjectStore {
   /**
    * Server-side-apply-like write: the applied object's top-level fields replace the stored ones,
    * labels and annotations merge key by key, status is left to the status writer. A write that
-   * changes nothing is reported `unchanged` and bumps no resourceVersion.
+   * changes nothing is reported `unchanged` and bumps no resourceVersion. A dry run (`dryRun=All`) returns the
+   * object the write would store, and stores, records and announces nothing.
    */
-  apply(obj: KubeObject): { object: StoredObject; action: ChangeAction } {
+  apply(obj: KubeObject, options: { readonly dryRun?: boolean } = {}): { object: StoredObject; action: ChangeAction } {
+    const dryRun = options.dryRun === true;
     const ref = refOf(obj);
     if (!ref.kind || !ref.name) throw new ApiError(ref, "Invalid", 422, "kind and metadata.name are required");
     const key = objectKey(ref);
     const existing = this.#objects.get(key);
     const sent = JSON.stringify(obj);
     if (existing && this.#lastApplied.get(key) === sent) return { object: existing, action: "unchanged" };
-    this.#lastApplied.set(key, sent);
+    if (!dryRun) this.#lastApplied.set(key, sent);
+    const nextVersion = (): string => String(dryRun ? this.#resourceVersion + 1 : ++this.#resourceVersion);
     const applied = JSON.parse(sent) as KubeObject;
 
     if (!existing) {
@@ -86,12 +89,12 @@ export class ObjectStore {
           ...applied.metadata,
           name: ref.name,
           uid: randomUUID(),
-          resourceVersion: String(++this.#resourceVersion),
+          resourceVersion: nextVersion(),
           generation: 1,
           creationTimestamp: this.now().toISOString(),
         },
       };
-      return this.#store(key, created, "created");
+      return dryRun ? { object: created, action: "created" } : this.#store(key, created, "created");
     }
     const labels = { ...existing.metadata.labels, ...applied.metadata?.labels };
     const annotations = { ...existing.metadata.annotations, ...applied.metadata?.annotations };
@@ -109,12 +112,12 @@ export class ObjectStore {
         ...existing.metadata,
         labels,
         annotations,
-        resourceVersion: String(++this.#resourceVersion),
+        resourceVersion: nextVersion(),
         generation: existing.metadata.generation + (specChanged ? 1 : 0),
       },
       ...(existing["status"] === undefined ? {} : { status: existing["status"] }),
     };
-    return this.#store(key, updated, "configured");
+    return dryRun ? { object: updated, action: "configured" } : this.#store(key, updated, "configured");
   }
 
   /** Replaces the status subresource, as a controller would. */

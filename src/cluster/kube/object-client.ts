@@ -134,9 +134,17 @@ export class KubeObjectClient implements ObjectClient {
     }
   }
 
-  async apply(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+  apply(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+    return this.#apply(obj, "", signal);
+  }
+
+  dryRunApply(obj: KubeObject, signal: AbortSignal): Promise<KubeObject> {
+    return this.#apply(obj, "&dryRun=All", signal);
+  }
+
+  async #apply(obj: KubeObject, query: string, signal: AbortSignal): Promise<KubeObject> {
     const ref = refOf(obj);
-    const path = `${await this.#path(ref, signal)}?fieldManager=${FIELD_MANAGER}&force=true`;
+    const path = `${await this.#path(ref, signal)}?fieldManager=${FIELD_MANAGER}&force=true${query}`;
     // JSON is YAML, so the apply patch content type takes the object as it is.
     return (await this.#send(ref, "PATCH", path, signal, obj, "application/apply-patch+yaml")).body as KubeObject;
   }

@@ -1,0 +1,103 @@
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
+import { stringify } from "yaml";
+import type { KubeObject, Manifest } from "../payload/manifest.js";
+import { PlanError, type ObjectEffect, type ObjectPlanner } from "../worker/index.js";
+import { CREATE_ONLY_ANNOTATION, DELETE_ANNOTATION, isClusterOperator, withoutStatus } from "./applier.js";
+import { ApiError, formatRef, refOf, type ObjectRef } from "./errors.js";
+import type { ObjectClient } from "./object-client.js";
+
+/** Server bookkeeping that every write moves and no manifest sets: left out of diffs and fingerprints. */
+const NOISE = ["managedFields", "resourceVersion", "generation", "creationTimestamp", "uid", "selfLink"];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Keys sorted at every level, so equal objects print and compare equal whatever order a server sent. */
+function canonical(value: unknown): Json {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== "object") return value as Json;
+  const out: { [key: string]: Json } = {};
+  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+/** The object as the fields an apply decides: no status (controllers write it) and no server bookkeeping. */
+function comparable(obj: KubeObject): Json {
+  const { metadata, ...rest } = withoutStatus(obj);
+  const meta: Record<string, unknown> = { ...metadata };
+  for (const key of NOISE) delete meta[key];
+  // An empty map is no map (the API server omits them; the embedded store keeps one after a merge).
+  for (const key of ["labels", "annotations"]) if (Object.keys(meta[key] ?? {}).length === 0) delete meta[key];
+  return canonical({ ...rest, metadata: meta });
+}
+
+/** `group.version.Kind.namespace.name`, as kubectl diff names the files it compares. */
+function fileName(ref: ObjectRef): string {
+  return [ref.group || "core", ref.version, ref.kind, ref.namespace, ref.name].filter((part) => part !== "").join(".");
+}
+
+/** A server that cannot dry-run the object because the payload itself brings what it needs (its CRD, its namespace). */
+function missingPrerequisite(err: unknown): boolean {
+  return err instanceof ApiError && (err.statusReason === "NoMatch" || err.statusReason === "NotFound");
+}
+
+/**
+ * Computes what the applier would do to one manifest, with the applier's rules (ClusterOperators are only
+ * precreated, the delete and create-only annotations) and a server-side apply dry run (`dryRun=All`, our field
+ * manager) for everything it would apply. Writes nothing.
+ */
+export class ClusterPlanner implements ObjectPlanner {
+  constructor(private readonly client: ObjectClient) {}
+
+  async effect(manifest: Manifest, signal: AbortSignal): Promise<ObjectEffect> {
+    const obj = manifest.obj;
+    const ref = refOf(obj);
+    try {
+      return await this.#effect(manifest, ref, signal);
+    } catch (err) {
+      signal.throwIfAborted();
+      if (err instanceof PlanError) throw err;
+      const reason = err instanceof ApiError ? err.statusReason : "DryRunFailed";
+      const detail = err instanceof Error ? err.message : String(err);
+      throw new PlanError(reason, formatRef(ref), `${formatRef(ref)} dry-run failed (${reason}): ${detail}`, { cause: err });
+    }
+  }
+
+  async #effect(manifest: Manifest, ref: ObjectRef, signal: AbortSignal): Promise<ObjectEffect> {
+    const obj = manifest.obj;
+    // A kind the server does not serve yet (its CRD comes with this payload) has no live objects.
+    const live = await this.client.get(ref, signal).catch((err: unknown) => {
+      if (err instanceof ApiError && err.statusReason === "NoMatch") return undefined;
+      throw err;
+    });
+    const annotations = obj.metadata?.annotations ?? {};
+    const deletion = annotations[DELETE_ANNOTATION];
+    if (deletion !== undefined) {
+      if (deletion !== "true") throw new PlanError("InvalidAnnotation", formatRef(ref), `Invalid delete annotation "${DELETE_ANNOTATION}" value: "${deletion}"`);
+      return live ? { action: "delete", diff: "", fingerprint: JSON.stringify([comparable(live), null]) } : UNCHANGED;
+    }
+    // The worker never applies a ClusterOperator (its operator owns it), it only precreates a missing one; a
+    // create-only object is left alone once it exists.
+    if (live && (isClusterOperator(manifest) || annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true")) return UNCHANGED;
+
+    const sent = withoutStatus(obj);
+    let result: KubeObject;
+    try {
+      result = await this.client.dryRunApply(sent, signal);
+    } catch (err) {
+      // The dry run cannot see what the same update creates first: the object as sent is the best prediction.
+      if (live || !missingPrerequisite(err)) throw err;
+      result = sent;
+    }
+    const after = comparable(result);
+    if (!live) return { action: "create", diff: "", fingerprint: JSON.stringify([null, after]) };
+    const before = comparable(live);
+    const beforeText = stringify(before);
+    const afterText = stringify(after);
+    if (beforeText === afterText) return UNCHANGED;
+    const name = fileName(ref);
+    const diff = createTwoFilesPatch(`live/${name}`, `merged/${name}`, beforeText, afterText, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY });
+    return { action: "change", diff, fingerprint: JSON.stringify([before, after]) };
+  }
+}
+
+const UNCHANGED: ObjectEffect = { action: "unchanged", diff: "", fingerprint: "" };

@@ -1,0 +1,88 @@
+// The plan of an update over the embedded cluster's store (the real dry-run seam, no cluster process): actions,
+// diffs, skips, the digest's stability and sensitivity, and the blast-radius arithmetic.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { EmbeddedObjectClient } from "../../../src/cluster/embedded/object-client.js";
+import { ObjectStore } from "../../../src/cluster/embedded/index.js";
+import { ClusterPlanner } from "../../../src/cluster/planner.js";
+import { NO_CAPABILITIES, setCapabilities, type ComponentOverride } from "../../../src/policy/index.js";
+import { computePlan, effectiveLimits, limitViolations, planDigest, type PlannedObject } from "../../../src/worker/index.js";
+import { configMap, manifest, payload } from "../../harness/worker-harness.js";
+
+const cm = (name: string, data: Record<string, string>, annotations: Record<string, string> = {}) =>
+  manifest(`0000_50_test_${name}.yaml`, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "test", annotations }, data });
+
+function cluster(): { store: ObjectStore; planner: ClusterPlanner } {
+  const store = new ObjectStore(() => new Date(0));
+  // No round trip through the event loop: the store answers at once.
+  return { store, planner: new ClusterPlanner(new EmbeddedObjectClient(store, () => Promise.resolve())) };
+}
+
+async function plan(planner: ClusterPlanner, manifests: Parameters<typeof payload>[2], overrides: ComponentOverride[] = []) {
+  const objects: PlannedObject[] = [];
+  const result = await computePlan(payload("2.0.0", "/p", manifests), { overrides, capabilities: setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()) }, planner, (o) => objects.push(o), AbortSignal.timeout(5_000));
+  return { ...result, objects };
+}
+
+test("each object's action: create, change with a diff of the changed field, unchanged, delete, skipped by an override", async () => {
+  const { store, planner } = cluster();
+  for (const m of [cm("same", { a: "1" }), cm("edited", { a: "1", b: "2" }), cm("doomed", { x: "1" })]) store.apply(m.obj);
+  const before = store.list().map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`);
+  const result = await plan(
+    planner,
+    [cm("same", { a: "1" }), cm("edited", { a: "1", b: "3" }), cm("new", { n: "1" }), cm("doomed", { x: "1" }, { "release.openshift.io/delete": "true" }), cm("gone", {}, { "release.openshift.io/delete": "true" }), cm("mine", { m: "1" })],
+    [{ kind: "ConfigMap", group: "", namespace: "test", name: "mine", unmanaged: true }],
+  );
+  assert.deepEqual(
+    result.objects.map((o) => `${o.name}:${o.action}`),
+    ["same:unchanged", "edited:change", "new:create", "doomed:delete", "gone:unchanged", "mine:skipped"],
+  );
+  const edited = result.objects.find((o) => o.name === "edited");
+  assert.match(edited?.diff ?? "", /^--- live\/core\.v1\.ConfigMap\.test\.edited\n\+\+\+ merged\/core\.v1\.ConfigMap\.test\.edited\n/);
+  assert.match(edited?.diff ?? "", /\n-  b: "2"\n\+  b: "3"\n/);
+  assert.doesNotMatch(edited?.diff ?? "", /resourceVersion|generation|creationTimestamp|uid/, "server bookkeeping is no change");
+  assert.equal(result.objects.find((o) => o.name === "mine")?.skippedReason, "unmanaged by a component override");
+  assert.deepEqual(result.counts, { create: 1, change: 1, unchanged: 2, delete: 1, skipped: 1 });
+  assert.deepEqual(store.list().map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`), before, "a plan writes nothing");
+});
+
+test("the digest is stable while nothing changes and moves when the payload or a live object does", async () => {
+  const { store, planner } = cluster();
+  store.apply(cm("a", { v: "1" }).obj);
+  const manifests = [cm("a", { v: "2" }), cm("b", { v: "1" })];
+  const first = await plan(planner, manifests);
+  const again = await plan(planner, [...manifests].reverse());
+  assert.equal(again.digest, first.digest, "same changes, same digest, whatever the order");
+  assert.match(first.digest, /^sha256:[0-9a-f]{64}$/);
+  assert.notEqual((await plan(planner, [cm("a", { v: "3" }), cm("b", { v: "1" })])).digest, first.digest, "another payload");
+  store.apply(cm("a", { v: "9" }).obj);
+  assert.notEqual((await plan(planner, manifests)).digest, first.digest, "a live object changed since");
+  store.apply(cm("a", { v: "2" }).obj);
+  store.apply(cm("b", { v: "1" }).obj);
+  const applied = await plan(planner, manifests);
+  assert.equal(applied.digest, planDigest([]), "nothing left to change: the empty plan's digest");
+  assert.deepEqual(applied.counts, { create: 0, change: 0, unchanged: 2, delete: 0, skipped: 0 });
+});
+
+test("capabilities that are not enabled skip their manifests, naming the capability", async () => {
+  const { planner } = cluster();
+  const console = configMap("console-config", "0000_50_console_00.yaml", { "capability.openshift.io/name": "Console" });
+  const objects: PlannedObject[] = [];
+  await computePlan(payload("2.0.0", "/p", [console]), { overrides: [], capabilities: NO_CAPABILITIES }, planner, (o) => objects.push(o), AbortSignal.timeout(5_000));
+  assert.equal(objects[0]?.action, "skipped");
+  assert.match(objects[0]?.skippedReason ?? "", /Console/);
+});
+
+test("blast-radius arithmetic: deletions and the changed share against their limits", () => {
+  const counts = { create: 2, change: 3, unchanged: 14, delete: 1, skipped: 5 };
+  const plan = { counts, manifests: 20 };
+  assert.deepEqual(limitViolations(plan, {}), [], "no limits, no violation");
+  assert.deepEqual(limitViolations(plan, { maxDeletions: 1, maxChangedPercent: 30 }), [], "at the limits is within them");
+  assert.deepEqual(limitViolations(plan, { maxDeletions: 0, maxChangedPercent: 29.9 }), [
+    "the update would delete 1 object, more than the limit of 0 (max_deletions)",
+    "the update would change 6 of 20 objects (30%), more than the limit of 29.9% (max_changed_percent)",
+  ]);
+  assert.deepEqual(limitViolations({ counts: { ...counts, delete: 0, create: 0, change: 0 }, manifests: 0 }, { maxChangedPercent: 0 }), [], "an empty payload changes nothing");
+  assert.deepEqual(effectiveLimits({ maxDeletions: 3 }, { maxDeletions: 10, maxChangedPercent: 50 }), { maxDeletions: 3, maxChangedPercent: 50 }, "the request's fields over the defaults");
+  assert.deepEqual(effectiveLimits(undefined, undefined), {});
+});
