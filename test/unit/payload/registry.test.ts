@@ -1,0 +1,191 @@
+// The registry retriever's pure parts and its file handling: references, challenges, credentials, manifests and
+// platforms, layer extraction (whiteouts, links, refusals), the cache's self-check, and the verification policy.
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { test } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { PayloadError } from "../../../src/payload/errors.js";
+import { credentialsFor, parseChallenge } from "../../../src/payload/registry/auth.js";
+import { checkEntry, entryDir, sealEntry } from "../../../src/payload/registry/cache.js";
+import { PayloadExtractor } from "../../../src/payload/registry/extract.js";
+import { layerCompression, parseManifest, selectPlatform } from "../../../src/payload/registry/image-manifest.js";
+import { RegistryClient, RegistryRetriever, parseReference, type ImageVerifier } from "../../../src/payload/registry/index.js";
+import { tarLayer, type LayerEntry } from "../../harness/registry.js";
+
+const HEX = "a".repeat(64);
+const tmp = (prefix: string): Promise<string> => mkdtemp(join(tmpdir(), `syncworker-${prefix}-`));
+
+for (const tc of [
+  { text: `quay.io/openshift-release-dev/ocp-release@sha256:${HEX}`, want: { registry: "quay.io", repository: "openshift-release-dev/ocp-release", digest: `sha256:${HEX}` } },
+  { text: "127.0.0.1:5000/release/demo:4.14.0-x86_64", want: { registry: "127.0.0.1:5000", repository: "release/demo", tag: "4.14.0-x86_64" } },
+  { text: `localhost/demo:1@sha256:${HEX}`, want: { registry: "localhost", repository: "demo", tag: "1", digest: `sha256:${HEX}` } },
+  { text: "busybox:latest", want: { registry: "docker.io", repository: "library/busybox", tag: "latest" } },
+]) {
+  test(`parseReference ${tc.text}`, () => assert.deepEqual(parseReference(tc.text), tc.want));
+}
+
+for (const tc of [
+  { text: "quay.io/Upper/case:1", why: /lowercase path components/ },
+  { text: "quay.io/repo@sha256:abc", why: /is not sha256:<64 hex digits>/ },
+  { text: "quay.io/repo", why: /neither a tag nor a digest/ },
+  { text: "quay.io/repo:bad tag", why: /is not a valid tag/ },
+]) {
+  test(`parseReference refuses ${tc.text}`, () => assert.throws(() => parseReference(tc.text), { message: new RegExp(`invalid image reference "${tc.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}": .*${tc.why.source}`) }));
+}
+
+test("parseChallenge reads quoted and bare parameters", () => {
+  assert.deepEqual(parseChallenge('Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull"'), {
+    scheme: "bearer",
+    params: { realm: "https://auth.example/token", service: "registry.example", scope: "repository:a/b:pull" },
+  });
+  assert.deepEqual(parseChallenge("Basic realm=Registry"), { scheme: "basic", params: { realm: "Registry" } });
+  assert.equal(parseChallenge(""), undefined);
+});
+
+test("credentialsFor reads a Docker config.json by registry host", async () => {
+  const file = join(await tmp("auth"), "config.json");
+  await writeFile(
+    file,
+    JSON.stringify({
+      auths: {
+        "quay.io": { auth: Buffer.from("robot:s3cr:et").toString("base64") },
+        "https://index.docker.io/v1/": { username: "hub", password: "pw" },
+        "registry.example:5000/some/path": { identitytoken: "tok" },
+      },
+    }),
+  );
+  assert.deepEqual(await credentialsFor(file, "quay.io", false), { username: "robot", password: "s3cr:et" });
+  assert.deepEqual(await credentialsFor(file, "docker.io", false), { username: "hub", password: "pw" });
+  assert.deepEqual(await credentialsFor(file, "registry.example:5000", false), { username: "<token>", password: "tok" });
+  assert.equal(await credentialsFor(file, "other.example", false), undefined);
+  assert.equal(await credentialsFor(join(file, "..", "absent.json"), "quay.io", true), undefined, "a missing default file is anonymous");
+  await assert.rejects(credentialsFor(join(file, "..", "absent.json"), "quay.io", false), /reading registry credentials .*absent\.json: ENOENT/);
+  await writeFile(file, "[]");
+  await assert.rejects(credentialsFor(file, "quay.io", false), /config\.json are not a Docker config\.json: no "auths" object/);
+});
+
+const descriptor = (n: string, platform?: object): object => ({ mediaType: "application/vnd.oci.image.manifest.v1+json", digest: `sha256:${n.repeat(64)}`, size: 10, ...(platform ? { platform } : {}) });
+
+test("parseManifest tells images from indexes, OCI and Docker alike", () => {
+  const docker = { schemaVersion: 2, mediaType: "application/vnd.docker.distribution.manifest.v2+json", config: descriptor("c"), layers: [descriptor("1")] };
+  assert.equal(parseManifest(Buffer.from(JSON.stringify(docker)), "").kind, "image");
+  const oci = { schemaVersion: 2, config: descriptor("c"), layers: [descriptor("1"), descriptor("2")] };
+  const parsed = parseManifest(Buffer.from(JSON.stringify(oci)), "application/vnd.oci.image.manifest.v1+json");
+  assert.deepEqual(parsed.kind === "image" && parsed.layers.map((l) => l.digest), [`sha256:${"1".repeat(64)}`, `sha256:${"2".repeat(64)}`]);
+  const index = { schemaVersion: 2, mediaType: "application/vnd.docker.distribution.manifest.list.v2+json", manifests: [descriptor("3", { os: "linux", architecture: "arm64" })] };
+  assert.equal(parseManifest(Buffer.from(JSON.stringify(index)), "").kind, "index");
+  assert.throws(() => parseManifest(Buffer.from(JSON.stringify({ schemaVersion: 1 })), ""), /schemaVersion 1 is not supported/);
+  assert.throws(() => parseManifest(Buffer.from(JSON.stringify({ schemaVersion: 2, layers: [{ digest: "md5:x", size: 1 }] })), ""), /layers\[0\] has no sha256 digest/);
+});
+
+test("selectPlatform picks linux/<arch> and lists what there is otherwise", () => {
+  const manifests = [descriptor("1", { os: "linux", architecture: "arm64" }), descriptor("2", { os: "linux", architecture: "amd64" })];
+  assert.equal(selectPlatform(parseDescriptors(manifests), "amd64").digest, `sha256:${"2".repeat(64)}`);
+  assert.throws(() => selectPlatform(parseDescriptors(manifests), "s390x"), /no manifest for linux\/s390x \(it has linux\/arm64, linux\/amd64\)/);
+});
+
+function parseDescriptors(manifests: object[]): ReturnType<typeof selectPlatform>[] {
+  const parsed = parseManifest(Buffer.from(JSON.stringify({ schemaVersion: 2, manifests })), "application/vnd.oci.image.index.v1+json");
+  assert.equal(parsed.kind, "index");
+  return parsed.kind === "index" ? [...parsed.manifests] : [];
+}
+
+test("layerCompression accepts gzip and plain tar layers and names what it refuses", () => {
+  assert.equal(layerCompression("application/vnd.oci.image.layer.v1.tar+gzip"), "gzip");
+  assert.equal(layerCompression("application/vnd.docker.image.rootfs.diff.tar.gzip"), "gzip");
+  assert.equal(layerCompression("application/vnd.oci.image.layer.v1.tar"), "none");
+  assert.throws(() => layerCompression("application/vnd.oci.image.layer.v1.tar+zstd"), /tar\+zstd" is not supported/);
+});
+
+/** Extracts `layers` (entry lists) in order into a fresh root; returns the root. */
+async function extractLayers(...layers: LayerEntry[][]): Promise<string> {
+  const root = join(await tmp("extract"), "payload");
+  const extractor = new PayloadExtractor(root);
+  for (const [i, entries] of layers.entries()) {
+    await extractor.extract(Readable.from([gunzipSync(await tarLayer(entries))]), `layer-${i}`, new AbortController().signal);
+  }
+  return root;
+}
+
+test("only the payload directories are extracted, and later layers' whiteouts remove what earlier ones put", async () => {
+  const root = await extractLayers(
+    [
+      { name: "./release-manifests/a.yaml", content: "a" },
+      { name: "release-manifests/b.yaml", content: "b" },
+      { name: "manifests/old/x.yaml", content: "x" },
+      { name: "etc/passwd", content: "not payload" },
+      { name: "manifests/hard.yaml", type: "link", linkname: "release-manifests/a.yaml" },
+    ],
+    [
+      { name: "release-manifests/.wh.b.yaml" },
+      { name: "manifests/old/.wh..wh..opq" },
+      { name: "manifests/old/y.yaml", content: "y" },
+    ],
+  );
+  assert.deepEqual((await readdir(root)).sort(), ["manifests", "release-manifests"]);
+  assert.deepEqual(await readdir(join(root, "release-manifests")), ["a.yaml"]);
+  assert.deepEqual(await readdir(join(root, "manifests/old")), ["y.yaml"]);
+  assert.equal(await readFile(join(root, "manifests/hard.yaml"), "utf8"), "a");
+});
+
+for (const tc of [
+  { name: "an absolute name", entries: [{ name: "/release-manifests/x", content: "x" }], why: /"\/release-manifests\/x" refused: absolute path/ },
+  { name: "a link inside the root", entries: [{ name: "manifests/ok", type: "symlink" as const, linkname: "../release-manifests" }, { name: "manifests/ok/x", content: "x" }], why: /written through the symbolic link manifests\/ok/ },
+  { name: "an absolute link target", entries: [{ name: "manifests/l", type: "symlink" as const, linkname: "/etc/passwd" }], why: /symbolic link to "\/etc\/passwd" leaves the extraction root/ },
+  { name: "a hard link to a file outside the payload", entries: [{ name: "manifests/l", type: "link" as const, linkname: "etc/shadow" }], why: /hard link to "etc\/shadow", which is not a payload file extracted before it/ },
+]) {
+  test(`extraction refuses ${tc.name}`, async () => {
+    await assert.rejects(extractLayers(tc.entries), { message: new RegExp(`^layer layer-0: tar entry .*${tc.why.source}`) });
+  });
+}
+
+test("a cache entry is used only while its files are as recorded", async () => {
+  const cache = await tmp("cache");
+  const digest = `sha256:${HEX}`;
+  const dir = entryDir(cache, digest);
+  await mkdir(join(dir, "payload/release-manifests"), { recursive: true });
+  await writeFile(join(dir, "payload/release-manifests/a.yaml"), "a");
+  assert.equal(await checkEntry(dir, digest), false, "not sealed yet");
+  await sealEntry(dir, digest);
+  assert.equal(await checkEntry(dir, digest), true);
+  assert.equal(await checkEntry(dir, `sha256:${"b".repeat(64)}`), false, "recorded for another digest");
+  await writeFile(join(dir, "payload/release-manifests/a.yaml"), "changed");
+  assert.equal(await checkEntry(dir, digest), false, "a changed file");
+  await writeFile(join(dir, "payload/release-manifests/a.yaml"), "a");
+  await writeFile(join(dir, "payload/release-manifests/extra.yaml"), "e");
+  assert.equal(await checkEntry(dir, digest), false, "an added file");
+});
+
+test("verification: a refusal fails the retrieval unless forced; forced, the image is unverified with the error", async () => {
+  const cache = await tmp("verify-cache");
+  const digest = `sha256:${HEX}`;
+  // A sealed entry, so no registry is contacted: the registry host below does not exist.
+  const dir = entryDir(cache, digest);
+  await mkdir(join(dir, "payload/release-manifests"), { recursive: true });
+  await sealEntry(dir, digest);
+  const image = `registry.invalid/release@${digest}`;
+  const client = new RegistryClient({ authFile: "", authFileOptional: true });
+  const seen: string[] = [];
+  const refuse: ImageVerifier = async (d, reference) => (seen.push(`${d} ${reference}`), { verified: false, error: new Error("no trusted signature") });
+  const retriever = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64", verifier: refuse });
+  const signal = new AbortController().signal;
+  await assert.rejects(retriever.retrieve({ image, force: false }, signal), (err: unknown) => {
+    assert.ok(err instanceof PayloadError);
+    assert.equal(err.reason, "ImageVerificationFailed");
+    assert.equal(err.step, "RetrievePayload");
+    assert.equal(err.message, "The update cannot be verified: no trusted signature");
+    return true;
+  });
+  assert.deepEqual(seen, [`${digest} ${image}`], "the verifier is asked about the digest and the pull spec by digest");
+  const forced = await retriever.retrieve({ image, force: true }, signal);
+  assert.equal(forced.verified, false);
+  assert.match(forced.verificationError?.message ?? "", /cannot be verified: no trusted signature/);
+  const trusted = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64", verifier: async () => ({ verified: true }) });
+  assert.deepEqual(await trusted.retrieve({ image, force: false }, signal), { directory: join(dir, "payload"), local: false, verified: true });
+  const unconfigured = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64" });
+  assert.equal((await unconfigured.retrieve({ image, force: false }, signal)).verified, false, "no keys: unverified, not refused");
+  await client.close();
+});
