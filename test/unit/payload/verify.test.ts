@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as openpgp from "openpgp";
-import { addToStore, checkClaim, claimFor, loadKeyrings, readKeyring, releaseVerifier, signatureStore, signImage, verifyWithKeyring, type Keyring } from "../../../src/payload/verify/index.js";
+import { addToStore, checkClaim, claimFor, configureVerifier, loadKeyrings, readKeyring, releaseVerifier, signatureStore, signImage, verifyWithKeyring, type Keyring } from "../../../src/payload/verify/index.js";
 
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 const OTHER = `sha256:${"cd".repeat(32)}`;
@@ -222,6 +222,17 @@ describe("release verifier with a signature store over HTTP", () => {
     const none = await verify("", "r", signal);
     assert.equal(none.error?.message, "release images that are not accessed via digest cannot be verified");
     assert.deepEqual(requests, []);
+  });
+
+  it("configured without keys, nothing is verified and nothing refused; with keys, stores are read", async () => {
+    const none = configureVerifier({ keyrings: [], signatureStores: [base] }, undefined, now);
+    assert.deepEqual(await none.verify(digestOf(10), "r", signal), { verified: false });
+    await none.close();
+    await sign(digestOf(10), key);
+    const configured = configureVerifier({ keyrings: [trusted], signatureStores: [base] }, undefined, now);
+    assert.deepEqual(await configured.verify(digestOf(10), "r", signal), { verified: true });
+    assert.equal((await configured.verify(digestOf(11), "r", signal)).verified, false);
+    await configured.close();
   });
 
   it("throws when the signal aborts instead of answering", async () => {
