@@ -1,0 +1,183 @@
+// Preview, blast-radius limits and plan-bound apply against a real kube-apiserver and etcd (issues 15 and 17):
+// real-a applied, then real-b previewed (checked object by object against the two payloads and the live objects),
+// refused over a delete limit, refused with a stale plan digest, and applied with the current one. The tests
+// share one control plane and one service, and run in order.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { PreviewSummary } from "@syncworker/client";
+import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { Manifest } from "../../src/payload/index.js";
+import { runCli } from "../harness/cli.js";
+import { createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
+import { FIXTURES, startServer, type ServerProcess } from "../harness/server.js";
+
+const REAL_A = join(FIXTURES, "real-a");
+const REAL_B = join(FIXTURES, "real-b");
+const DELETE = "release.openshift.io/delete";
+
+let cp: ControlPlane;
+let server: ServerProcess;
+let player: OperatorPlayer | undefined;
+
+before(async () => (cp = await startControlPlane()), { timeout: 90 * 60_000 });
+after(async () => {
+  await player?.stop();
+  await server?.stop();
+  await cp?.stop();
+});
+
+const apiVersionOf = (m: Manifest): string => (m.gvk.group ? `${m.gvk.group}/${m.gvk.version}` : m.gvk.version);
+const idOf = (o: { group: string; kind: string; namespace: string; name: string }): string => `${o.group}/${o.kind} ${o.namespace}/${o.name}`;
+const manifestId = (m: Manifest): string => idOf({ group: m.gvk.group, kind: m.gvk.kind, namespace: m.obj.metadata?.namespace ?? "", name: m.obj.metadata?.name ?? "" });
+const live = (m: Manifest) => cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "");
+const withoutStatus = ({ status: _status, ...rest }: Manifest["obj"]): Manifest["obj"] => rest;
+
+async function preview(dir: string): Promise<{ objects: ObjectPreview[]; summary: PreviewSummary }> {
+  const objects: ObjectPreview[] = [];
+  let summary: PreviewSummary | undefined;
+  for await (const r of server.client.preview({ desired: { image: dir } }, { timeoutMs: 300_000 })) {
+    if (r.object) objects.push(r.object);
+    if (r.summary) summary = r.summary;
+  }
+  assert.ok(summary, "the stream ends with its summary");
+  return { objects, summary };
+}
+
+async function watchUntil(predicate: (s: SyncWorkerStatus) => boolean, timeoutMs: number): Promise<SyncWorkerStatus> {
+  let last: SyncWorkerStatus | undefined;
+  try {
+    for await (const status of server.client.watchStatus({ signal: AbortSignal.timeout(timeoutMs) })) {
+      last = status;
+      if (predicate(status)) return status;
+    }
+  } catch {
+    // the timeout; reported below
+  }
+  assert.fail(`no matching status within ${timeoutMs}ms; last: ${JSON.stringify(last)}\n${server.stderr().slice(-3000)}`);
+}
+
+/** Every live object of the payloads, by id, with its resourceVersion (real-a's overridden kind is not served). */
+async function resourceVersions(manifests: readonly Manifest[]): Promise<Map<string, string>> {
+  const versions = new Map<string, string>();
+  for (const m of manifests.filter((m) => !overridden(m))) versions.set(manifestId(m), (await live(m))?.metadata.resourceVersion ?? "absent");
+  return versions;
+}
+
+let a: { version: string; manifests: Manifest[] };
+let b: { version: string; manifests: Manifest[] };
+
+test("after real-a, a preview of real-b lists exactly the objects that differ, and writes nothing", { timeout: 900_000 }, async () => {
+  a = await payloadManifests(REAL_A);
+  b = await payloadManifests(REAL_B);
+  for (const p of [a, b]) {
+    await installMissingKinds(cp.api, p.manifests);
+    await createForeignNamespaces(cp.api, p.manifests);
+  }
+  player = playOperators(cp.api, a.manifests);
+  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-kube-preview", "--reconcile-interval", "60s", "--backoff-steps", "2"]);
+  await server.client.update({ generation: 1, desired: { image: REAL_A }, overrides: REAL_A_OVERRIDES });
+  await watchUntil((s) => s.actual?.version === a.version && s.completed >= 1 && !s.failure, 600_000);
+
+  const before = await resourceVersions([...a.manifests, ...b.manifests]);
+  const { objects, summary } = await preview(REAL_B);
+
+  // What each object should be, from the two payloads and the live cluster alone.
+  const previous = new Map(a.manifests.map((m) => [manifestId(m), JSON.stringify(withoutStatus(m.obj))]));
+  const expected = new Map<string, string>();
+  for (const m of b.manifests) {
+    const id = manifestId(m);
+    const exists = (await live(m)) !== undefined;
+    if (m.obj.metadata?.annotations?.[DELETE] !== undefined) expected.set(id, exists ? "DELETE" : "UNCHANGED");
+    else if (m.gvk.kind === "ClusterOperator") expected.set(id, exists ? "UNCHANGED" : "CREATE");
+    else if (!exists) expected.set(id, "CREATE");
+    else expected.set(id, previous.get(id) === JSON.stringify(withoutStatus(m.obj)) ? "UNCHANGED" : "CHANGE");
+  }
+  const actions = new Map(objects.filter((o) => o.action !== PreviewAction.PREVIEW_ACTION_SKIPPED).map((o) => [idOf(o), PreviewAction[o.action].replace("PREVIEW_ACTION_", "")]));
+  const differences = [...expected].filter(([id, action]) => actions.get(id) !== action).map(([id, action]) => `${id}: expected ${action}, previewed ${actions.get(id)}`);
+  assert.deepEqual(differences, [], "each object's action follows from the payloads and the live objects");
+  assert.equal(actions.size, expected.size, "nothing previewed that real-b does not include");
+  assert.ok(summary.change > 0 && summary.unchanged > 0, `both kinds present: ${JSON.stringify(summary)}`);
+
+  // By hand: the monitoring ConfigMap real-b edits shows that edit; the admin-ack ConfigMap both ship alike is unchanged.
+  const monitoring = objects.find((o) => o.kind === "ConfigMap" && o.file === "0000_50_cluster-monitoring-operator_04-config.yaml");
+  assert.equal(monitoring?.action, PreviewAction.PREVIEW_ACTION_CHANGE);
+  assert.match(monitoring?.diff ?? "", /^\+.*severity=~"critical\|warning\|info\|none"/m, "the changed line, as added");
+  assert.match(monitoring?.diff ?? "", /^-.*alertstate="firing"}'$/m, "the old line, as removed");
+  const adminAck = objects.find((o) => o.kind === "ConfigMap" && o.name === "admin-acks");
+  assert.equal(adminAck?.action, PreviewAction.PREVIEW_ACTION_UNCHANGED);
+  assert.equal(adminAck?.diff, "");
+
+  const afterPreview = await resourceVersions([...a.manifests, ...b.manifests]);
+  assert.deepEqual([...afterPreview].filter(([id, rv]) => before.get(id) !== rv), [], "no resourceVersion moved: the preview wrote nothing");
+  assert.match(summary.planDigest, /^sha256:[0-9a-f]{64}$/);
+  assert.equal((await preview(REAL_B)).summary.planDigest, summary.planDigest, "stable while nothing changes");
+});
+
+test("syncworker diff exits 1 with changes, 2 on an error", { timeout: 300_000 }, async () => {
+  const changes = await runCli(["diff", "--address", server.address, "--image", REAL_B]);
+  assert.equal(changes.code, 1, changes.stderr);
+  assert.match(changes.stdout, /^diff -u -N live\/core\.v1\.ConfigMap\.openshift-monitoring\.\S+ merged\//m);
+  assert.match(changes.stdout, /^Plan: \d+ to create, \d+ to change, \d+ to delete, \d+ unchanged, \d+ skipped \(release 4\.16\.1 /m);
+  assert.match(changes.stdout, /^Plan digest: sha256:[0-9a-f]{64}$/m);
+  const missing = await runCli(["diff", "--address", server.address, "--image", join(FIXTURES, "no-such-payload")]);
+  assert.ok(missing.code >= 2, `an error exits 2 or more, got ${missing.code}`);
+  assert.match(missing.stderr, /no-such-payload/);
+});
+
+test("an update of real-b over its delete limit is refused at PreconditionChecks naming the count and the limit", { timeout: 300_000 }, async () => {
+  // Leftovers of an older release that real-b deletes: what a delete limit guards against.
+  for (const m of b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true")) {
+    if (await live(m)) continue;
+    const { [DELETE]: _delete, ...annotations } = m.obj.metadata?.annotations ?? {};
+    const body = { ...withoutStatus(m.obj), metadata: { ...m.obj.metadata, annotations } };
+    // A delete-annotated manifest keeps only its identity; kinds whose schema wants more are left out.
+    const res = await cp.api.request("POST", `${await cp.api.pathOf(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace)}?fieldManager=older-release`, body);
+    assert.ok(res.status === 201 || res.status === 422, `creating a leftover ${manifestId(m)}: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  const { summary } = await preview(REAL_B);
+  assert.ok(summary.delete >= 1, `real-b deletes something: ${JSON.stringify(summary)}`);
+  const status = await server.client.update({ generation: 2, desired: { image: REAL_B }, limits: { maxDeletions: summary.delete - 1 } });
+  const load = status.loadPayloadStatus;
+  assert.equal(load?.step, "PreconditionChecks");
+  assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
+  assert.match(load?.failure?.message ?? "", new RegExp(`would delete ${summary.delete} objects?, more than the limit of ${summary.delete - 1} \\(max_deletions\\)`));
+  assert.equal(status.actual?.version, a.version, "the previous release stays in effect");
+});
+
+test("a stale plan digest is refused naming both digests; the current one applies real-b, forced past the limit", { timeout: 900_000 }, async () => {
+  const first = await preview(REAL_B);
+  // Someone creates an object real-b would create: the plan changes (a change instead of a create).
+  const created = first.objects.find((o) => o.action === PreviewAction.PREVIEW_ACTION_CREATE && o.kind === "ConfigMap") ?? first.objects.find((o) => o.action === PreviewAction.PREVIEW_ACTION_CREATE && o.kind !== "ClusterOperator");
+  assert.ok(created, "real-b creates something");
+  const m = b.manifests.find((x) => manifestId(x) === idOf(created));
+  assert.ok(m);
+  const meta = { ...m.obj.metadata, labels: { ...m.obj.metadata?.labels, "edited-by": "test" } };
+  await cp.api.must("POST", `${await cp.api.pathOf(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace)}?fieldManager=someone-else`, { ...withoutStatus(m.obj), metadata: meta });
+
+  const stale = await server.client.update({ generation: 3, desired: { image: REAL_B }, expectedPlanDigest: first.summary.planDigest });
+  const load = stale.loadPayloadStatus;
+  assert.equal(load?.step, "PreconditionChecks");
+  assert.equal(load?.failure?.reason, "PlanDigestMismatch");
+  const second = await preview(REAL_B);
+  assert.notEqual(second.summary.planDigest, first.summary.planDigest);
+  assert.ok(load?.failure?.message.includes(first.summary.planDigest) && load.failure.message.includes(second.summary.planDigest), load?.failure?.message);
+  assert.match(load?.failure?.message ?? "", /PreconditionChecks/);
+
+  await player?.stop();
+  player = playOperators(cp.api, b.manifests);
+  const accepted = await server.client.update({
+    generation: 4,
+    desired: { image: REAL_B, force: true },
+    expectedPlanDigest: second.summary.planDigest,
+    limits: { maxDeletions: second.summary.delete - 1 },
+  });
+  assert.equal(accepted.loadPayloadStatus?.failure, undefined, JSON.stringify(accepted.loadPayloadStatus));
+  assert.match(accepted.loadPayloadStatus?.acceptedRisks ?? "", /forced past blast-radius limits: the update would delete/);
+  await watchUntil((s) => s.generation === 4 && s.actual?.version === b.version && s.completed >= 1 && !s.failure, 600_000);
+
+  const none = await runCli(["diff", "--address", server.address, "--image", REAL_B]);
+  assert.equal(none.code, 0, `${none.stdout}\n${none.stderr}`);
+  assert.match(none.stdout, /^Plan: 0 to create, 0 to change, 0 to delete, \d+ unchanged/m);
+});
