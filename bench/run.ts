@@ -5,6 +5,8 @@ const benches: Record<string, () => Promise<void>> = {
   tracing: async () => (await import("./tracing.js")).run(),
   apply: async () => (await import("./apply.js")).run(),
   "payload-load": async () => (await import("./payload-load.js")).run(),
+  pull: async () => (await import("./pull.js")).run(),
+  "snapshot-size": async () => (await import("./snapshot-size.js")).run(),
 };
 
 const name = process.argv[2] ?? "";

@@ -5,7 +5,8 @@
  * checked against its list before it is used, so a file changed or lost on disk is noticed and pulled again.
  */
 import { createHash } from "node:crypto";
-import { readFile, readdir, readlink, writeFile } from "node:fs/promises";
+import { readFileSync, readlinkSync } from "node:fs";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 
 /** What `entry.json` records. */
@@ -23,21 +24,33 @@ export function entryDir(cacheDir: string, digest: string): string {
   return join(cacheDir, "sha256", digest.slice("sha256:".length));
 }
 
-/** Every file and link under `root`, keyed by relative path. */
+/** Files hashed between two turns of the event loop while a listing is checked. */
+const BATCH = 64;
+
+/**
+ * Every file and link under `root`, keyed by relative path. Read synchronously in batches: a payload is many
+ * small files, a thread-pool round trip per open, read and close cost more than the reads, and yielding between
+ * batches keeps the event loop responsive.
+ */
 async function listing(root: string): Promise<Record<string, string>> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
   const files: Record<string, string> = {};
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+  for (let i = 0; i < entries.length; i++) {
+    if (i % BATCH === BATCH - 1) await new Promise((resolve) => setImmediate(resolve));
+    const entry = entries[i]!;
     const path = join(entry.parentPath, entry.name);
-    const key = relative(root, path);
-    if (entry.isSymbolicLink()) files[key] = `-> ${await readlink(path)}`;
-    else if (entry.isFile()) files[key] = `sha256:${createHash("sha256").update(await readFile(path)).digest("hex")}`;
+    if (entry.isSymbolicLink()) files[relative(root, path)] = `-> ${readlinkSync(path)}`;
+    else if (entry.isFile()) files[relative(root, path)] = `sha256:${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
   }
   return files;
 }
 
-/** Records what `dir/payload` holds, completing an entry before it is renamed into place. */
-export async function sealEntry(dir: string, digest: string): Promise<void> {
-  const record: EntryRecord = { digest, files: await listing(join(dir, PAYLOAD_SUBDIR)) };
+/**
+ * Records `files` (relative path → `sha256:<hex>`, or `-> target` for a link: what the extractor wrote) as
+ * what `dir/payload` holds, completing an entry before it is renamed into place.
+ */
+export async function sealEntry(dir: string, digest: string, files: Readonly<Record<string, string>>): Promise<void> {
+  const record: EntryRecord = { digest, files };
   await writeFile(join(dir, ENTRY_FILE), JSON.stringify(record));
 }
 

@@ -55,15 +55,19 @@ export class RegistryRetriever {
    * Verifies and pulls `desired.image` (unless its digest is cached) and returns the extracted directory.
    * An unverified image is refused unless `force`, which proceeds with `verificationError` set (upstream).
    */
-  async retrieve(desired: { image: string; force: boolean }, signal: AbortSignal, progress?: RetrieveProgress): Promise<PayloadInfo> {
+  async retrieve(desired: { version?: string; image: string; force: boolean }, signal: AbortSignal, progress?: RetrieveProgress): Promise<PayloadInfo> {
     const ref = parseReference(desired.image);
     const digest = ref.digest ?? parseReference(await this.resolve(desired.image, signal)).digest!;
     const pinned = byDigest(ref, digest);
     const verification = await this.#verify(digest, pinned, signal).catch((err: unknown) => ({ verified: false, error: err instanceof Error ? err : new Error(String(err)) }));
     let verificationError: PayloadError | undefined;
     if (verification.error) {
-      verificationError = new PayloadError({ kind: "Verification", message: `The update cannot be verified: ${verification.error.message}`, cause: verification.error });
-      if (!desired.force) throw verificationError;
+      const refused = new PayloadError({ kind: "Verification", message: `The update cannot be verified: ${verification.error.message}`, cause: verification.error });
+      if (!desired.force) throw refused;
+      // Forced, upstream rewords the error it proceeds despite; that text is what the accepted risks record.
+      const names = `version=${JSON.stringify(desired.version ?? "")} image=${JSON.stringify(desired.image)}`;
+      const message = `Target release ${names} cannot be verified, but continuing anyway because the update was forced: ${verification.error.message}`;
+      verificationError = new PayloadError({ kind: "Verification", message, cause: verification.error });
     }
     const dir = entryDir(this.options.cacheDir, digest);
     if (!(await checkEntry(dir, digest))) {
@@ -95,7 +99,7 @@ export class RegistryRetriever {
         const found = await stat(join(tmp, PAYLOAD_SUBDIR, name)).then((s) => s.isDirectory(), () => false);
         if (!found) throw new Error(`image ${byDigest(ref, digest)} has no ${name}/ directory in its ${layers.length} layer(s): it is not a release image`);
       }
-      await sealEntry(tmp, digest);
+      await sealEntry(tmp, digest, extractor.written());
       await mkdir(join(dir, ".."), { recursive: true });
       await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
         // Another pull of the same digest finished first; its entry is as good as ours.

@@ -11,7 +11,7 @@ import { PayloadError } from "../../../src/payload/errors.js";
 import { credentialsFor, parseChallenge } from "../../../src/payload/registry/auth.js";
 import { checkEntry, entryDir, sealEntry } from "../../../src/payload/registry/cache.js";
 import { PayloadExtractor } from "../../../src/payload/registry/extract.js";
-import { layerCompression, parseManifest, selectPlatform } from "../../../src/payload/registry/image-manifest.js";
+import { layerCompression, parseManifest, selectPlatform, sha256Digest } from "../../../src/payload/registry/image-manifest.js";
 import { RegistryClient, RegistryRetriever, parseReference, type ImageVerifier } from "../../../src/payload/registry/index.js";
 import { tarLayer, type LayerEntry } from "../../harness/registry.js";
 
@@ -100,6 +100,9 @@ test("layerCompression accepts gzip and plain tar layers and names what it refus
   assert.throws(() => layerCompression("application/vnd.oci.image.layer.v1.tar+zstd"), /tar\+zstd" is not supported/);
 });
 
+/** What each root's extractor says it wrote. */
+const extracted = new Map<string, Record<string, string>>();
+
 /** Extracts `layers` (entry lists) in order into a fresh root; returns the root. */
 async function extractLayers(...layers: LayerEntry[][]): Promise<string> {
   const root = join(await tmp("extract"), "payload");
@@ -107,6 +110,7 @@ async function extractLayers(...layers: LayerEntry[][]): Promise<string> {
   for (const [i, entries] of layers.entries()) {
     await extractor.extract(Readable.from([gunzipSync(await tarLayer(entries))]), `layer-${i}`, new AbortController().signal);
   }
+  extracted.set(root, extractor.written());
   return root;
 }
 
@@ -129,6 +133,11 @@ test("only the payload directories are extracted, and later layers' whiteouts re
   assert.deepEqual(await readdir(join(root, "release-manifests")), ["a.yaml"]);
   assert.deepEqual(await readdir(join(root, "manifests/old")), ["y.yaml"]);
   assert.equal(await readFile(join(root, "manifests/hard.yaml"), "utf8"), "a");
+  assert.deepEqual(extracted.get(root), {
+    "release-manifests/a.yaml": sha256Digest(Buffer.from("a")),
+    "manifests/old/y.yaml": sha256Digest(Buffer.from("y")),
+    "manifests/hard.yaml": sha256Digest(Buffer.from("a")),
+  });
 });
 
 for (const tc of [
@@ -149,7 +158,7 @@ test("a cache entry is used only while its files are as recorded", async () => {
   await mkdir(join(dir, "payload/release-manifests"), { recursive: true });
   await writeFile(join(dir, "payload/release-manifests/a.yaml"), "a");
   assert.equal(await checkEntry(dir, digest), false, "not sealed yet");
-  await sealEntry(dir, digest);
+  await sealEntry(dir, digest, { "release-manifests/a.yaml": sha256Digest(Buffer.from("a")) });
   assert.equal(await checkEntry(dir, digest), true);
   assert.equal(await checkEntry(dir, `sha256:${"b".repeat(64)}`), false, "recorded for another digest");
   await writeFile(join(dir, "payload/release-manifests/a.yaml"), "changed");
@@ -165,7 +174,7 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   // A sealed entry, so no registry is contacted: the registry host below does not exist.
   const dir = entryDir(cache, digest);
   await mkdir(join(dir, "payload/release-manifests"), { recursive: true });
-  await sealEntry(dir, digest);
+  await sealEntry(dir, digest, {});
   const image = `registry.invalid/release@${digest}`;
   const client = new RegistryClient({ authFile: "", authFileOptional: true });
   const seen: string[] = [];
@@ -182,7 +191,7 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   assert.deepEqual(seen, [`${digest} ${image}`], "the verifier is asked about the digest and the pull spec by digest");
   const forced = await retriever.retrieve({ image, force: true }, signal);
   assert.equal(forced.verified, false);
-  assert.match(forced.verificationError?.message ?? "", /cannot be verified: no trusted signature/);
+  assert.equal(forced.verificationError?.message, `Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: no trusted signature`);
   const trusted = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64", verifier: async () => ({ verified: true }) });
   assert.deepEqual(await trusted.retrieve({ image, force: false }, signal), { directory: join(dir, "payload"), local: false, verified: true });
   const unconfigured = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64" });
