@@ -1,7 +1,7 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { stringify } from "yaml";
 import type { KubeObject, Manifest } from "../payload/manifest.js";
-import { PlanError, type ObjectEffect, type ObjectPlanner } from "../worker/index.js";
+import { PlanError, type ObjectEffect, type ObjectPlanner, type PayloadBrings } from "../worker/index.js";
 import { CREATE_ONLY_ANNOTATION, DELETE_ANNOTATION, isClusterOperator, withoutStatus } from "./applier.js";
 import { ApiError, formatRef, refOf, type ObjectRef } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
@@ -35,9 +35,11 @@ function fileName(ref: ObjectRef): string {
   return [ref.group || "core", ref.version, ref.kind, ref.namespace, ref.name].filter((part) => part !== "").join(".");
 }
 
-/** A server that cannot dry-run the object because the payload itself brings what it needs (its CRD, its namespace). */
-function missingPrerequisite(err: unknown): boolean {
-  return err instanceof ApiError && (err.statusReason === "NoMatch" || err.statusReason === "NotFound");
+/** The server cannot dry-run the object because the payload itself brings what it lacks: its CRD or its namespace. */
+function broughtByPayload(err: unknown, ref: ObjectRef, brings: PayloadBrings): boolean {
+  if (!(err instanceof ApiError)) return false;
+  if (err.statusReason === "NoMatch") return brings.kinds.has(`${ref.group}/${ref.kind}`);
+  return err.statusReason === "NotFound" && ref.namespace !== "" && brings.namespaces.has(ref.namespace);
 }
 
 /**
@@ -48,21 +50,21 @@ function missingPrerequisite(err: unknown): boolean {
 export class ClusterPlanner implements ObjectPlanner {
   constructor(private readonly client: ObjectClient) {}
 
-  async effect(manifest: Manifest, signal: AbortSignal): Promise<ObjectEffect> {
-    const obj = manifest.obj;
-    const ref = refOf(obj);
+  async effect(manifest: Manifest, brings: PayloadBrings, signal: AbortSignal): Promise<ObjectEffect> {
+    const ref = refOf(manifest.obj);
     try {
-      return await this.#effect(manifest, ref, signal);
+      return await this.#effect(manifest, ref, brings, signal);
     } catch (err) {
       signal.throwIfAborted();
       if (err instanceof PlanError) throw err;
       const reason = err instanceof ApiError ? err.statusReason : "DryRunFailed";
-      const detail = err instanceof Error ? err.message : String(err);
+      // An ApiError's message already names the object and its reason.
+      const detail = (err instanceof Error ? err.message : String(err)).replace(`${formatRef(ref)}: ${reason}: `, "");
       throw new PlanError(reason, formatRef(ref), `${formatRef(ref)} dry-run failed (${reason}): ${detail}`, { cause: err });
     }
   }
 
-  async #effect(manifest: Manifest, ref: ObjectRef, signal: AbortSignal): Promise<ObjectEffect> {
+  async #effect(manifest: Manifest, ref: ObjectRef, brings: PayloadBrings, signal: AbortSignal): Promise<ObjectEffect> {
     const obj = manifest.obj;
     // A kind the server does not serve yet (its CRD comes with this payload) has no live objects.
     const live = await this.client.get(ref, signal).catch((err: unknown) => {
@@ -85,7 +87,8 @@ export class ClusterPlanner implements ObjectPlanner {
       result = await this.client.dryRunApply(sent, signal);
     } catch (err) {
       // The dry run cannot see what the same update creates first: the object as sent is the best prediction.
-      if (live || !missingPrerequisite(err)) throw err;
+      // A kind nobody brings fails the apply too ("no matches for kind"), and so fails the plan.
+      if (live || !broughtByPayload(err, ref, brings)) throw err;
       result = sent;
     }
     const after = comparable(result);

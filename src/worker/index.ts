@@ -6,7 +6,7 @@ export { systemClock } from "./clock.js";
 export { computePlan, effectiveLimits, hasLimits, limitViolations, planDigest, PlanError } from "./plan.js";
 export { previewUpdate } from "./preview.js";
 export type { PlanDeps, PreviewInput, PreviewResult } from "./preview.js";
-export type { BlastRadiusLimits, ObjectEffect, ObjectPlanner, Plan, PlanAction, PlanCounts, PlannedObject, PlanScope, UpdateControls } from "./plan.js";
+export type { BlastRadiusLimits, ObjectEffect, ObjectPlanner, PayloadBrings, Plan, PlanAction, PlanCounts, PlannedObject, PlanScope, UpdateControls } from "./plan.js";
 export * from "./types.js";
 
 // Library-internal below.

@@ -47,9 +47,33 @@ export interface ObjectEffect {
   readonly fingerprint: string;
 }
 
+/**
+ * What the payload itself brings: a dry run cannot see an object the same update creates first, so a planner
+ * needs to know whether a missing kind or namespace will be there by the time the object is applied.
+ */
+export interface PayloadBrings {
+  /** `group/Kind` of every CustomResourceDefinition in the payload. */
+  readonly kinds: ReadonlySet<string>;
+  readonly namespaces: ReadonlySet<string>;
+}
+
 /** The cluster side of a plan: one manifest's effect, computed without writing. Must honour `signal`. */
 export interface ObjectPlanner {
-  effect(manifest: Manifest, signal: AbortSignal): Promise<ObjectEffect>;
+  effect(manifest: Manifest, brings: PayloadBrings, signal: AbortSignal): Promise<ObjectEffect>;
+}
+
+/** The kinds and namespaces the payload's manifests create. */
+export function payloadBrings(manifests: readonly Manifest[]): PayloadBrings {
+  const kinds = new Set<string>();
+  const namespaces = new Set<string>();
+  for (const m of manifests) {
+    if (m.gvk.group === "apiextensions.k8s.io" && m.gvk.kind === "CustomResourceDefinition") {
+      const spec = m.obj["spec"] as { group?: unknown; names?: { kind?: unknown } } | undefined;
+      kinds.add(`${String(spec?.group)}/${String(spec?.names?.kind)}`);
+    }
+    if (m.gvk.group === "" && m.gvk.kind === "Namespace") namespaces.add(nameOf(m));
+  }
+  return { kinds, namespaces };
 }
 
 /** One object's predicted effect, as Preview streams it. */
@@ -122,6 +146,7 @@ export async function computePlan(
   const caps = { capabilities: capabilitiesStatus(scope.capabilities) };
   const skipReason = (m: Manifest): string | undefined =>
     overrideFor(scope.overrides, m)?.unmanaged === true ? "unmanaged by a component override" : exclusionReason(m, caps);
+  const brings = payloadBrings(payload.manifests);
   // Dry runs overlap; results are taken in payload order. Each is settled at once, so a failure behind the one
   // awaited never goes unobserved (the first failure in order fails the plan).
   const pending: Promise<{ effect: ObjectEffect } | { skipped: string } | { error: unknown }>[] = [];
@@ -129,7 +154,7 @@ export async function computePlan(
     const m = payload.manifests[pending.length];
     if (!m) return;
     const reason = skipReason(m);
-    pending.push(reason !== undefined ? Promise.resolve({ skipped: reason }) : planner.effect(m, signal).then((effect) => ({ effect }), (error: unknown) => ({ error })));
+    pending.push(reason !== undefined ? Promise.resolve({ skipped: reason }) : planner.effect(m, brings, signal).then((effect) => ({ effect }), (error: unknown) => ({ error })));
   };
   for (let i = 0; i < CONCURRENCY; i++) start();
   for (const [i, m] of payload.manifests.entries()) {

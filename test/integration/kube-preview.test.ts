@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { PreviewSummary } from "@syncworker/client";
+import { Code, SyncWorkerError, type PreviewSummary } from "@syncworker/client";
 import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
 import { runCli } from "../harness/cli.js";
@@ -180,4 +180,12 @@ test("a stale plan digest is refused naming both digests; the current one applie
   const none = await runCli(["diff", "--address", server.address, "--image", REAL_B]);
   assert.equal(none.code, 0, `${none.stdout}\n${none.stderr}`);
   assert.match(none.stdout, /^Plan: 0 to create, 0 to change, 0 to delete, \d+ unchanged/m);
+});
+
+test("a kind the cluster does not serve and the payload does not bring fails the preview, naming it", { timeout: 300_000 }, async () => {
+  // real-a without its override: its v1beta3 FlowSchema meets a server that no longer serves that version.
+  const err = await preview(REAL_A).then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof SyncWorkerError && err.code === Code.FailedPrecondition, String(err));
+  assert.match(err.rawMessage, /FlowSchema\/openshift-oauth-server dry-run failed \(NoMatch\): .*no matches for kind "FlowSchema" in version "flowcontrol\.apiserver\.k8s\.io\/v1beta3"/);
+  assert.equal((await runCli(["diff", "--address", server.address, "--image", REAL_A])).code, 2);
 });
