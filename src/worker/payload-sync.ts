@@ -61,7 +61,9 @@ signal: AbortSignal,
   const loadSeconds = (): number => (deps.clock.now().getTime() - loadStarted) / 1000;
   let info: PayloadInfo;
   try {
-    info = await tracing.span("payload retrieve", attributes, () => deps.retriever.retrieve(work.desired, signal));
+    // A download's progress ("downloaded A of B bytes") shows in the load-payload status while it lasts.
+    const progress = (text: string): void => report({ step: "RetrievePayload", message: `${retrieving}: ${text}`, verified: false });
+    info = await tracing.span("payload retrieve", attributes, () => deps.retriever.retrieve(work.desired, signal, progress));
   } catch (err) {
     metrics.payloadLoad("failure", loadSeconds());
     const failure = asError(err);

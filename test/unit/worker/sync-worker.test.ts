@@ -44,9 +44,11 @@ function setup(steps = 1, featureGates?: ReadonlySet<string>) {
   const statuses: SyncWorkerStatus[] = [];
   let retrievals = 0;
   const retriever: PayloadRetriever = {
-    retrieve: async (desired) => {
+    retrieve: async (desired, _signal, progress) => {
       retrievals++;
       if (desired.image === "missing") throw new Error("no such payload: missing");
+      // "image/pulled:1" is downloaded in two halves.
+      if (desired.image === "image/pulled:1") for (const done of [5, 10]) progress?.(`downloaded ${done} of 10 bytes`);
       return { directory: `/payloads/${desired.image}`, local: false, verified: false };
     },
   };
@@ -160,6 +162,17 @@ test("a failed load keeps the accepted payload and names the step", async () => 
   assert.equal(status.completed, 1);
   controller.abort();
   await loop;
+});
+
+test("a download's progress shows in the load-payload status while the payload is retrieved", async () => {
+  const { statuses, worker } = setup();
+  await worker.update(input("image/pulled:1"), new AbortController().signal);
+  const retrieving = 'Retrieving and verifying payload version="" image="image/pulled:1"';
+  assert.deepEqual(
+    statuses.filter((s) => s.loadPayloadStatus.step === "RetrievePayload").map((s) => s.loadPayloadStatus.message),
+    [retrieving, `${retrieving}: downloaded 5 of 10 bytes`, `${retrieving}: downloaded 10 of 10 bytes`],
+  );
+  assert.equal(statuses.at(-1)?.loadPayloadStatus.step, "PayloadLoaded");
 });
 
 test("a newer update stops the payload load of the one before it, which reports it", async () => {
