@@ -4,6 +4,7 @@ import { isKnownCapabilitySet } from "../policy/index.js";
 import type { Condition, HistoryEntry, ServiceStatus, Snapshot } from "../status/index.js";
 import type { DesiredSpec } from "../service/index.js";
 import type { PayloadState } from "../worker/index.js";
+import { toProtoComponents, toProtoTiming } from "./convert-progress.js";
 import { InvalidArgumentError } from "./errors.js";
 
 const EFFECTS: Record<UpdateEffect, pb.UpdateEffect> = {
@@ -76,7 +77,9 @@ export function toProtoStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerS
     publishedAt: new Date(snapshot.publishedAt),
     conditions: toProtoConditions(snapshot.value.clusterVersion.conditions),
     history: toProtoHistory(snapshot.value.clusterVersion.history),
-    components: [],
+    components: toProtoComponents(s.components, snapshot.value.progress),
+    timing: toProtoTiming(snapshot.value.progress),
+    pause: s.pause ? { paused: true, ...s.pause } : undefined,
   };
 }
 
@@ -102,6 +105,11 @@ function bounded(field: string, value: string, limit: number): string {
 /** The message of a NotifyResourceActivity request; a default when empty. */
 export function fromProtoNotify(req: pb.NotifyResourceActivityRequest): string {
   return bounded("message", req.message, STRING_LIMITS.message) || "resource activity";
+}
+
+/** The reason of a PauseUpdate request, bounded like a notification's message. */
+export function fromProtoPause(req: pb.PauseUpdateRequest): string {
+  return bounded("reason", req.reason, STRING_LIMITS.message);
 }
 
 /** Checks an UpdateRequest and names the first offending field; `state` stays undefined when the client lets the service choose. */

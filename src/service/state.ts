@@ -10,8 +10,8 @@
 import { z } from "zod";
 import { hasBrand, UpdateError, type UpdateEffect } from "../payload/update-error.js";
 import type { CapabilitiesSpec, ComponentOverride } from "../policy/index.js";
-import type { ClusterVersionStatus, Condition, HistoryEntry } from "../status/index.js";
-import type { DesiredUpdate, LoadPayloadStatus, PayloadState, SyncWorkerStatus } from "../worker/index.js";
+import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry } from "../status/index.js";
+import type { DesiredUpdate, LoadPayloadStatus, PassPosition, PayloadState, SyncWorkerStatus } from "../worker/index.js";
 
 /** The last Update the service accepted: replayed on start, as the CVO re-reads its ClusterVersion spec. */
 export interface DesiredSpec {
@@ -35,6 +35,10 @@ export interface PersistedState {
   readonly spec: DesiredSpec | undefined;
   readonly status: SyncWorkerStatus;
   readonly clusterVersion: ClusterVersionStatus;
+  /** Saved while paused: the tasks the held pass applied, which the pass skips when resumed after a restart. */
+  readonly position?: PassPosition;
+  /** How long each component took in recent updates: what estimates of the time left are learned from. */
+  readonly durations?: ComponentDurations;
 }
 
 const STATE_FORMAT = "syncworker.state/v1";
@@ -78,6 +82,7 @@ const workerStatusSchema = z.strictObject({
     acceptedRisks: z.string().optional(),
   }),
   capabilitiesStatus: z.strictObject({ enabled: z.array(z.string()), known: z.array(z.string()), implicitlyEnabled: z.array(z.string()) }),
+  pause: z.strictObject({ pausedBy: z.string(), reason: z.string(), pausedAt: date, updatePending: z.boolean() }).optional(),
 });
 
 const conditionSchema = z.strictObject({
@@ -113,6 +118,8 @@ const stateSchema = z.strictObject({
     .nullable(),
   status: workerStatusSchema,
   clusterVersion: z.strictObject({ conditions: z.array(conditionSchema), history: z.array(historySchema), message: z.string() }),
+  position: z.strictObject({ image: z.string(), versionHash: z.string(), done: z.array(z.number().int().positive()) }).optional(),
+  durations: z.strictObject({ updates: count, byComponent: z.record(z.string(), z.array(z.number().nonnegative())) }).optional(),
 });
 
 type Encoded = z.input<typeof stateSchema>;
@@ -161,7 +168,8 @@ function sortKeys(_key: string, value: unknown): unknown {
 
 /** The JSON text of a state, stable in key order so unchanged states serialize identically. */
 export function encodeState(state: PersistedState): string {
-  const s = state.status;
+  // Components are not saved: a resumed worker rebuilds them on its first pass.
+  const { components: _components, ...s } = state.status;
   const load = s.loadPayloadStatus;
   const { preconditionResults, ...loadRest } = load;
   const encoded: Encoded = {
@@ -182,6 +190,7 @@ export function encodeState(state: PersistedState): string {
       ...s,
       failure: encodeFailure(s.failure),
       lastProgress: iso(s.lastProgress),
+      pause: s.pause ? { ...s.pause, pausedAt: s.pause.pausedAt.toISOString() } : undefined,
       actual: { ...s.actual, channels: [...s.actual.channels] },
       loadPayloadStatus: {
         ...loadRest,
@@ -200,6 +209,8 @@ export function encodeState(state: PersistedState): string {
       history: state.clusterVersion.history.map((h) => ({ ...h, startedTime: h.startedTime.toISOString(), completionTime: iso(h.completionTime) })),
       message: state.clusterVersion.message,
     },
+    ...(state.position ? { position: { ...state.position, done: [...state.position.done].sort((a, b) => a - b) } } : {}),
+    ...(state.durations ? { durations: { updates: state.durations.updates, byComponent: Object.fromEntries(Object.entries(state.durations.byComponent).map(([k, v]) => [k, [...v]])) } } : {}),
   };
   return `${JSON.stringify(encoded, sortKeys, 1)}\n`;
 }
@@ -230,13 +241,15 @@ export function decodeState(text: string, where: string): PersistedState {
     ...(load.preconditionResults ? { preconditionResults: load.preconditionResults } : {}),
     ...(load.acceptedRisks ? { acceptedRisks: load.acceptedRisks } : {}),
   };
-  const { failure, lastProgress, loadPayloadStatus: _load, ...workerRest } = d.status;
+  const { failure, lastProgress, pause, loadPayloadStatus: _load, ...workerRest } = d.status;
   const workerFailure = decodeFailure(failure);
   const status: SyncWorkerStatus = {
     ...workerRest,
     loadPayloadStatus,
+    components: [],
     ...(workerFailure ? { failure: workerFailure } : {}),
     ...(lastProgress ? { lastProgress } : {}),
+    ...(pause ? { pause } : {}),
   };
   const conditions: Condition[] = d.clusterVersion.conditions;
   const history: HistoryEntry[] = d.clusterVersion.history.map(({ completionTime, acceptedRisks, ...h }) => ({
@@ -251,5 +264,7 @@ export function decodeState(text: string, where: string): PersistedState {
     spec: d.spec ? { ...d.spec, state: d.spec.state } : undefined,
     status,
     clusterVersion: { conditions, history, message: d.clusterVersion.message },
+    ...(d.position ? { position: { ...d.position, done: new Set(d.position.done) } } : {}),
+    ...(d.durations ? { durations: d.durations } : {}),
   };
 }

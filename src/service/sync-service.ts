@@ -1,7 +1,19 @@
 import type { Backoff } from "../graph/index.js";
 import type { PayloadRetriever } from "../payload/index.js";
 import type { Precondition } from "../policy/index.js";
-import { ClusterVersionTracker, EMPTY_CLUSTER_VERSION, isSnapshotEdge, isStatusEdge, SnapshotStore, ThrottledNotifier, type Deliver, type ServiceStatus, type Snapshot } from "../status/index.js";
+import {
+  ClusterVersionTracker,
+  EMPTY_CLUSTER_VERSION,
+  isSnapshotEdge,
+  isStatusEdge,
+  NO_DURATIONS,
+  SnapshotStore,
+  ThrottledNotifier,
+  UpdateTimingTracker,
+  type Deliver,
+  type ServiceStatus,
+  type Snapshot,
+} from "../status/index.js";
 import {
   EMPTY_STATUS,
   SyncWorker,
@@ -119,6 +131,8 @@ interface Term {
 export class SyncService {
   readonly #o: SyncServiceOptions;
   readonly #waits: OperatorWaits;
+  /** Elapsed time, the estimate of the time left and slow components; learns component durations. */
+  #timing: UpdateTimingTracker;
   readonly #cluster: ClusterTarget;
   readonly #lifetime = new AbortController();
   readonly #statusLog: ThrottledNotifier;
@@ -137,6 +151,7 @@ export class SyncService {
     const now = (): Date => options.clock.now();
     this.#waits = new OperatorWaits(now);
     this.#tracker = new ClusterVersionTracker(now, (name) => this.#waits.startedAt(name));
+    this.#timing = new UpdateTimingTracker(NO_DURATIONS, now, (name) => this.#waits.startedAt(name));
     this.#cluster = options.cluster({
       onOperatorWait: (name) => this.#waits.record(name),
       notify: (message) => void this.#term?.worker.notify(message),
@@ -227,6 +242,25 @@ export class SyncService {
     return this.latest();
   }
 
+  /**
+   * Holds the update at a task boundary (see SyncWorker.pause) and returns the snapshot that shows it. Saved before
+   * this resolves, so a restart comes back paused. A PauseError when already paused.
+   */
+  async pause(pausedBy: string, reason: string): Promise<Snapshot<ServiceStatus>> {
+    const term = this.#leading();
+    term.worker.pause(pausedBy, reason);
+    await term.writer.flush();
+    return this.latest();
+  }
+
+  /** Lets a paused update continue where it stood; a PauseError when not paused. */
+  async resume(): Promise<Snapshot<ServiceStatus>> {
+    const term = this.#leading();
+    term.worker.resume();
+    await term.writer.flush();
+    return this.latest();
+  }
+
   /** What an Update would do to each object (see SyncWorker.preview); only the leader's worker holds the payload. */
   preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult> {
     return this.#leading().worker.preview(input, onObject, signal);
@@ -261,12 +295,11 @@ export class SyncService {
       (name) => this.#waits.startedAt(name),
       saved?.clusterVersion ?? this.#tracker.status,
     );
+    this.#timing = new UpdateTimingTracker(saved?.durations ?? this.#timing.learned, () => this.#o.clock.now(), (name) => this.#waits.startedAt(name));
     const floor = Math.max(saved?.revision.reserved ?? 0, store.latest().revision);
     store.mirror({ revision: floor + 1, publishedAt: Date.now(), value: saved ? shown(saved) : store.latest().value });
     this.#reserved = floor + 1 + REVISION_RESERVE;
     const log = this.#o.log;
-    const writer = new StateWriter(this.#o.state, () => this.#persisted(), this.#o.clock, this.#o.saveIntervalMs ?? 1000, (err) => log.warn(`saving the state failed: ${String(err)}`));
-    await writer.flush();
     const eventLog = log.child({ component: "events" });
     const worker = new SyncWorker({
       retriever: this.#o.retriever,
@@ -290,9 +323,12 @@ export class SyncService {
       ...(this.#o.limits ? { limits: this.#o.limits } : {}),
       ...(this.#o.featureGates ? { featureGates: this.#o.featureGates } : {}),
       ...(saved ? { resume: saved.status } : {}),
+      ...(saved?.position ? { resumePosition: saved.position } : {}),
       ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}),
       ...(this.#o.tracing ? { tracing: this.#o.tracing } : {}),
     });
+    const writer = new StateWriter(this.#o.state, () => this.#persisted(worker), this.#o.clock, this.#o.saveIntervalMs ?? 1000, (err) => log.warn(`saving the state failed: ${String(err)}`));
+    await writer.flush();
     const term = { worker, writer, signal };
     this.#term = term;
     log.info(saved ? `resuming from ${this.#o.state.where} at revision ${floor + 1}` : `no saved state at ${this.#o.state.where}; starting fresh`);
@@ -338,7 +374,9 @@ export class SyncService {
   #publish(status: SyncWorkerStatus): void {
     const store = this.#store!;
     const previous = store.latest().value.worker;
-    const snapshot = store.publish({ worker: status, clusterVersion: this.#tracker.observe(status) });
+    const clusterVersion = this.#tracker.observe(status);
+    const learned = this.#timing.learned;
+    const snapshot = store.publish({ worker: status, clusterVersion, progress: this.#timing.observe(status, clusterVersion.history) });
     this.#o.onSnapshot?.(snapshot);
     this.#statusLog.push(status);
     const writer = this.#term?.writer;
@@ -346,11 +384,12 @@ export class SyncService {
     if (snapshot.revision + REVISION_RESERVE / 2 > this.#reserved) {
       this.#reserved = snapshot.revision + REVISION_RESERVE;
       writer.schedule(true);
-    } else writer.schedule(isStatusEdge(previous, status));
+    } else writer.schedule(isStatusEdge(previous, status) || this.#timing.learned !== learned);
   }
 
-  #persisted(): PersistedState {
+  #persisted(worker: SyncWorker): PersistedState {
     const latest = this.latest();
+    const position = worker.heldPosition();
     return {
       writer: this.#o.identity,
       savedAt: this.#o.clock.now(),
@@ -358,6 +397,8 @@ export class SyncService {
       spec: this.#spec,
       status: latest.value.worker,
       clusterVersion: latest.value.clusterVersion,
+      ...(position ? { position } : {}),
+      ...(this.#timing.learned.updates > 0 ? { durations: this.#timing.learned } : {}),
     };
   }
 }

@@ -2,6 +2,7 @@ import type { SyncWorkerStatus } from "../worker/types.js";
 import { deriveConditions, failingConditions, type Condition } from "./conditions.js";
 import { describeStatus } from "./describe.js";
 import { mergeHistory, type HistoryEntry } from "./history.js";
+import type { UpdateProgress } from "./timing.js";
 
 /** What the CVO derives from the worker's status for people and tools (ClusterVersion status). */
 export interface ClusterVersionStatus {
@@ -18,6 +19,8 @@ export const EMPTY_CLUSTER_VERSION: ClusterVersionStatus = { conditions: [], his
 export interface ServiceStatus {
   readonly worker: SyncWorkerStatus;
   readonly clusterVersion: ClusterVersionStatus;
+  /** Timing and slow components; absent where the leader's state is only mirrored. */
+  readonly progress?: UpdateProgress;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { UpdateError } from "../payload/update-error.js";
 import { AggregateUpdateErrors, newMultipleError } from "../worker/summarize.js";
+import { describePause, type PauseStatus } from "../worker/pause.js";
 import type { SyncWorkerStatus } from "../worker/types.js";
 import type { HistoryEntry } from "./history.js";
 import { progressCounts } from "./progress.js";
@@ -68,14 +69,19 @@ interface Progress {
 
 const namesOf = (failure: UpdateError): readonly string[] => (failure.names.length > 0 ? failure.names : [failure.objectName]);
 
+/**
+ * The CVO's one rule for a slow operator, used by the Failing condition and by the components' `slow`:
+ * the worker first waited on it (`startedAt`) more than 30 minutes ago, 90 for machine-config.
+ */
+export function isSlowOperator(name: string, startedAt: Date | undefined, now: Date): boolean {
+  const limit = name === "machine-config" ? SLOW_MACHINE_CONFIG_MS : SLOW_OPERATOR_MS;
+  return startedAt !== undefined && startedAt.getTime() < now.getTime() - limit;
+}
+
 /** A wait on operators that are still updating, and whether any of them is slow. */
 function updatingProgress(failure: UpdateError, now: Date, startedAt: (operator: string) => Date | undefined): Progress {
   const names = namesOf(failure);
-  const exceeded = names.filter((n) => {
-    const started = startedAt(n);
-    const limit = n === "machine-config" ? SLOW_MACHINE_CONFIG_MS : SLOW_OPERATOR_MS;
-    return started !== undefined && started.getTime() < now.getTime() - limit;
-  });
+  const exceeded = names.filter((n) => isSlowOperator(n, startedAt(n), now));
   const machineConfig = exceeded.includes("machine-config");
   const others = exceeded.filter((n) => n !== "machine-config");
   if (exceeded.length === 0) return { reason: failure.reason, message: `waiting on ${names.join(", ")}`, skip: true, slow: false };
@@ -205,10 +211,19 @@ export function deriveConditions(
             : ["", `Working towards ${version}`];
     setCondition(conditions, { type: "Progressing", status: "True", reason, message }, now);
   }
+  if (ws.pause) notePause(conditions, ws.pause, now);
   if (!conditions.some((c) => c.type === "RetrievedUpdates")) {
     setCondition(conditions, { type: "RetrievedUpdates", status: "False", reason: "NoUpstream", message: "No upstream server has been set to retrieve updates." }, now);
   }
   return conditions;
+}
+
+/** A paused update says so in Progressing, after what it was doing when paused. */
+function notePause(conditions: Condition[], pause: PauseStatus, now: Date): void {
+  const progressing = conditions.find((c) => c.type === "Progressing");
+  if (!progressing) return;
+  const pending = pause.updatePending ? "; an Update accepted while paused starts on resume" : "";
+  setCondition(conditions, { ...progressing, message: `${progressing.message}; paused ${describePause(pause)}${pending}` }, now);
 }
 
 /**

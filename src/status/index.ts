@@ -5,3 +5,4 @@ export { mergeHistory, pruneHistory, MAX_HISTORY, type HistoryEntry } from "./hi
 export { ThrottledNotifier, isSnapshotEdge, isStatusEdge } from "./throttle.js";
 
 export { percentComplete, progressCounts } from "./progress.js";
+export { NO_DURATIONS, UpdateTimingTracker, type ComponentDurations, type UpdateProgress, type UpdateTiming } from "./timing.js";

@@ -15,6 +15,7 @@ import { exclusionReason } from "../payload/include.js";
 import type { PayloadUpdate } from "../payload/manifest.js";
 import { UpdateError } from "../payload/update-error.js";
 import { capabilitiesStatus, overrideFor } from "../policy/index.js";
+import { ComponentTracker } from "./components.js";
 import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
 import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
@@ -27,6 +28,11 @@ export interface ApplyDeps extends TaskRunDeps {
   readonly metrics: MetricsSink;
   /** Told when a new attempt sequence starts (attempt 0). */
   readonly attemptsRestarted: () => void;
+  /**
+   * The pass's position: indices of the tasks applied. Tasks already in it are skipped (a pass resumed after a
+   * pause that outlived the previous pass); each task applied is added.
+   */
+  readonly position: Set<number>;
 }
 
 /** The shorter schedule used while installing, so a fresh cluster converges quickly. */
@@ -53,6 +59,11 @@ export async function applyPayload(
 ): Promise<void> {
   if (work.attempt === 0) deps.attemptsRestarted();
   const total = payload.manifests.length;
+  let backoff = deps.backoff;
+  if (backoff.steps === 0) throw new Error("SyncWorker requires at least one backoff step to apply any manifests");
+  if (backoff.steps > 1 && work.state === "Initializing") backoff = INITIALIZING_BACKOFF;
+  const tasks = payload.manifests.map((manifest, i) => new Task(i + 1, total, manifest, backoff));
+  const components = new ComponentTracker(tasks, reporter.previous.components, () => deps.clock.now(), (task) => deps.position.has(task.index));
   const progress = new ConsistentReporter(
     {
       ...reporter.previous,
@@ -71,13 +82,10 @@ export async function applyPayload(
     work.completed,
     reporter,
     (done, all) => deps.metrics.payloadProgress(payload.release.version, all - done, done),
+    components,
+    deps.position.size,
   );
 
-  let backoff = deps.backoff;
-  if (backoff.steps === 0) throw new Error("SyncWorker requires at least one backoff step to apply any manifests");
-  if (backoff.steps > 1 && work.state === "Initializing") backoff = INITIALIZING_BACKOFF;
-
-  const tasks = payload.manifests.map((manifest, i) => new Task(i + 1, total, manifest, backoff));
   const graph = new TaskGraph(tasks);
   graph.split(splitOnJobs);
   let precreate = false;
@@ -104,11 +112,15 @@ export async function applyPayload(
   const caps = { capabilities: capabilitiesStatus(work.capabilities) };
   const skip = (task: Task): boolean =>
     overrideFor(work.overrides, task.manifest)?.unmanaged === true || exclusionReason(task.manifest, caps) !== undefined;
+  const applied = (task: Task): boolean => deps.position.has(task.index);
   const reportEffectErrors: Error[] = [];
   const taskDeps = {
     ...deps,
     onAttemptFailed: () => deps.metrics.payloadError(payload.release.version),
-    onRetry: (task: Task) => deps.metrics.taskRetry(task.manifest.gvk.kind),
+    onRetry: (task: Task) => {
+      components.retried(task);
+      deps.metrics.taskRetry(task.manifest.gvk.kind);
+    },
     onTaskDone: (task: Task, result: "applied" | "failed" | "cancelled", seconds: number) => deps.metrics.taskDone(task.manifest.gvk.kind, result, seconds),
   };
   const tracing = deps.tracing ?? NO_TRACING;
@@ -123,25 +135,40 @@ export async function applyPayload(
   async function runNode(nodeTasks: readonly Task[], nodeSignal: AbortSignal): Promise<void> {
     if (precreate) {
       for (const task of nodeTasks) {
+        if (!isClusterOperator(task) || skip(task) || applied(task)) continue;
+        await deps.gate?.wait(nodeSignal);
         if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
-        if (!isClusterOperator(task) || skip(task)) continue;
         // Precreation only makes the operator visible early; failures are retried by the real apply.
         await deps.applier.apply(task.manifest, "Precreating", nodeSignal).catch(() => undefined);
       }
     }
     for (const task of nodeTasks) {
       if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+      if (applied(task)) continue; // counted from the start (alreadyDone)
+      const skipped = skip(task);
+      if (skipped) components.skipped(task);
+      else components.started(task);
       progress.update();
-      if (skip(task)) continue;
+      if (skipped) continue;
+      // A pause holds the task before it starts; the update above showed the progress it stopped at.
+      await deps.gate?.wait(nodeSignal);
+      if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
       try {
         await runTask(task, work.state, taskDeps, nodeSignal);
+        deps.position.add(task.index);
       } catch (err) {
         // A superseded or timed-out pass is not a failure of the manifest: report it as cancellation.
         if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
-        if (!(err instanceof UpdateError && err.effect === "Report")) throw err;
+        if (!(err instanceof UpdateError && err.effect === "Report")) {
+          components.failed(task, err);
+          throw err;
+        }
         reportEffectErrors.push(err);
       }
+      components.applied(task);
       progress.inc();
+      // Paused, no later task reports: show the progress of the attempts that finished after the pause.
+      if (deps.gate?.status) progress.update();
     }
   }
   const [firstError] = errs ?? [];

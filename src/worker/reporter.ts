@@ -1,4 +1,5 @@
 import type { DesiredUpdate, LoadPayloadStatus, SyncWorkerStatus } from "./types.js";
+import type { ComponentTracker } from "./components.js";
 import { ContextError } from "./summarize.js";
 
 /** Where reports end up: the worker's two status writers (load path and apply path). */
@@ -59,17 +60,25 @@ export class StatusWrapper {
   }
 }
 
-/** Computes progress reports from the graph runner's counters (CVO `consistentReporter`). */
+/**
+ * Computes progress reports from the graph runner's counters (CVO `consistentReporter`), each with the
+ * components' progress from `components`, whose `done` counts move with this reporter's.
+ */
 export class ConsistentReporter {
-  #done = 0;
+  #done: number;
 
+  /** @param alreadyDone tasks a pass resumed after a pause skips because they were applied before it */
   constructor(
     private readonly base: SyncWorkerStatus,
     private readonly total: number,
     private readonly completed: number,
     private readonly wrapper: StatusWrapper,
     private readonly onProgress: (done: number, total: number) => void,
-  ) {}
+    private readonly components: ComponentTracker,
+    alreadyDone = 0,
+  ) {
+    this.#done = alreadyDone;
+  }
 
   get done(): number {
     return this.#done;
@@ -81,12 +90,12 @@ export class ConsistentReporter {
 
   update(): void {
     this.onProgress(this.#done, this.total);
-    this.wrapper.report({ ...this.base, done: this.#done, total: this.total });
+    this.wrapper.report({ ...this.base, done: this.#done, total: this.total, components: this.components.components() });
   }
 
   /** Reports the summarized failure of a pass (or just progress when only cancellations occurred). */
   errors(summary: Error | undefined): void {
-    this.wrapper.report({ ...this.base, done: this.#done, total: this.total, ...(summary ? { failure: summary } : {}) });
+    this.wrapper.report({ ...this.base, done: this.#done, total: this.total, components: this.components.components(), ...(summary ? { failure: summary } : {}) });
   }
 
   contextError(cause: Error): ContextError {
@@ -102,6 +111,7 @@ export class ConsistentReporter {
       reconciling: true,
       done: this.#done,
       total: this.total,
+      components: this.components.components(),
     });
   }
 }

@@ -15,6 +15,7 @@ import { applyPayload, type ApplyDeps } from "./apply.js";
 import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
 import type { PlannedObject, UpdateControls } from "./plan.js";
 import { previewUpdate, type PreviewInput, type PreviewResult } from "./preview.js";
+import { keptPosition, PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import { abortError } from "./task-run.js";
 import type { ResourceApplier } from "./task-run.js";
@@ -48,6 +49,8 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
    * starting from zero. Absent on a first start.
    */
   readonly resume?: SyncWorkerStatus;
+  /** The position of the pass a pause held when the service stopped (with a paused `resume`): it continues from there. */
+  readonly resumePosition?: PassPosition;
   // `tracing` (from PayloadSyncDeps): sync, node, task and payload spans; none when absent.
 }
 
@@ -116,6 +119,10 @@ export class SyncWorker {
   #published: SyncWorkerStatus = EMPTY_STATUS;
   /** The signal of the running loop; loads stop with it. Set once by start(). */
   #lifetime: AbortSignal | undefined;
+  /** Closed while paused: passes, nodes, tasks and retries wait on it. */
+  readonly #gate: PauseGate;
+  /** The running pass's position, or the one a pass held by a pause left behind (see {@link keptPosition}). */
+  #position: PassPosition | undefined;
   /** The status setters stay private: reporters get this sink, never the worker. */
   readonly #sink: StatusSink = {
     updateApplyStatus: (status) => this.#updateApplyStatus(status),
@@ -124,6 +131,8 @@ export class SyncWorker {
 
   constructor(options: SyncWorkerOptions) {
     this.#o = options;
+    this.#gate = new PauseGate(options.clock, options.resume?.pause);
+    this.#position = options.resumePosition;
     if (options.resume) {
       const { failure: _failure, ...rest } = options.resume;
       this.#status = rest;
@@ -133,6 +142,28 @@ export class SyncWorker {
 
   status(): SyncWorkerStatus {
     return this.#status;
+  }
+
+  /**
+   * Holds the work at a task boundary: running attempts finish, nothing new starts (no pass, node, task or retry),
+   * and the pass keeps its position. Throws a PauseError when already paused.
+   */
+  pause(pausedBy: string, reason: string): SyncWorkerStatus {
+    this.#gate.pause(pausedBy, reason);
+    this.#publish(this.#withPause(this.#status));
+    return this.#status;
+  }
+
+  /** Lets the held work continue from where it stood. Throws a PauseError when not paused. */
+  resume(): SyncWorkerStatus {
+    this.#gate.resume();
+    this.#publish(this.#withPause(this.#status));
+    return this.#status;
+  }
+
+  /** Where the held pass stands, while paused (what a restart must continue from); undefined while running. */
+  heldPosition(): PassPosition | undefined {
+    return this.#gate.status ? this.#position : undefined;
   }
 
   /**
@@ -254,9 +285,11 @@ export class SyncWorker {
     if (!oldDesired) this.#o.log.info(`Propagating initial target version ${work.desired.version} to sync worker loop in state ${input.state}.`);
 
     this.#work = work;
+    // Accepted, but held until resumed; the replay of the saved Update on start (no earlier work) is not a new one.
+    if (oldDesired) this.#gate.markUpdatePending();
     work.capabilities = setFromImplicitlyEnabled(implicit, work.capabilities);
     this.#setCapabilitiesStatus(work);
-    this.#status = { ...this.#status, architecture: this.#payload?.architecture ?? "" };
+    this.#status = this.#withPause({ ...this.#status, architecture: this.#payload?.architecture ?? "" });
     if (this.#cancelApply) {
       this.#o.log.debug("Cancel the sync worker's current loop");
       this.#cancelApply(new Error("context canceled"));
@@ -280,27 +313,36 @@ export class SyncWorker {
   }
 
   #publish(status: SyncWorkerStatus): void {
+    this.#status = status;
     this.#published = status;
     this.#o.reports.status(status);
   }
 
+  /** `status` with the pause as the gate has it: the worker owns that field, whatever a report started from. */
+  #withPause(status: SyncWorkerStatus): SyncWorkerStatus {
+    const { pause: _stale, ...rest } = status;
+    const pause = this.#gate.status;
+    return pause ? { ...rest, pause } : rest;
+  }
+
   /** Records apply-owned fields; load-owned ones are kept. */
   #updateApplyStatus(update: SyncWorkerStatus): void {
-    this.#status = {
-      ...update,
-      // Deliberate deviation: upstream writes a stale pass's lower generation; watchers must never see it go back.
-      generation: Math.max(update.generation, this.#status.generation),
-      loadPayloadStatus: this.#status.loadPayloadStatus,
-      capabilitiesStatus: this.#status.capabilitiesStatus,
-    };
-    this.#publish(this.#status);
+    this.#publish(
+      this.#withPause({
+        ...update,
+        // Deliberate deviation: upstream writes a stale pass's lower generation; watchers must never see it go back.
+        generation: Math.max(update.generation, this.#status.generation),
+        loadPayloadStatus: this.#status.loadPayloadStatus,
+        capabilitiesStatus: this.#status.capabilitiesStatus,
+      }),
+    );
   }
 
   /** Records load-owned fields; apply-owned ones are kept. */
   #updateLoadStatus(update: SyncWorkerStatus): void {
     const s = this.#status;
     const { failure: _f, lastProgress: _l, ...rest } = update;
-    this.#status = {
+    const next: SyncWorkerStatus = {
       ...rest,
       // The snapshot a load started from may predate newer apply reports (see updateApplyStatus).
       generation: Math.max(rest.generation, s.generation),
@@ -308,6 +350,7 @@ export class SyncWorker {
       ...(s.lastProgress ? { lastProgress: s.lastProgress } : {}),
       done: s.done,
       total: s.total,
+      components: s.components,
       // The count is of passes of the release shown: a newly loaded release has none yet. (Carried over from the
       // previous release, e.g. by a service resumed on a completed status, it made the history record the new
       // release as Completed the moment it loaded.)
@@ -315,7 +358,7 @@ export class SyncWorker {
       initial: s.initial,
       versionHash: s.versionHash,
     };
-    this.#publish(this.#status);
+    this.#publish(this.#withPause(next));
   }
 
   /**
@@ -343,6 +386,9 @@ export class SyncWorker {
         this.#driftPending = false;
         waitingToReconcile = false;
       }
+      // A pause holds every pass (an update, a reconcile, a drift fix) until resumed; the work is read after it.
+      await this.#gate.wait(signal);
+      if (signal.aborted) break;
       const changed = this.#calculateNext(work);
       if (!changed && waitingToReconcile) continue;
       if (!work.desired.image) {
@@ -382,11 +428,14 @@ export class SyncWorker {
     const onParentAbort = (): void => stop(abortError(signal));
     signal.addEventListener("abort", onParentAbort, { once: true });
     const timer = new AbortController();
-    void this.#o.clock.sleep(timeoutMs, timer.signal).then(
+    // Time held by a pause does not count against the pass.
+    void this.#gate.activeSleep(timeoutMs, this.#o.clock, timer.signal).then(
       () => stop(new Error("context deadline exceeded")),
       () => undefined,
     );
     this.#cancelApply = stop;
+    const position = keptPosition(this.#position, payload);
+    this.#position = position;
     const metrics = this.#o.metrics ?? NO_METRICS;
     const tracing = this.#o.tracing ?? NO_TRACING;
     const attributes = {
@@ -401,7 +450,14 @@ export class SyncWorker {
       // A new trace per attempt (the loop is not inside any call), linked to the Update that caused it.
       await tracing.span(`sync ${work.state} ${payload.release.version}`, attributes, async (span) => {
         const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
-        const deps: ApplyDeps = { ...this.#o, metrics, architecture: this.#status.architecture, attemptsRestarted: () => this.#o.reports.attemptsRestarted() };
+        const deps: ApplyDeps = {
+          ...this.#o,
+          metrics,
+          architecture: this.#status.architecture,
+          attemptsRestarted: () => this.#o.reports.attemptsRestarted(),
+          gate: this.#gate,
+          position: position.done,
+        };
         try {
           await applyPayload(payload, work, maxWorkers, reporter, deps, controller.signal);
         } finally {
@@ -409,10 +465,13 @@ export class SyncWorker {
         }
       }, work.cause ? { links: [work.cause] } : undefined);
       metrics.syncAttempt(work.state, "success", this.#o.clock.now());
+      this.#position = undefined;
     } catch (err) {
       metrics.syncAttempt(work.state, "failure", this.#o.clock.now());
       throw err;
     } finally {
+      // A pass that ended while paused (superseded, stopped) leaves its position to the next pass of its payload.
+      if (!this.#gate.status) this.#position = undefined;
       timer.abort();
       signal.removeEventListener("abort", onParentAbort);
       if (this.#cancelApply === stop) this.#cancelApply = undefined;

@@ -1,6 +1,8 @@
 import type { Release } from "../payload/manifest.js";
 import type { BlastRadiusLimits } from "./plan.js";
 import type { ClusterCapabilities, ComponentOverride, PreconditionResult } from "../policy/index.js";
+import type { ComponentProgress } from "./components.js";
+import type { PauseStatus } from "./pause.js";
 
 /**
  * How the worker applies a payload (CVO `payload.State`).
@@ -76,6 +78,10 @@ export interface SyncWorkerStatus {
   readonly verified: boolean;
   readonly loadPayloadStatus: LoadPayloadStatus;
   readonly capabilitiesStatus: CapabilityStatus;
+  /** Every component of the payload in graph order, as the pass behind `done` left it; empty before a pass. */
+  readonly components: readonly ComponentProgress[];
+  /** Set while the worker is paused (PauseUpdate); owned by the worker, kept by both status writers. */
+  readonly pause?: PauseStatus;
 }
 
 export const EMPTY_RELEASE: Release = { version: "", image: "", url: "", channels: [] };
@@ -93,6 +99,7 @@ export const EMPTY_STATUS: SyncWorkerStatus = {
   verified: false,
   loadPayloadStatus: { step: "", message: "", update: NO_UPDATE, verified: false },
   capabilitiesStatus: { enabled: [], known: [], implicitlyEnabled: [] },
+  components: [],
 };
 
 /** Wall clock and timers, injected so tests run on fake time. */
