@@ -1,5 +1,6 @@
-import { SingleBar } from "cli-progress";
-import { isComplete, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
+import { MultiBar, type GenericBar } from "cli-progress";
+import { ComponentState, isComplete, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
+import { doneLine, liveLines, overallText } from "./progress-view.js";
 
 export interface WatchOptions {
   /** Stop once this version (or any, when "") is completely applied. */
@@ -12,24 +13,74 @@ export interface WatchOptions {
 }
 
 /**
- * Streams status: a live progress bar on a terminal, JSON lines otherwise. A dropped stream (a restart, a proxy)
+ * The live area on a terminal: the overall bar, then a line per component in progress or waiting (see
+ * progress-view.ts), redrawn ten times a second so durations tick between snapshots; a finished component
+ * leaves a line above the area, which scrolls away. cli-progress draws and clears the area.
+ */
+class LiveArea {
+  readonly #multi: MultiBar;
+  readonly #overall: GenericBar;
+  readonly #rows: GenericBar[] = [];
+  #status: SyncWorkerStatus | undefined;
+  /** Components already reported done in the update shown. */
+  readonly #reported = new Set<string>();
+  #update = "";
+
+  constructor(out: NodeJS.WriteStream) {
+    this.#multi = new MultiBar({ stream: out, hideCursor: true, forceRedraw: true, barsize: 30 });
+    this.#overall = this.#multi.create(1, 0, {}, { format: (options, params) => `${bar(options.barsize ?? 30, params.progress)} ${Math.floor(params.progress * 100)}% | ${this.#status ? overallText(this.#status, new Date()) : ""}` });
+  }
+
+  show(status: SyncWorkerStatus): void {
+    this.#status = status;
+    const update = `${status.actual?.image ?? ""}@${status.timing?.startedAt?.toISOString() ?? ""}`;
+    if (update !== this.#update) {
+      this.#update = update;
+      this.#reported.clear();
+    }
+    for (const c of status.components) {
+      const key = `${c.runLevel}/${c.component}`;
+      if (c.state === ComponentState.COMPONENT_STATE_DONE && !this.#reported.has(key)) {
+        this.#reported.add(key);
+        // cli-progress writes logged lines over the area's old rows without clearing them: erase each row first.
+        this.#multi.log(`${ERASE_LINE}${doneLine(c, status.timing?.startedAt)}\n`);
+      }
+    }
+    const rows = liveLines(status, new Date()).length;
+    while (this.#rows.length < rows) {
+      const i = this.#rows.length;
+      this.#rows.push(this.#multi.create(1, 0, {}, { format: () => (this.#status ? (liveLines(this.#status, new Date())[i] ?? "") : "") }));
+    }
+    while (this.#rows.length > rows) this.#multi.remove(this.#rows.pop()!);
+    this.#overall.setTotal(Math.max(status.total, 1));
+    this.#overall.update(status.done);
+  }
+
+  stop(): void {
+    this.#multi.stop();
+  }
+}
+
+const ERASE_LINE = "\u001b[2K";
+
+const bar = (size: number, progress: number): string => {
+  const full = Math.round(Math.min(1, Math.max(0, progress)) * size);
+  return `${"\u2588".repeat(full)}${"\u2591".repeat(size - full)}`;
+};
+
+/**
+ * Streams status: a live area on a terminal (LiveArea), JSON lines otherwise. A dropped stream (a restart, a proxy)
  * is resumed from the last revision shown, so no snapshot is shown twice. Resolves with the last snapshot when
  * `untilComplete` is met or the signal aborts; rejects on an error that a reconnect cannot cure.
  */
 export async function watch(client: SyncWorkerClient, options: WatchOptions): Promise<SyncWorkerStatus | undefined> {
-  const bar = options.out.isTTY
-    ? new SingleBar({ format: "{bar} {percentage}% | {value}/{total} | {message}", hideCursor: true, stream: options.out, barsize: 30 })
-    : undefined;
-  let started = false;
+  const live = options.out.isTTY ? new LiveArea(options.out) : undefined;
   let last: SyncWorkerStatus | undefined;
   try {
     for await (const status of client.watchStatus({ sinceRevision: options.sinceRevision ?? 0, signal: options.signal })) {
       last = status;
-      if (bar) {
-        if (!started) bar.start(Math.max(status.total, 1), status.done, { message: status.message });
-        started = true;
-        bar.setTotal(Math.max(status.total, 1));
-        bar.update(status.done, { message: status.message });
+      if (live) {
+        live.show(status);
       } else if (options.plain === "lines") {
         options.out.write(`[rev ${status.revision}] ${status.done}/${status.total} ${status.message}\n`);
       } else {
@@ -41,7 +92,7 @@ export async function watch(client: SyncWorkerClient, options: WatchOptions): Pr
     // The caller's abort ends the watch; anything else was not cured by reconnecting.
     if (!options.signal.aborted) throw err;
   } finally {
-    bar?.stop();
+    live?.stop();
   }
   return last;
 }
