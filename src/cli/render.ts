@@ -9,11 +9,15 @@ import { capabilityNames, featureSetOption } from "../config/index.js";
 import { parseRunLevel } from "../graph/index.js";
 import { DEFAULT_CLUSTER_PROFILE, goArch, loadUpdate, type Manifest } from "../payload/index.js";
 import { enabledFeatureGates, KNOWN_CAPABILITIES } from "../policy/index.js";
+import { isImageReference, pulledPayload } from "./image-arg.js";
+import type { RegistryFlags } from "./registry-flags.js";
 
 /** Flags of `syncworker render`, as commander hands them over. */
-export interface RenderOptions {
-  /** Payload directory, relative or absolute, or a `file://` URL. */
+export interface RenderOptions extends RegistryFlags {
+  /** Payload directory, relative or absolute, or a `file://` URL; or a release image reference, pulled first. */
   readonly image: string;
+  /** Where a pulled image is extracted (default: serve's payload cache). */
+  readonly payloadCache?: string;
   readonly exclude?: string;
   readonly profile?: string;
   readonly featureSet?: string;
@@ -64,7 +68,7 @@ function directoryOf(image: string): string {
 export async function render(options: RenderOptions, out: RenderOutput, signal?: AbortSignal): Promise<void> {
   const featureSet = featureSetOption(options.featureSet ?? "Default");
   const enabled = options.capabilities === undefined ? undefined : capabilityNames("capabilities", options.capabilities.split(",").map((c) => c.trim()).filter((c) => c !== ""));
-  const directory = directoryOf(options.image);
+  const directory = isImageReference(options.image) ? await pulledPayload(options.image, options, signal ?? new AbortController().signal) : directoryOf(options.image);
   const excluded: string[] = [];
   let total = 0;
   const update = await loadUpdate(directory, options.releaseImage ?? options.image, {

@@ -10,7 +10,7 @@ export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } 
 export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE } from "./retrieve.js";
 export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
 export type { PayloadInfo, PayloadRetriever } from "./retrieve.js";
-export { RegistryClient, RegistryRetriever, UNVERIFIED, defaultAuthFile, type ImageVerifier, type VerificationResult } from "./registry/index.js";
+export { RegistryClient, RegistryRetriever, UNVERIFIED, defaultAuthFile, defaultPayloadCache, type ImageVerifier, type VerificationResult } from "./registry/index.js";
 export {
   exclusionReason,
   manifestCapabilities,

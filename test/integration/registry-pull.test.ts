@@ -12,6 +12,7 @@ import { after, before, test } from "node:test";
 import type { SyncWorkerStatus, UpdateInput } from "@syncworker/client";
 import { goArch, RegistryClient } from "../../src/payload/index.js";
 import { payloadLayer, pushImage, pushIndex, pushPayload, sha256Digest } from "../../src/payload/registry/index.js";
+import { runCli } from "../harness/cli.js";
 import { loseBlob, startRegistry, tamperBlob, tarLayer, type LayerEntry, type TestRegistry } from "../harness/registry.js";
 import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
@@ -138,4 +139,23 @@ test("broken and hostile images fail at RetrievePayload naming the cause; the ru
   const status = await server.client.getStatus();
   assert.equal(status.actual?.version, "1.0.0");
   assert.equal(status.failure, undefined, "the worker keeps applying the accepted release");
+});
+
+test("the CLI publishes a payload directory (push-payload), renders it by reference and updates to it", { timeout: 180_000 }, async () => {
+  const pushed = await runCli(["push-payload", "examples/payloads/demo-1.1.0", `${registry.host}/cli/demo:1.1.0`, "--insecure-registry", registry.host]);
+  assert.equal(pushed.code, 0, pushed.stderr);
+  const image = pushed.stdout.trim();
+  assert.match(image, new RegExp(`^${registry.host.replace(/\./g, "\\.")}/cli/demo@sha256:[0-9a-f]{64}$`));
+
+  const cache = await mkdtemp(join(tmpdir(), "syncworker-render-cache-"));
+  const fromImage = await runCli(["render", "--image", image, "--insecure-registry", registry.host, "--payload-cache", cache]);
+  assert.equal(fromImage.code, 0, fromImage.stderr);
+  const fromDir = await runCli(["render", "--image", "examples/payloads/demo-1.1.0", "--release-image", image]);
+  assert.equal(fromImage.stdout, fromDir.stdout, "the image renders as the directory it was pushed from");
+  assert.match(fromImage.stdout, /^included \d+ of \d+ manifests$/m);
+
+  const updated = await runCli(["update", "--address", server.address, "--image", image, "--generation", String(++generation)]);
+  assert.equal(updated.code, 0, updated.stderr);
+  assert.equal((JSON.parse(updated.stdout) as { loadPayloadStatus?: { step?: string } }).loadPayloadStatus?.step, "PayloadLoaded");
+  await waitForStatus(server.client, completed(image), 120_000);
 });

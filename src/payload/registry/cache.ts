@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 import { readFile, readdir, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join, relative } from "node:path";
 
 /** What `entry.json` records. */
@@ -17,6 +18,11 @@ interface EntryRecord {
 }
 
 const ENTRY_FILE = "entry.json";
+
+/** `$XDG_CACHE_HOME/syncworker/payloads`, else `~/.cache/syncworker/payloads`: `--payload-cache`'s default. */
+export function defaultPayloadCache(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "syncworker", "payloads");
+}
 export const PAYLOAD_SUBDIR = "payload";
 
 /** The directory of the entry for `digest` (`sha256:<hex>`). */
