@@ -16,7 +16,15 @@ export interface ReleaseVerifierOptions {
   readonly sources: readonly SignatureSource[];
   /** Signature expiry is judged at this time, and it stamps each collected error as upstream does. */
   readonly now: () => Date;
+  /**
+   * Bound on one verification (default {@link VERIFY_TIMEOUT_MS}): a store still not answering then counts as a
+   * failed lookup and the image is refused, as upstream's verify context expires.
+   */
+  readonly timeoutMs?: number;
 }
+
+/** Upstream gives verification half of the retrieval's four minutes. */
+export const VERIFY_TIMEOUT_MS = 120_000;
 
 /** Upstream's `validReleaseDigest`: filters clearly invalid digests before any request. */
 const VALID_DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$/;
@@ -42,22 +50,30 @@ export function releaseVerifier(options: ReleaseVerifierOptions): ImageVerifier 
     const note = (err: Error): void => {
       errors.push(new Error(`${rfc3339(options.now())}: ${err.message}`, { cause: err }));
     };
-    sources: for (const source of options.sources) {
-      for await (const signature of source.signatures(digest, reference, signal)) {
-        if (signature instanceof Error) {
-          note(signature);
-          continue;
-        }
-        for (const [name, keyring] of remaining) {
-          try {
-            checkClaim(await verifyWithKeyring(signature, keyring, options.now()), digest);
-            remaining.delete(name);
-          } catch (err) {
-            note(err instanceof Error ? err : new Error(String(err)));
+    const timeoutMs = options.timeoutMs ?? VERIFY_TIMEOUT_MS;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const bounded = AbortSignal.any([signal, deadline]);
+    try {
+      sources: for (const source of options.sources) {
+        for await (const signature of source.signatures(digest, reference, bounded)) {
+          if (signature instanceof Error) {
+            note(signature);
+            continue;
           }
+          for (const [name, keyring] of remaining) {
+            try {
+              checkClaim(await verifyWithKeyring(signature, keyring, options.now()), digest);
+              remaining.delete(name);
+            } catch (err) {
+              note(err instanceof Error ? err : new Error(String(err)));
+            }
+          }
+          if (remaining.size === 0) break sources;
         }
-        if (remaining.size === 0) break sources;
       }
+    } catch (err) {
+      if (signal.aborted || !deadline.aborted) throw err;
+      note(new Error(`signature lookup timed out after ${timeoutMs / 1000}s`, { cause: err }));
     }
     signal.throwIfAborted();
     if (remaining.size > 0) {

@@ -235,6 +235,20 @@ describe("release verifier with a signature store over HTTP", () => {
     await configured.close();
   });
 
+  it("refuses when the stores do not answer within the verification's bound", async () => {
+    const silent = createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`);
+      const result = await releaseVerifier({ keyrings: [trusted], sources: [signatureStore(url)], now, timeoutMs: 200 })(digestOf(12), "r", signal);
+      assert.equal(result.error?.message, `unable to verify ${digestOf(12)} against keyrings: trusted.asc`);
+      assert.match((result.error?.cause as Error).message, /signature lookup timed out after 0\.2s/);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it("throws when the signal aborts instead of answering", async () => {
     const aborted = AbortSignal.abort(new Error("stopped"));
     await assert.rejects(releaseVerifier({ keyrings: [trusted], sources: [signatureStore(base)], now })(digestOf(9), "r", aborted), /stopped/);
