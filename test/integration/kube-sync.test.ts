@@ -1,14 +1,16 @@
 // The applier against a real kube-apiserver and etcd, built and started by the harness: real
-// payloads end to end through the gRPC API, no-op reconciles, readiness that never comes, and an
-// API server outage in the middle of a sync. The tests share one control plane and run in order.
+// payloads end to end through the gRPC API, per-component progress with a held operator, no-op
+// reconciles, readiness that never comes, and an API server outage in the middle of a sync. The
+// tests share one control plane and run in order.
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { ComponentOverride, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { ComponentState, type ComponentOverride, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
 import { createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { assertGrowingWait, checkComponentProgress } from "../harness/component-progress.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { FIXTURES, REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
 
@@ -125,6 +127,29 @@ test("a kind the cluster does not serve fails naming the kind", { timeout: 300_0
   await update(REAL_A, 1);
   const failed = await watchUntil((s) => s.failure?.reason === "UpdatePayloadResourceTypeMissing", 280_000);
   assert.match(failed.failure?.message ?? "", /flowschema "openshift-oauth-server"/i);
+});
+
+test("per-component progress on a real API server: components once, forward only, done summing up, a held operator waiting longer each snapshot", { timeout: 600_000 }, async () => {
+  const a = await play(REAL_A);
+  assert.ok(player);
+  player.hold.add("ingress");
+  await serve();
+  await update(REAL_A, 1, REAL_A_OVERRIDES);
+  const seen: SyncWorkerStatus[] = [];
+  const waitsOnIngress = (): number => seen.filter((s) => s.components.some((c) => c.state === ComponentState.COMPONENT_STATE_WAITING && c.currentObject === "clusteroperator/ingress")).length;
+  const last = await watchUntil(
+    (s) => {
+      // Held until two snapshots showed the wait, then let go: the update must complete.
+      if (waitsOnIngress() >= 2) player?.hold.clear();
+      return completed(a.version, 1)(s);
+    },
+    500_000,
+    seen,
+  );
+  const waits = checkComponentProgress(seen.filter((s) => s.actual?.image === REAL_A));
+  assertGrowingWait(waits, "clusteroperator/ingress", /^ClusterOperatorNotAvailable$/);
+  assert.ok(last.components.length > 10 && last.components.every((c) => c.state === ComponentState.COMPONENT_STATE_DONE), "the completed pass finished every component");
+  assert.ok(last.timing?.startedAt, "the update's start is known");
 });
 
 test("real-a applies end to end with server-side apply, then real-b supersedes it", { timeout: 900_000 }, async () => {
