@@ -40,6 +40,7 @@ const STATE: PersistedState = {
     ],
     message: "Working towards 4.16.1: 10 of 20 done (50% complete), waiting on dns",
   },
+  durations: { updates: 2, byComponent: { "50/dns-operator": [31_000, 29_500], "10/config-operator": [1200] } },
 };
 
 test("a state survives encoding: dates, the typed failure, the spec and the history", () => {
@@ -51,6 +52,13 @@ test("a state survives encoding: dates, the typed failure, the spec and the hist
   assert.equal(encodeState(decoded), encodeState(STATE), "encoding is stable");
 });
 
+test("components are not saved: a resumed worker rebuilds them on its first pass", () => {
+  const components = [{ runLevel: 50, component: "dns-operator", state: "Waiting" as const, done: 3, total: 4, currentObject: "clusteroperator/dns", waitReason: "ClusterOperatorNotAvailable", attempts: 2 }];
+  const text = encodeState({ ...STATE, status: { ...STATE.status, components } });
+  assert.equal(text, encodeState(STATE));
+  assert.deepEqual(decodeState(text, "test").status.components, []);
+});
+
 const BAD: Array<[string, (doc: Record<string, unknown>) => unknown, RegExp]> = [
   ["another format", (d) => ({ ...d, format: "other/v9" }), /format/],
   ["a revision that is not a number", (d) => ({ ...d, revision: { published: "many", reserved: 1 } }), /revision\.published/],
@@ -58,6 +66,7 @@ const BAD: Array<[string, (doc: Record<string, unknown>) => unknown, RegExp]> = 
   ["a history entry with a bad date", (d) => ({ ...d, clusterVersion: { ...(d["clusterVersion"] as object), history: [{ state: "Completed", version: "1", image: "i", verified: false, startedTime: "yesterday" }] } }), /clusterVersion\.history\.0\.startedTime/],
   ["an unknown field", (d) => ({ ...d, extra: true }), /extra/],
   ["a state the worker does not know", (d) => ({ ...d, spec: { ...(d["spec"] as object), state: "Precreating" } }), /spec\.state/],
+  ["a negative component duration", (d) => ({ ...d, durations: { updates: 1, byComponent: { "10/a": [-5] } } }), /durations\.byComponent\.10\/a\.0/],
 ];
 for (const [name, corrupt, field] of BAD) {
   test(`a state with ${name} is refused naming the field and where it came from`, () => {
