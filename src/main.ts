@@ -8,8 +8,9 @@ import { ApiServer, CachedTokenAuthority, KubeTokenAuthority, serverCredentials,
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
-import { PACKAGE_ROOT, type CompiledServeOptions, type HostPort } from "./config/index.js";
-import { DirectoryRetriever, goArch, nodePayloadFs, ThreadedPayloadLoader } from "./payload/index.js";
+import { PACKAGE_ROOT, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
+import { DirectoryRetriever, goArch, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
+import { configureVerifier, loadKeyrings, type Keyring } from "./payload/verify/index.js";
 import { builtInPreconditions, enabledFeatureGates } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
 import type { ServiceStatus } from "./status/index.js";
@@ -27,6 +28,9 @@ import {
   workerMetrics,
 } from "./telemetry/index.js";
 import { systemClock } from "./worker/index.js";
+
+/** How long an Update waits for a registry to resolve its image's tag. */
+const ADMIT_TIMEOUT_MS = 30_000;
 
 export interface RunningService {
   /** The bound gRPC address. */
@@ -47,12 +51,23 @@ function identity(): string {
   return process.env["POD_NAME"] || `${hostname()}_${process.pid}`;
 }
 
+/** `--verification-keys`' keyrings (none without the flag); a bad or empty key file stops start-up naming it. */
+async function verificationKeyrings(dir: string): Promise<Keyring[]> {
+  if (dir === "") return [];
+  try {
+    return await loadKeyrings(dir);
+  } catch (err) {
+    throw new ValueError("verification-keys", err instanceof Error ? err.message : String(err));
+  }
+}
+
 /** Composition root: builds the dependencies from compiled options, starts the service and serves it. */
 export async function startService(options: CompiledServeOptions): Promise<RunningService> {
   // Read before anything starts, so a bad certificate or token file stops start-up naming it.
   const { security } = options;
   const credentials = serverCredentials(security.tlsCert ? { cert: security.tlsCert, key: security.tlsKey, clientCa: security.clientCa } : undefined);
   const staticTokens = security.authn === "static" ? StaticTokens.load(security.tokenFile) : undefined;
+  const keyrings = await verificationKeyrings(options.verification.verificationKeys);
   const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
   const tracing = await startTracing(process.env, version);
   // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
@@ -88,7 +103,12 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     architecture: goArch(process.arch),
   }, options.payloadLoadTimeoutMs, (message) => log.warn(message));
   loader.warm();
-  const retriever = new DirectoryRetriever(nodePayloadFs, options.payloadRoots);
+  const registryClient = new RegistryClient(options.registry);
+  const verification = configureVerifier({ keyrings, signatureStores: options.verification.signatureStores, caPem: options.registry.caPem }, registryClient, () => clock.now());
+  const retriever = new ImageRetriever(
+    new DirectoryRetriever(nodePayloadFs, options.payloadRoots),
+    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: goArch(process.arch), verifier: verification.verify }),
+  );
   const service = new SyncService({
     clock,
     random: Math.random,
@@ -146,7 +166,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     access: { requireClientCertificate: security.clientCa !== "", ...(tokens ? { tokens } : {}) },
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
-    admitImage: (image) => retriever.admit(image),
+    // A tag is resolved here; a registry that does not answer in time leaves it to retrieval to report why.
+    admitImage: (image) => retriever.admit(image, AbortSignal.timeout(ADMIT_TIMEOUT_MS)).then(() => undefined),
     maxWatchesPerClient: options.maxWatchesPerClient,
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });
@@ -172,6 +193,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       await service.stop();
       lifetime.abort();
       await loader.close();
+      await registryClient.close();
+      await verification.close();
       await fileState?.unlock();
       await new Promise<void>((resolve) => (admin ? admin.server.close(() => resolve()) : resolve()));
       await metricsServer?.close();

@@ -1,7 +1,7 @@
-import { realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { DEFAULT_FEATURE_SET, KNOWN_FEATURE_SETS } from "../payload/index.js";
+import { DEFAULT_FEATURE_SET, defaultAuthFile, defaultPayloadCache, KNOWN_FEATURE_SETS } from "../payload/index.js";
 import { KNOWN_CAPABILITIES } from "../policy/index.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
 import { ValueError } from "./value-error.js";
@@ -73,6 +73,27 @@ export interface ServeOptions {
   payloadRoot?: readonly string[];
   /** How long one payload load may take, e.g. "2m" (the default); a load still running then fails. */
   payloadLoadTimeout?: string;
+  /**
+   * Where release images pulled from registries are extracted, by manifest digest (default: `payloads` under
+   * the user's cache directory, `$XDG_CACHE_HOME/syncworker` or `~/.cache/syncworker`).
+   */
+  payloadCache?: string;
+  /**
+   * Registry credentials: a Docker config.json (an OpenShift pull secret). Default: `$REGISTRY_AUTH_FILE`, else
+   * `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`, when it exists.
+   */
+  pullSecret?: string;
+  /** CA certificates (PEM) trusted for registries besides the system's. */
+  registryCa?: string;
+  /** Registries (`host[:port]`, loopback only) spoken to over plain HTTP: for local tests. */
+  insecureRegistry?: readonly string[];
+  /**
+   * Directory of OpenPGP public keys (armored or binary) release images must be signed with. Each file is a
+   * keyring that must have signed, as each `verifier-public-key-*` of the CVO's ConfigMap. None: nothing is verified.
+   */
+  verificationKeys?: string;
+  /** Signature stores in the CVO's layout (`http(s)://` or `file://` URLs), read before the registry; need `verificationKeys`. */
+  signatureStore?: readonly string[];
   /** Serve the admin endpoint's /debug routes (the embedded cluster's objects); off by default. */
   debugEndpoints?: boolean;
   /** Concurrent StatusWatch streams one client host may hold (default 100). */
@@ -107,10 +128,31 @@ export interface CompiledServeOptions {
   /** Resolved; empty: any directory. */
   readonly payloadRoots: readonly string[];
   readonly payloadLoadTimeoutMs: number;
+  readonly registry: RegistryOptions;
+  readonly verification: VerificationOptions;
   readonly debugEndpoints: boolean;
   readonly maxWatchesPerClient: number;
   /** Blast-radius limits of updates that set none; absent fields are unlimited. */
   readonly limits: { readonly maxDeletions?: number; readonly maxChangedPercent?: number };
+}
+
+/** How release images are pulled. */
+export interface RegistryOptions {
+  readonly cacheDir: string;
+  /** Docker config.json with credentials; "" for none. */
+  readonly authFile: string;
+  /** True for the default location, whose absence means anonymous pulls; an explicit `--pull-secret` must exist. */
+  readonly authFileOptional: boolean;
+  /** Extra trusted CAs (PEM text); "" for the system's alone. */
+  readonly caPem: string;
+  readonly insecureHosts: readonly string[];
+}
+
+/** How release-image signatures are checked. */
+export interface VerificationOptions {
+  /** Resolved key directory; "" turns verification off. */
+  readonly verificationKeys: string;
+  readonly signatureStores: readonly URL[];
 }
 
 /** Who may call the gRPC API and over what; "" means not set. */
@@ -220,6 +262,65 @@ function payloadRoots(roots: readonly string[], listen: HostPort): readonly stri
   );
 }
 
+/** Registry options: a named pull secret and CA must be readable now, and plain HTTP is for loopback registries only. */
+function compileRegistry(options: ServeOptions, env: NodeJS.ProcessEnv): RegistryOptions {
+  let caPem = "";
+  if (options.registryCa) {
+    try {
+      caPem = readFileSync(options.registryCa, "utf8");
+    } catch (err) {
+      throw new ValueError("registry-ca", `${options.registryCa}: ${(err as Error).message}`);
+    }
+    if (!caPem.includes("-----BEGIN CERTIFICATE-----")) throw new ValueError("registry-ca", `${options.registryCa} holds no PEM certificate`);
+  }
+  if (options.pullSecret !== undefined) {
+    try {
+      statSync(options.pullSecret);
+    } catch (err) {
+      throw new ValueError("pull-secret", `${options.pullSecret}: ${(err as Error).message}`);
+    }
+  }
+  const insecureHosts = (options.insecureRegistry ?? []).map((host) => {
+    const name = /^\[([^\]]+)\](?::\d+)?$/.exec(host)?.[1] ?? host.replace(/:\d+$/, "");
+    if (!isLoopbackHost(name)) throw new ValueError("insecure-registry", `${host} is not a loopback registry: plain HTTP is only for local tests`);
+    return host;
+  });
+  return Object.freeze({
+    cacheDir: resolve(options.payloadCache ?? defaultPayloadCache(env)),
+    authFile: options.pullSecret ?? defaultAuthFile(env),
+    authFileOptional: options.pullSecret === undefined && !env["REGISTRY_AUTH_FILE"],
+    caPem,
+    insecureHosts: Object.freeze(insecureHosts),
+  });
+}
+
+/** The key directory must exist now (its keys are read at start-up); a store is an http(s) or file URL and needs keys. */
+function compileVerification(options: ServeOptions): VerificationOptions {
+  const stores = (options.signatureStore ?? []).map((text) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new ValueError("signature-store", `"${text}" is not a URL`);
+    }
+    if (!["http:", "https:", "file:"].includes(url.protocol)) throw new ValueError("signature-store", `"${text}" is not an http, https or file URL`);
+    return url;
+  });
+  const keys = options.verificationKeys ?? "";
+  if (keys === "") {
+    if (stores.length > 0) throw new ValueError("signature-store", "needs --verification-keys: without keys nothing is verified");
+    return Object.freeze({ verificationKeys: "", signatureStores: [] });
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(keys).isDirectory();
+  } catch (err) {
+    throw new ValueError("verification-keys", `${keys}: ${(err as Error).message}`);
+  }
+  if (!isDirectory) throw new ValueError("verification-keys", `${keys} is not a directory`);
+  return Object.freeze({ verificationKeys: resolve(keys), signatureStores: Object.freeze(stores) });
+}
+
 /** A DNS-1123 label, which a namespace name must be. */
 function namespaceName(value: string): string {
   if (value !== "" && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) throw new ValueError("namespace", `"${value}" is not a valid namespace name`);
@@ -229,8 +330,9 @@ function namespaceName(value: string): string {
 /**
  * Applies defaults and validates once; everything downstream reads the frozen result.
  * @param defaultStateDir where the state file goes without --state-dir (resolved by the caller from the environment)
+ * @param env where the registry defaults come from (`REGISTRY_AUTH_FILE`, `DOCKER_CONFIG`, `XDG_CACHE_HOME`)
  */
-export function compileServeOptions(options: ServeOptions, random: () => number, defaultStateDir = ""): Readonly<CompiledServeOptions> {
+export function compileServeOptions(options: ServeOptions, random: () => number, defaultStateDir = "", env: NodeJS.ProcessEnv = process.env): Readonly<CompiledServeOptions> {
   const kubeconfig = options.kubeconfig ?? "";
   if (options.leaderElect && !kubeconfig) throw new ValueError("leader-elect", "needs --kubeconfig: the embedded cluster runs in one process and needs no election");
   if (options.stateDir !== undefined && kubeconfig) throw new ValueError("state-dir", "is for the embedded cluster; with --kubeconfig the state is a ConfigMap in --namespace");
@@ -266,6 +368,8 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     security: compileSecurity(options, listen, kubeconfig),
     payloadRoots: payloadRoots(options.payloadRoot ?? [], listen),
     payloadLoadTimeoutMs: positiveNumber("payload-load-timeout", parseDuration("payload-load-timeout", options.payloadLoadTimeout ?? "2m")),
+    registry: compileRegistry(options, env),
+    verification: compileVerification(options),
     debugEndpoints: options.debugEndpoints ?? false,
     maxWatchesPerClient: positiveInteger("max-watches-per-client", options.maxWatchesPerClient ?? 100),
     limits: blastRadiusLimits(options),

@@ -93,3 +93,22 @@ test("beyond loopback a client CA, a token file or --authn kube is enough, and -
   assert.deepEqual(compile({ listen: "0.0.0.0:0", insecure: true, payloadRoot }).listen, { host: "0.0.0.0", port: 0 });
   assert.throws(() => compile({ listen: "[::ffff:127.0.0.1]:0" }), /not a loopback address/, "only plain loopback addresses count");
 });
+
+test("registry options: the cache and credentials default from the environment; an explicit pull secret must exist", async () => {
+  const env = { XDG_CACHE_HOME: "/xdg-cache", DOCKER_CONFIG: "/docker-config" };
+  const defaults = compileServeOptions({}, () => 0, "/var/lib/syncworker-test", env).registry;
+  assert.deepEqual(defaults, { cacheDir: "/xdg-cache/syncworker/payloads", authFile: "/docker-config/config.json", authFileOptional: true, caPem: "", insecureHosts: [] });
+  const authFile = compileServeOptions({}, () => 0, "/var/lib/syncworker-test", { REGISTRY_AUTH_FILE: "/run/auth.json" }).registry;
+  assert.deepEqual([authFile.authFile, authFile.authFileOptional], ["/run/auth.json", false], "a named REGISTRY_AUTH_FILE must exist when read");
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-registry-options-"));
+  assert.throws(() => compile({ pullSecret: join(dir, "absent.json") }), (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && /absent\.json/.test(err.message));
+  assert.throws(() => compile({ registryCa: join(dir, "absent.pem") }), (err: unknown) => err instanceof ValueError && err.option === "registry-ca");
+  await rm(dir, { recursive: true });
+});
+
+for (const [host, ok] of [["127.0.0.1:5000", true], ["localhost", true], ["[::1]:5000", true], ["registry.example:5000", false], ["10.0.0.1:5000", false]] as const) {
+  test(`--insecure-registry ${host} is ${ok ? "accepted (loopback)" : "refused: plain HTTP is for loopback tests only"}`, () => {
+    if (ok) assert.deepEqual(compile({ insecureRegistry: [host] }).registry.insecureHosts, [host]);
+    else assert.throws(() => compile({ insecureRegistry: [host] }), (err: unknown) => err instanceof ValueError && err.option === "insecure-registry" && /not a loopback registry/.test(err.message));
+  });
+}
