@@ -8,6 +8,7 @@ import { Readable } from "node:stream";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { PayloadError } from "../../../src/payload/errors.js";
+import { DirectoryRetriever, ImageRetriever } from "../../../src/payload/retrieve.js";
 import { credentialsFor, parseChallenge } from "../../../src/payload/registry/auth.js";
 import { checkEntry, entryDir, sealEntry } from "../../../src/payload/registry/cache.js";
 import { PayloadExtractor } from "../../../src/payload/registry/extract.js";
@@ -196,5 +197,19 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   assert.deepEqual(await trusted.retrieve({ image, force: false }, signal), { directory: join(dir, "payload"), local: false, verified: true });
   const unconfigured = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64" });
   assert.equal((await unconfigured.retrieve({ image, force: false }, signal)).verified, false, "no keys: unverified, not refused");
+  await client.close();
+});
+
+test("admission with payload roots: a reference passes (pinned as given), a directory outside the roots does not, a malformed reference names why", async () => {
+  const root = await tmp("root");
+  const client = new RegistryClient({ authFile: "", authFileOptional: true });
+  const images = new ImageRetriever(new DirectoryRetriever(undefined, [root]), new RegistryRetriever({ client, cacheDir: await tmp("admit-cache"), architecture: "amd64" }));
+  const signal = new AbortController().signal;
+  const pinned = `registry.invalid/release@sha256:${HEX}`;
+  assert.equal(await images.admit(pinned, signal), pinned);
+  await assert.rejects(images.admit(join(tmpdir(), "elsewhere"), signal), { kind: "OutsideRoot" });
+  await assert.rejects(images.admit("registry.invalid/Release:1", signal), { kind: "Retrieval", message: /invalid image reference "registry\.invalid\/Release:1"/ });
+  // A tag the registry cannot resolve now stays as given; retrieval reports why.
+  assert.equal(await images.admit("127.0.0.1:9/release:1", AbortSignal.timeout(5_000)), "127.0.0.1:9/release:1");
   await client.close();
 });
