@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, realpath, rm, symlink } from "node:fs/promises";
+import { mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { compileServeOptions, formatHostPort, ValueError } from "../../../src/config/index.js";
@@ -112,3 +112,23 @@ for (const [host, ok] of [["127.0.0.1:5000", true], ["localhost", true], ["[::1]
     else assert.throws(() => compile({ insecureRegistry: [host] }), (err: unknown) => err instanceof ValueError && err.option === "insecure-registry" && /not a loopback registry/.test(err.message));
   });
 }
+
+test("verification options: keys off by default; a key directory resolved; stores are http(s) or file URLs and need keys", async () => {
+  assert.deepEqual(compile({}).verification, { verificationKeys: "", signatureStores: [] });
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-verification-options-"));
+  try {
+    const c = compile({ verificationKeys: `${dir}/.`, signatureStore: ["https://mirror.example/signatures", "file:///srv/sigstore"] }).verification;
+    assert.equal(c.verificationKeys, dir);
+    assert.deepEqual(c.signatureStores.map((u) => u.href), ["https://mirror.example/signatures", "file:///srv/sigstore"]);
+    const refused = (options: Parameters<typeof compile>[0], option: string, message: RegExp): void =>
+      assert.throws(() => compile(options), (err: unknown) => err instanceof ValueError && err.option === option && message.test(err.message));
+    refused({ signatureStore: ["https://mirror.example/signatures"] }, "signature-store", /needs --verification-keys/);
+    refused({ verificationKeys: dir, signatureStore: ["mirror.example/signatures"] }, "signature-store", /is not a URL/);
+    refused({ verificationKeys: dir, signatureStore: ["ftp://mirror.example/"] }, "signature-store", /not an http, https or file URL/);
+    refused({ verificationKeys: join(dir, "absent") }, "verification-keys", /absent/);
+    await writeFile(join(dir, "key.asc"), "");
+    refused({ verificationKeys: join(dir, "key.asc") }, "verification-keys", /is not a directory/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
