@@ -65,6 +65,17 @@ export async function checkAccess(options: AccessControlOptions, access: RpcAcce
   return decision.user;
 }
 
+/** Who made each allowed call, as {@link checkAccess} named them. */
+const callers = new WeakMap<object, string>();
+
+/**
+ * The caller of `call` for a handler that records it (PauseUpdate's paused_by): the identity access control
+ * established, or the peer address when the server does not authenticate.
+ */
+export function callerOf(call: Pick<SurfaceCall, "getPeer">): string {
+  return callers.get(call) ?? call.getPeer();
+}
+
 /** Told of every checked call: who made an allowed one, and the status a refused one gets (so it is counted like any call). */
 export interface AccessEvents {
   allowed(access: RpcAccess, who: string): void;
@@ -86,6 +97,7 @@ export function guardHandlers(handlers: pb.SyncWorkerServer, options: AccessCont
       call.once("cancelled", () => controller.abort());
       checkAccess(options, access, call, controller.signal).then(
         (who) => {
+          callers.set(call, who);
           events.allowed(access, who);
           handler(call, callback);
         },

@@ -1,5 +1,5 @@
 import { hasBrand, UpdateError } from "../payload/update-error.js";
-import { PlanError } from "../worker/index.js";
+import { PauseError, PlanError } from "../worker/index.js";
 import { NotLeaderError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
 import type { Any } from "../gen/google/protobuf/any.js";
@@ -112,6 +112,10 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof NotLeaderError) {
     // The leader's identity rides in the ErrorInfo metadata, so a client can tell where writes go.
     return serviceError(Status.UNAVAILABLE, err.message, errorInfo("NotLeader", { leader: err.leader }));
+  }
+  if (err instanceof PauseError) {
+    // Pausing a paused update, resuming a running one: the worker's state, not the request, is in the way.
+    return serviceError(Status.FAILED_PRECONDITION, err.message, errorInfo(err.reason));
   }
   if (err instanceof PlanError) {
     // A Preview whose object the cluster would not dry-run: the request was fine, the cluster's state is not.

@@ -7,10 +7,10 @@ import type { UpdateRequest } from "../service/index.js";
 import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";
 import type { Logger, PlannedObject } from "../worker/index.js";
 import type { PreviewInput, PreviewResult } from "../worker/preview.js";
-import { fromProtoNotify, fromProtoUpdate, toProtoStatus } from "./convert.js";
+import { fromProtoNotify, fromProtoPause, fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { InvalidArgumentError, toServiceError } from "./errors.js";
 import { accepted, checkedDecoding, MAX_RECEIVE_MESSAGE_BYTES, WatchLimiter } from "./limits.js";
-import { guardHandlers, OPEN_ACCESS, type AccessControlOptions } from "./access.js";
+import { callerOf, guardHandlers, OPEN_ACCESS, type AccessControlOptions } from "./access.js";
 import { CallObserver, NO_API_METRICS, type ApiMetrics, type CallScope } from "./observe.js";
 import { reflectionService } from "./reflection.js";
 import { fromProtoPreview, fromProtoUpdateControls, toProtoObjectPreview, toProtoPreviewSummary } from "./preview.js";
@@ -19,6 +19,9 @@ import { fromProtoPreview, fromProtoUpdateControls, toProtoObjectPreview, toProt
 export interface ServicePort {
   update(request: UpdateRequest, signal: AbortSignal): Promise<Snapshot<ServiceStatus>>;
   notify(message: string): boolean;
+  /** Holds the update at a task boundary; `pausedBy` is who asked. */
+  pause(pausedBy: string, reason: string): Promise<Snapshot<ServiceStatus>>;
+  resume(): Promise<Snapshot<ServiceStatus>>;
   /** Streams each object's predicted effect to `onObject`, then resolves with the plan's summary. */
   preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult>;
   latest(): Snapshot<ServiceStatus>;
@@ -128,11 +131,23 @@ export class ApiServer {
       this.deps.admitImage(image).catch((err: unknown) => {
         throw new InvalidArgumentError("desired.image", err instanceof Error ? err.message : String(err));
       });
-    // Contract landed ahead of the implementations (issues 15 and 17); each replaces its entry.
-    const unimplemented = (rpc: string) => (call: { emit?: unknown }, callback?: grpc.sendUnaryData<never>): void => {
-      const error = { code: grpc.status.UNIMPLEMENTED, details: `${rpc} is not implemented yet` };
-      if (callback) callback(error);
-      else (call as grpc.ServerWritableStream<unknown, unknown>).emit("error", error);
+    // PauseUpdate and ResumeUpdate: a write that answers with the status it left.
+    const answerStatus = <Req extends object>(
+      rpc: string,
+      call: grpc.ServerUnaryCall<Req, unknown>,
+      callback: grpc.sendUnaryData<{ status: pb.SyncWorkerStatus }>,
+      act: (request: Req) => Promise<Snapshot<ServiceStatus>>,
+    ): void => {
+      const scope = observer.begin(rpc, "unary", call);
+      void scope.run(async () => {
+        try {
+          const snapshot = await act(accepted(call.request));
+          scope.end(grpc.status.OK);
+          callback(null, { status: toProtoStatus(snapshot) });
+        } catch (err) {
+          callback(fail(scope, err));
+        }
+      });
     };
     const handlers: pb.SyncWorkerServer = {
       preview: (call) => {
@@ -152,8 +167,8 @@ export class ApiServer {
           }
         });
       },
-      pauseUpdate: unimplemented("PauseUpdate"),
-      resumeUpdate: unimplemented("ResumeUpdate"),
+      pauseUpdate: (call, callback) => answerStatus("PauseUpdate", call, callback, (request) => service.pause(callerOf(call), fromProtoPause(request))),
+      resumeUpdate: (call, callback) => answerStatus("ResumeUpdate", call, callback, () => service.resume()),
       update: (call, callback) => {
         const scope = observer.begin("Update", "unary", call);
         const controller = new AbortController();

@@ -7,7 +7,9 @@ export function isStatusEdge(last: SyncWorkerStatus | undefined, next: SyncWorke
     next.generation !== last.generation ||
     next.actual.image !== last.actual.image ||
     next.reconciling !== last.reconciling ||
-    (next.failure !== undefined) !== (last.failure !== undefined)
+    (next.failure !== undefined) !== (last.failure !== undefined) ||
+    // Paused, resumed, or an Update became pending: shown and saved at once.
+    next.pause !== last.pause
   );
 }
 

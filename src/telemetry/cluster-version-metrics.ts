@@ -155,6 +155,8 @@ export function clusterVersionMetrics(registry: Registry, source: ClusterVersion
     },
   );
   gauge("cluster_version_capability", "Capabilities of the cluster: 1 enabled, 0 known but disabled.", ["name"], () => capabilitySeries(source.status()));
+  // Ours, not the CVO's: read from the same status, so it cannot disagree with what watchers are shown.
+  gauge("syncworker_update_paused", "1 while the update is paused (PauseUpdate), else 0.", [], () => [{ labels: {}, value: source.status().worker.pause ? 1 : 0 }]);
   gauge(
     "cluster_operator_up",
     "1 if a ClusterOperator is Available=True, 0 otherwise (reason NoAvailableCondition without one); version is its operator version. name=version is the cluster version itself.",
