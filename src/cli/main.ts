@@ -1,13 +1,17 @@
-import { pathToFileURL } from "node:url";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { compileServeOptions, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
+import { goArch } from "../payload/index.js";
+import { pushPayload, RegistryClient } from "../payload/registry/index.js";
 import { defaultStateDir } from "../service/index.js";
 import { Code, SyncWorkerError, SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
 import { connect, DEFAULT_ADDRESS, type ConnectOptions } from "./connect.js";
 import { DIFF_EXIT, diff } from "./diff.js";
+import { payloadLocation } from "./image-arg.js";
 import { render, type RenderOptions } from "./render.js";
+import { registryClientOptions, type RegistryFlags } from "./registry-flags.js";
+import { signPayload, type SignPayloadOptions } from "./sign.js";
 import { watch } from "./watch.js";
 
 function integer(value: string): number {
@@ -19,12 +23,6 @@ function integer(value: string): number {
 /** A comma-separated list flag; empty items are dropped. */
 function list(value: string): string[] {
   return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
-}
-
-/** Relative payload paths are resolved against the caller's directory, not the server's. */
-function payloadLocation(image: string): string {
-  if (image === "" || image.includes("://") || isAbsolute(image)) return image;
-  return pathToFileURL(resolve(image)).href;
 }
 
 /** Runs `fn` with a client of the connection flags, closed afterwards even when `fn` fails. */
@@ -127,6 +125,12 @@ export function program(): Command {
     .option("--insecure", "listen beyond loopback although nothing authenticates callers")
     .option("--payload-root <dir>", "a directory payload images must resolve under (repeatable; required beyond loopback)", (dir: string, dirs: string[]) => [...dirs, dir], [])
     .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
+    .option("--payload-cache <dir>", "where release images pulled from registries are extracted (default: $XDG_CACHE_HOME/syncworker/payloads)")
+    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
+    .option("--registry-ca <file>", "CA certificates (PEM) trusted for registries besides the system's")
+    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
+    .option("--verification-keys <dir>", "OpenPGP public keys release images must be signed with, one keyring per file, each must sign (default: no verification)")
+    .option("--signature-store <url>", "a signature store in the CVO's layout, http(s):// or file:// (repeatable; read before the registry's sha256-<hex>.sig tag)", (url: string, urls: string[]) => [...urls, url], [])
     .option("--debug-endpoints", "serve the admin endpoint's /debug routes (the embedded cluster's objects)")
     .option("--max-watches-per-client <n>", "concurrent StatusWatch streams one client host may hold", integer, 100)
     .option("--max-deletions <n>", "default blast-radius limit: the most objects one update may delete (default: unlimited)", integer)
@@ -136,21 +140,63 @@ export function program(): Command {
   cli
     .command("render")
     .description("print the manifests a payload would apply, in task order, without a server")
-    .requiredOption("--image <dir>", "payload directory (or file:// URL)")
+    .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference to pull")
     .option("--exclude <id>", "skip manifests annotated exclude.release.openshift.io/<id>=true", "")
     .option("--profile <name>", "cluster profile", "self-managed-high-availability")
     .option("--feature-set <set>", "cluster feature set", "Default")
     .option("--capabilities <a,b,...>", "enabled capabilities (default: every known capability; \"\" for none)")
     .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
     .option("--show-excluded", "explain every excluded manifest on stderr", false)
+    .option("--payload-cache <dir>", "where a pulled image is extracted (default: $XDG_CACHE_HOME/syncworker/payloads)")
+    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
+    .option("--registry-ca <file>", "CA certificates (PEM) trusted for the registry besides the system's")
+    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
     .action(async (o: RenderOptions) => {
       exitOnClosedPipe(0);
       await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
     });
 
+  cli
+    .command("sign-payload")
+    .description("sign a release image as the CVO verifies it: an atomic container signature claim for its digest, OpenPGP-signed")
+    .argument("<image>", "the image's pull spec, by digest (a tag is resolved through the registry)")
+    .requiredOption("--key <file>", "armored OpenPGP private key")
+    .option("--passphrase-file <file>", "the key's passphrase, on the file's first line")
+    .option("--store <dir>", "add sha256=<hex>/signature-N to this signature-store directory (serve it for --signature-store)")
+    .option("--push", "add the signature to the registry's sha256-<hex>.sig tag", false)
+    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
+    .option("--registry-ca <file>", "CA certificates (PEM) trusted for the registry besides the system's")
+    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
+    .action(async (image: string, o: SignPayloadOptions & RegistryFlags) => {
+      const client = new RegistryClient(await registryClientOptions(o));
+      try {
+        for (const line of await signPayload(image, o, client, new Date(), AbortSignal.timeout(120_000))) process.stdout.write(`${line}\n`);
+      } finally {
+        await client.close();
+      }
+    });
+
+  cli
+    .command("push-payload")
+    .description("publish a payload directory as a release image (one layer of release-manifests/ and manifests/); prints its pull spec by digest")
+    .argument("<dir>", "payload directory")
+    .argument("<reference>", "where to push it: host[:port]/repository:tag")
+    .option("--architecture <goarch>", "the image config's architecture", goArch(process.arch))
+    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
+    .option("--registry-ca <file>", "CA certificates (PEM) trusted for the registry besides the system's")
+    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
+    .action(async (dir: string, reference: string, o: RegistryFlags & { architecture: string }) => {
+      const client = new RegistryClient(await registryClientOptions(o));
+      try {
+        process.stdout.write(`${await pushPayload(client, resolve(dir), reference, o.architecture, AbortSignal.timeout(600_000))}\n`);
+      } finally {
+        await client.close();
+      }
+    });
+
   withConnection(cli.command("update"))
     .description("set the desired release")
-    .requiredOption("--image <dir>", "payload directory (or file:// URL)")
+    .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (by digest; a tag is resolved by the service)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--force", "apply even if verification or preconditions fail", false)
     .option("--generation <n>", "generation of the desired state", integer, 1)
@@ -212,6 +258,21 @@ export function program(): Command {
     .action(async (o: ConnectOptions & { message: string }) => {
       const queued = await withClient(o, (client) => client.notify(o.message));
       process.stdout.write(queued ? "notified\n" : "a notification was already pending\n");
+    });
+
+  withConnection(cli.command("pause"))
+    .description("pause the update at a task boundary: running tasks finish, no new task starts, the position is kept")
+    .option("--reason <text>", "why; shown in the status", "")
+    .action(async (o: ConnectOptions & { reason: string }) => {
+      const status = await withClient(o, (client) => client.pauseUpdate(o.reason));
+      process.stdout.write(`${status.message}\n`);
+    });
+
+  withConnection(cli.command("resume"))
+    .description("resume a paused update from where it stood")
+    .action(async (o: ConnectOptions) => {
+      const status = await withClient(o, (client) => client.resumeUpdate());
+      process.stdout.write(`${status.message}\n`);
     });
   return cli;
 }
