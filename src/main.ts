@@ -167,7 +167,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
     // A tag is resolved here; a registry that does not answer in time leaves it to retrieval to report why.
-    admitImage: (image) => retriever.admit(image, AbortSignal.timeout(ADMIT_TIMEOUT_MS)).then(() => undefined),
+    admitImage: (image) => retriever.admit(image, AbortSignal.timeout(ADMIT_TIMEOUT_MS)),
     maxWatchesPerClient: options.maxWatchesPerClient,
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });

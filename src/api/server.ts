@@ -39,8 +39,11 @@ export interface ApiDeps {
   readonly credentials?: grpc.ServerCredentials;
   /** Who may call which RPC (see access.ts); everyone when absent. */
   readonly access?: AccessControlOptions;
-  /** Rejects, saying why, when the service must not load an Update's `desired.image` (outside the payload roots). */
-  readonly admitImage: (image: string) => Promise<void>;
+  /**
+   * Rejects, saying why, when the service must not load an Update's `desired.image` (outside the payload roots, a
+   * malformed reference); else resolves to the image to use (a release image's tag resolved to its digest).
+   */
+  readonly admitImage: (image: string) => Promise<string>;
   /** How many StatusWatch streams one client host may hold at once. */
   readonly maxWatchesPerClient: number;
 }
@@ -127,7 +130,7 @@ export class ApiServer {
       scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
       return serviceError;
     };
-    const admit = (image: string): Promise<void> =>
+    const admit = (image: string): Promise<string> =>
       this.deps.admitImage(image).catch((err: unknown) => {
         throw new InvalidArgumentError("desired.image", err instanceof Error ? err.message : String(err));
       });
@@ -177,8 +180,9 @@ export class ApiServer {
         void scope.run(async () => {
           try {
             const request = { ...fromProtoUpdate(accepted(call.request)), ...fromProtoUpdateControls(call.request) };
-            await admit(request.desired.image);
-            const snapshot = await service.update({ ...request, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
+            // A tag comes back resolved to its digest: the service keeps and reports the release it pulls.
+            const image = await admit(request.desired.image);
+            const snapshot = await service.update({ ...request, desired: { ...request.desired, image }, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
             scope.end(grpc.status.OK);
             callback(null, { status: toProtoStatus(snapshot) });
           } catch (err) {

@@ -75,6 +75,14 @@ test("an update by digest completes on the embedded cluster, reports the digest,
   await waitForStatus(server.client, completed(image), 240_000);
 });
 
+test("an update by tag is resolved to the digest once, and the digest is what the status reports", { timeout: 120_000 }, async () => {
+  const image = await pushPayload(client, DEMO_2, `${registry.host}/release/tagged:1.1.0`, ARCH, signal);
+  const accepted = await server.client.update(request(`${registry.host}/release/tagged:1.1.0`));
+  assert.equal(accepted.loadPayloadStatus?.update?.image, image, JSON.stringify(accepted.loadPayloadStatus));
+  const done = await waitForStatus(server.client, completed(image), 120_000);
+  assert.equal(done.history[0]?.image, image);
+});
+
 test("an image index loads the manifest of this node's architecture", { timeout: 120_000 }, async () => {
   const other = ARCH === "arm64" ? "s390x" : "arm64";
   const repo = `${registry.host}/release/multi`;
