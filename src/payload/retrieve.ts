@@ -161,7 +161,7 @@ export class ImageRetriever implements PayloadRetriever {
 }
 
 /** Upstream wraps every download failure this way (spec §7.8). */
-export function retrievalFailed(cause: unknown): PayloadError {
+function retrievalFailed(cause: unknown): PayloadError {
   const text = cause instanceof Error ? cause.message : String(cause);
   return new PayloadError({ kind: "Retrieval", message: `Unable to download and prepare the update: ${text}`, problems: [{ file: "", message: text }], cause });
 }

@@ -7,7 +7,7 @@ export { RegistryClient, type RegistryClientOptions } from "./client.js";
 export { UNVERIFIED, type ImageVerifier, type VerificationResult } from "./verifier.js";
 export { defaultAuthFile } from "./auth.js";
 export { defaultPayloadCache } from "./cache.js";
-export { parseReference, byDigest, formatReference, isDigest, type ImageReference } from "./reference.js";
+export { parseReference, byDigest, isDigest, type ImageReference } from "./reference.js";
 
 // Symbols below are library-internal: building blocks for tests and tools.
 export { PayloadExtractor, PAYLOAD_DIRS } from "./extract.js";

@@ -59,8 +59,3 @@ export function parseReference(text: string): ImageReference {
 export function byDigest(ref: ImageReference, digest: string): string {
   return `${ref.registry}/${ref.repository}@${digest}`;
 }
-
-/** The reference as written back: `registry/repository[:tag][@digest]`. */
-export function formatReference(ref: ImageReference): string {
-  return `${ref.registry}/${ref.repository}${ref.tag ? `:${ref.tag}` : ""}${ref.digest ? `@${ref.digest}` : ""}`;
-}
