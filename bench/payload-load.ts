@@ -27,7 +27,7 @@ function replicate(name: string, text: string, k: number): { name: string; text:
  * Writes a payload of exactly `target` documents: real-a's metadata and `manifests/`, then copies of its
  * `release-manifests/` files (renamed objects) until the document count is reached.
  */
-async function buildPayload(dir: string, target: number): Promise<number> {
+export async function buildPayload(dir: string, target: number): Promise<number> {
   await mkdir(join(dir, "manifests"), { recursive: true });
   await mkdir(join(dir, "release-manifests"));
   let total = 0;

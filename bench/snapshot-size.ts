@@ -7,8 +7,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { isComplete, SyncWorkerClient, SyncWorkerStatus } from "@syncworker/client";
 import { SYNCWORKER } from "../test/harness/server.js";
+import { buildPayload } from "./payload-load.js";
 
-const PAYLOAD = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
+const REAL_A = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
+/** BENCH_MANIFESTS=1000: a payload of that many manifests built from real-a (bench payload-load's), instead of real-a. */
+const MANIFESTS = process.env["BENCH_MANIFESTS"];
 
 async function listening(child: ChildProcess): Promise<string> {
   for await (const line of createInterface({ input: child.stdout! })) if (line.startsWith("listening on ")) return line.slice("listening on ".length);
@@ -16,12 +19,14 @@ async function listening(child: ChildProcess): Promise<string> {
 }
 
 /**
- * The encoded size of every snapshot one watcher receives during a sync of real-a on the embedded
- * cluster, with the per-component progress and timing ("after") and without them, as the same
+ * The encoded size of every snapshot one watcher receives during a sync of real-a (or a BENCH_MANIFESTS
+ * payload built from it) on the embedded cluster, with the per-component progress and timing ("after") and without them, as the same
  * snapshot was sent before they existed ("before"): what a watcher's stream costs per snapshot.
  */
 export async function run(): Promise<void> {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
+  const payload = MANIFESTS ? join(stateDir, "payload") : REAL_A;
+  if (MANIFESTS) await buildPayload(payload, Number(MANIFESTS));
   const server = spawn(process.execPath, [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "300ms", "--state-dir", stateDir], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn" },
@@ -38,7 +43,7 @@ export async function run(): Promise<void> {
         if (isComplete(status)) return;
       }
     })();
-    await client.update({ generation: 1, desired: { version: "", image: PAYLOAD, force: false }, overrides: [], capabilities: undefined, state: 0 });
+    await client.update({ generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: 0 });
     await watching;
   } finally {
     client.close();
@@ -51,6 +56,6 @@ export async function run(): Promise<void> {
   const components = Math.max(...sizes.map((s) => s.components));
   console.log(`snapshots: ${sizes.length}; components: ${components}; bytes per snapshot before ${mean(before)} (max ${Math.max(...before)}), after ${mean(after)} (max ${Math.max(...after)})`);
   console.log(
-    `RESULT snapshot-size snapshots=${sizes.length} components=${components} before_mean_b=${mean(before)} after_mean_b=${mean(after)} before_max_b=${Math.max(...before)} after_max_b=${Math.max(...after)} kib_per_stream_before=${(before.reduce((a, b) => a + b, 0) / 1024).toFixed(1)} kib_per_stream_after=${(after.reduce((a, b) => a + b, 0) / 1024).toFixed(1)}`,
+    `RESULT snapshot-size payload=${MANIFESTS ? `${MANIFESTS}-manifests` : "real-a"} snapshots=${sizes.length} components=${components} before_mean_b=${mean(before)} after_mean_b=${mean(after)} before_max_b=${Math.max(...before)} after_max_b=${Math.max(...after)} kib_per_stream_before=${(before.reduce((a, b) => a + b, 0) / 1024).toFixed(1)} kib_per_stream_after=${(after.reduce((a, b) => a + b, 0) / 1024).toFixed(1)}`,
   );
 }

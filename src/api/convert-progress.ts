@@ -20,16 +20,29 @@ export function toDuration(ms: number): Duration {
 const NONE = { currentObject: "", waitReason: "", waitingSince: undefined, attempts: 0, startedAt: undefined, finishedAt: undefined, slow: false };
 
 /**
- * The components of a snapshot, each marked slow when the service found it so. Compact where nothing
- * is going on, since every watcher gets every component in every snapshot: a pending one carries only
- * its size, a done one its count and when it finished; the details are for components in progress.
+ * Components applying that carry their details in one snapshot at most: an install applies every component at
+ * once, and the details of dozens of them would make each snapshot to every watcher several times its size.
+ * Waiting and failed ones always carry theirs: they are what a person looks for.
+ */
+export const MAX_DETAILED_APPLYING = 8;
+
+function detailed(components: readonly ComponentProgress[]): ReadonlySet<ComponentProgress> {
+  const applying = components.filter((c) => c.state === "Applying").slice(0, MAX_DETAILED_APPLYING);
+  return new Set([...components.filter((c) => c.state === "Waiting" || c.state === "Failed"), ...applying]);
+}
+
+/**
+ * The components of a snapshot, each marked slow when the service found it so. Compact where nothing is going
+ * on, since every watcher gets every component in every snapshot: a pending one carries only its size, a done one
+ * its count and when it finished, one applying its details only among the first {@link MAX_DETAILED_APPLYING}.
  */
 export function toProtoComponents(components: readonly ComponentProgress[], progress: UpdateProgress | undefined): pb.ComponentProgress[] {
   const slow = new Set(progress?.slow ?? []);
+  const details = detailed(components);
   return components.map((c) => {
-    const common = { runLevel: c.runLevel, component: c.component, state: COMPONENT_STATES[c.state], done: c.done, total: c.total };
-    if (c.state === "Pending") return { ...NONE, ...common };
+    const common = { runLevel: c.runLevel, component: c.component, state: COMPONENT_STATES[c.state], done: c.done, total: c.total, slow: slow.has(componentKey(c)) };
     if (c.state === "Done") return { ...NONE, ...common, finishedAt: c.finishedAt };
+    if (!details.has(c)) return { ...NONE, ...common };
     return {
       ...common,
       currentObject: c.currentObject,
@@ -38,7 +51,6 @@ export function toProtoComponents(components: readonly ComponentProgress[], prog
       attempts: c.attempts,
       startedAt: c.startedAt,
       finishedAt: c.finishedAt,
-      slow: slow.has(componentKey(c)),
     };
   });
 }
