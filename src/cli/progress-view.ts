@@ -50,7 +50,7 @@ export function componentLine(c: ComponentProgress, now: Date): string {
     case ComponentState.COMPONENT_STATE_FAILED:
       return `${head} failed on ${c.currentObject}${attempts ? ` (${attempts.slice(2)})` : ""}`;
     default:
-      return `${head} applying ${c.currentObject}${attempts ? ` (${attempts.slice(2)})` : ""}`;
+      return `${head} applying${c.currentObject ? ` ${c.currentObject}` : ""}${attempts ? ` (${attempts.slice(2)})` : ""}`;
   }
 }
 
@@ -74,7 +74,9 @@ export function pausedLine(pause: PauseStatus, now: Date): string {
 const SECTIONS: ReadonlyArray<(status: SyncWorkerStatus, now: Date) => string[]> = [
   (status, now) => (status.pause?.paused ? [pausedLine(status.pause, now)] : []),
   (status, now) => {
-    const active = status.components.filter((c) => ACTIVE.has(c.state));
+    // Waits and failures first: they are what a person looks for (and always carry their details).
+    const stuck = (c: ComponentProgress): boolean => c.state !== ComponentState.COMPONENT_STATE_APPLYING;
+    const active = status.components.filter((c) => ACTIVE.has(c.state) && stuck(c)).concat(status.components.filter((c) => ACTIVE.has(c.state) && !stuck(c)));
     const lines = active.slice(0, MAX_ACTIVE_ROWS).map((c) => componentLine(c, now));
     if (active.length > MAX_ACTIVE_ROWS) lines.push(`  … and ${active.length - MAX_ACTIVE_ROWS} more in progress`);
     return lines;

@@ -55,4 +55,7 @@ test("the live area lists the components in progress, a few of them, and counts 
   assert.equal(lines.length, MAX_ACTIVE_ROWS + 1);
   assert.ok(lines.slice(0, MAX_ACTIVE_ROWS).every((l, i) => l.startsWith(`  50/c${i} `)));
   assert.equal(lines.at(-1), "  … and 2 more in progress");
+  const waiting = component({ component: "stuck", state: ComponentState.COMPONENT_STATE_WAITING, currentObject: "clusteroperator/x", waitReason: "ClusterOperatorNotAvailable" });
+  assert.match(liveLines(status({ components: [...many, waiting] }), at(0))[0] ?? "", /^ {2}50\/stuck .* waiting on clusteroperator\/x/, "waits come first");
+  assert.equal(componentLine(component({ currentObject: "" }), at(0)), "  50/ingress-operator 3/17 applying", "an applying component sent without its details");
 });
