@@ -1,4 +1,5 @@
-import { MultiBar, type GenericBar } from "cli-progress";
+// Default import: Node's CommonJS export detection finds MultiBar but not Format or Presets (nested object literals).
+import cliProgress, { MultiBar, type GenericBar } from "cli-progress";
 import { ComponentState, isComplete, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
 import { doneLine, liveLines, overallText } from "./progress-view.js";
 
@@ -27,8 +28,8 @@ class LiveArea {
   #update = "";
 
   constructor(out: NodeJS.WriteStream) {
-    this.#multi = new MultiBar({ stream: out, hideCursor: true, forceRedraw: true, barsize: 30 });
-    this.#overall = this.#multi.create(1, 0, {}, { format: (options, params) => `${bar(options.barsize ?? 30, params.progress)} ${Math.floor(params.progress * 100)}% | ${this.#status ? overallText(this.#status, new Date()) : ""}` });
+    this.#multi = new MultiBar({ stream: out, hideCursor: true, forceRedraw: true, barsize: 30 }, cliProgress.Presets.shades_classic);
+    this.#overall = this.#multi.create(1, 0, {}, { format: (options, params) => `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% | ${this.#status ? overallText(this.#status, new Date()) : ""}` });
   }
 
   show(status: SyncWorkerStatus): void {
@@ -62,11 +63,6 @@ class LiveArea {
 }
 
 const ERASE_LINE = "\u001b[2K";
-
-const bar = (size: number, progress: number): string => {
-  const full = Math.round(Math.min(1, Math.max(0, progress)) * size);
-  return `${"\u2588".repeat(full)}${"\u2591".repeat(size - full)}`;
-};
 
 /**
  * Streams status: a live area on a terminal (LiveArea), JSON lines otherwise. A dropped stream (a restart, a proxy)
