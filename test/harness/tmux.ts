@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -12,15 +15,14 @@ export interface Terminal {
   close(): Promise<void>;
 }
 
-let sessions = 0;
-
 /**
- * Starts `argv` in a new tmux session of `width`×`height` (its own server socket, so nothing else's tmux is
- * touched). The pane stays open after the command ends, so its last screen can still be read.
+ * Starts `argv` in a new tmux session of `width`×`height` (its own server, on a socket in a temporary directory
+ * removed on close, so nothing else's tmux is touched). The pane stays open after the command ends, so its last
+ * screen can still be read.
  */
 export async function openTerminal(argv: readonly string[], width = 160, height = 30): Promise<Terminal> {
-  const socket = `syncworker-test-${process.pid}-${++sessions}`;
-  const tmux = (...args: string[]): Promise<{ stdout: string }> => run("tmux", ["-L", socket, ...args]);
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-tmux-"));
+  const tmux = (...args: string[]): Promise<{ stdout: string }> => run("tmux", ["-S", join(dir, "socket"), ...args]);
   const quoted = argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
   await tmux("new-session", "-d", "-s", "main", "-x", String(width), "-y", String(height), `${quoted}; sleep 600`);
   const capture = async (): Promise<string> => (await tmux("capture-pane", "-p", "-t", "main")).stdout;
@@ -36,6 +38,7 @@ export async function openTerminal(argv: readonly string[], width = 160, height 
     },
     close: async () => {
       await tmux("kill-server").catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
