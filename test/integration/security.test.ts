@@ -73,6 +73,14 @@ test("mTLS with tokens: health and reflection answer without credentials, SyncWo
     assert.equal(readerFromFile.code, 0, readerFromFile.stderr);
     assert.equal((JSON.parse(readerFromFile.stdout) as { message: string }).message, "Waiting for an update");
 
+    // PauseUpdate records the authenticated caller, and needs the writer role.
+    const readerPause = await runCli(["pause", ...mtls, "--token", READER_TOKEN]);
+    assert.match(readerPause.stderr, /PERMISSION_DENIED: "bob" may not call PauseUpdate/);
+    const writerPause = await runCli(["pause", ...mtls, "--token", WRITER_TOKEN, "--reason", "audit"]);
+    assert.equal(writerPause.code, 0, writerPause.stderr);
+    const paused = JSON.parse((await runCli(["status", ...mtls, "--token", READER_TOKEN])).stdout) as { pause?: { pausedBy: string; reason: string } };
+    assert.deepEqual([paused.pause?.pausedBy, paused.pause?.reason], ["alice", "audit"]);
+
     // Refusals are counted like any call.
     const metrics = await (await fetch(`http://${server.adminAddress}/metrics`)).text();
     assert.match(metrics, /grpc_server_handled_total\{[^}]*grpc_method="GetStatus"[^}]*grpc_code="UNAUTHENTICATED"[^}]*\} 2/);
