@@ -28,6 +28,22 @@ async function preview(image: string): Promise<{ objects: ObjectPreview[]; summa
   return { objects, summary };
 }
 
+/**
+ * Holds the worker (its reconcile passes re-apply every 5 s, and the simulated controllers answer with status
+ * writes) and waits until the store stops changing, so a comparison around a preview sees only what it wrote.
+ */
+async function quiesce(): Promise<string[]> {
+  await server.client.pauseUpdate("preview test: nothing else may write");
+  let last = await versions();
+  for (let i = 0; i < 30; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = await versions();
+    if (now.join() === last.join()) return now;
+    last = now;
+  }
+  assert.fail("the embedded store kept changing for 30 s while the worker was paused");
+}
+
 /** `kind/namespace/name@resourceVersion` of every embedded object. */
 async function versions(): Promise<string[]> {
   const res = await fetch(`http://${server.adminAddress}/debug/embedded/objects`);
@@ -43,7 +59,7 @@ test("the first install, forced past the default limit, then a preview of the ne
   assert.match(forced.loadPayloadStatus?.acceptedRisks ?? "", /forced past blast-radius limits/);
   await waitForStatus(server.client, (s) => s.actual?.version === "1.0.0" && s.completed >= 1 && !s.failure, 60_000);
 
-  const before = await versions();
+  const before = await quiesce();
   const { objects, summary } = await preview(DEMO_2);
   const config = objects.find((o) => o.kind === "ConfigMap" && o.name === "config-config");
   assert.equal(config?.action, PreviewAction.PREVIEW_ACTION_CHANGE);
@@ -52,6 +68,7 @@ test("the first install, forced past the default limit, then a preview of the ne
   assert.equal(summary.release?.version, "1.1.0");
   assert.deepEqual(summary.limitViolations.length, 1, `the default limit is evaluated: ${summary.limitViolations.join("; ")}`);
   assert.deepEqual(await versions(), before, "the preview stored nothing");
+  await server.client.resumeUpdate();
   assert.equal((await preview(DEMO_2)).summary.planDigest, summary.planDigest, "the digest is stable while nothing changes");
 
   const same = await preview(DEMO_1);
