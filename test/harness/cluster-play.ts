@@ -9,7 +9,8 @@ export async function payloadManifests(dir: string): Promise<{ version: string; 
   return { version: payload.release.version, manifests: [...payload.manifests] };
 }
 
-const apiVersionOf = (m: Manifest): string => (m.gvk.group ? `${m.gvk.group}/${m.gvk.version}` : m.gvk.version);
+/** The apiVersion a manifest's kind is served under. */
+export const apiVersionOf = (m: Manifest): string => (m.gvk.group ? `${m.gvk.group}/${m.gvk.version}` : m.gvk.version);
 
 function plural(kind: string): string {
   const lower = kind.toLowerCase();

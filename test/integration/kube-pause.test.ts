@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
 import type { Manifest } from "../../src/payload/index.js";
-import { createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { appliedTasks, settled } from "../harness/pause-checks.js";
 import { FIXTURES, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -40,7 +40,6 @@ function serve(): Promise<ServerProcess> {
   return startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-pause", "--reconcile-interval", "60s", "--backoff-steps", "2", "--max-workers", String(MAX_WORKERS), "--metrics-listen", "127.0.0.1:0"]);
 }
 
-const apiVersionOf = (m: Manifest): string => (m.gvk.group ? `${m.gvk.group}/${m.gvk.version}` : m.gvk.version);
 
 async function resourceVersions(): Promise<Map<string, string>> {
   const versions = new Map<string, string>();

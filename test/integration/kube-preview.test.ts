@@ -9,7 +9,7 @@ import { Code, SyncWorkerError, type PreviewSummary } from "@syncworker/client";
 import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
 import { runCli } from "../harness/cli.js";
-import { createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { FIXTURES, startServer, type ServerProcess } from "../harness/server.js";
 
@@ -28,7 +28,6 @@ after(async () => {
   await cp?.stop();
 });
 
-const apiVersionOf = (m: Manifest): string => (m.gvk.group ? `${m.gvk.group}/${m.gvk.version}` : m.gvk.version);
 const idOf = (o: { group: string; kind: string; namespace: string; name: string }): string => `${o.group}/${o.kind} ${o.namespace}/${o.name}`;
 const manifestId = (m: Manifest): string => idOf({ group: m.gvk.group, kind: m.gvk.kind, namespace: m.obj.metadata?.namespace ?? "", name: m.obj.metadata?.name ?? "" });
 const live = (m: Manifest) => cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ComponentState, type ComponentOverride, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
-import { createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { assertGrowingWait, checkComponentProgress } from "../harness/component-progress.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { FIXTURES, REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
@@ -32,7 +32,6 @@ after(async () => {
   await cp?.stop();
 });
 
-const apiVersionOf = (m: Manifest): string => (m.gvk.group ? `${m.gvk.group}/${m.gvk.version}` : m.gvk.version);
 const isClusterOperator = (m: Manifest): boolean => m.gvk.group === "config.openshift.io" && m.gvk.kind === "ClusterOperator";
 const applied = (manifests: readonly Manifest[]): Manifest[] =>
   manifests.filter((m) => !overridden(m) && m.obj.metadata?.annotations?.["release.openshift.io/delete"] === undefined);
