@@ -8,7 +8,8 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultPayloadCache, goArch, isDirectoryImage, RegistryClient, RegistryRetriever } from "../payload/index.js";
 import { parseReference } from "../payload/registry/index.js";
-import { registryClientOptions, type RegistryFlags } from "./registry-flags.js";
+import { compileRegistryAccess } from "../config/index.js";
+import type { RegistryFlags } from "./registry-flags.js";
 
 /** True when `image` is meant as an OCI reference: it is no directory here and parses as one. */
 export function isImageReference(image: string): boolean {
@@ -33,7 +34,7 @@ export function payloadLocation(image: string): string {
  * default as `serve`'s) unless its digest is there already. Not verified: these commands only read.
  */
 export async function pulledPayload(reference: string, flags: RegistryFlags & { readonly payloadCache?: string }, signal: AbortSignal): Promise<string> {
-  const client = new RegistryClient(await registryClientOptions(flags));
+  const client = new RegistryClient(compileRegistryAccess(flags));
   try {
     const retriever = new RegistryRetriever({ client, cacheDir: resolve(flags.payloadCache ?? defaultPayloadCache()), architecture: goArch(process.arch) });
     return (await retriever.retrieve({ image: reference, force: true }, signal)).directory;

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { compileServeOptions, type ServeOptions } from "../config/index.js";
+import { compileRegistryAccess, compileServeOptions, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../payload/registry/index.js";
@@ -10,7 +10,7 @@ import { connect, DEFAULT_ADDRESS, type ConnectOptions } from "./connect.js";
 import { DIFF_EXIT, diff } from "./diff.js";
 import { payloadLocation } from "./image-arg.js";
 import { render, type RenderOptions } from "./render.js";
-import { registryClientOptions, type RegistryFlags } from "./registry-flags.js";
+import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
 import { watch } from "./watch.js";
 
@@ -96,8 +96,7 @@ export function program(): Command {
   ];
   const withConnection = (command: Command): Command => connection.reduce((c, option) => c.addOption(option), command);
 
-  cli
-    .command("serve")
+  withRegistryFlags(cli.command("serve"), "registries")
     .description("run the service (against the embedded cluster unless --kubeconfig is given)")
     .option("--listen <host:port>", "gRPC address; port 0 picks a free port", "127.0.0.1:50051")
     .option("--admin-listen <host:port>", "HTTP address for /healthz, /readyz, /metrics and /debug")
@@ -126,9 +125,6 @@ export function program(): Command {
     .option("--payload-root <dir>", "a directory payload images must resolve under (repeatable; required beyond loopback)", (dir: string, dirs: string[]) => [...dirs, dir], [])
     .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
     .option("--payload-cache <dir>", "where release images pulled from registries are extracted (default: $XDG_CACHE_HOME/syncworker/payloads)")
-    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
-    .option("--registry-ca <file>", "CA certificates (PEM) trusted for registries besides the system's")
-    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
     .option("--verification-keys <dir>", "OpenPGP public keys release images must be signed with, one keyring per file, each must sign (default: no verification)")
     .option("--signature-store <url>", "a signature store in the CVO's layout, http(s):// or file:// (repeatable; read before the registry's sha256-<hex>.sig tag)", (url: string, urls: string[]) => [...urls, url], [])
     .option("--debug-endpoints", "serve the admin endpoint's /debug routes (the embedded cluster's objects)")
@@ -137,8 +133,7 @@ export function program(): Command {
     .option("--max-changed-percent <p>", "default blast-radius limit: the most objects one update may change, in % of its payload (default: unlimited)", Number)
     .action(serve);
 
-  cli
-    .command("render")
+  withRegistryFlags(cli.command("render"))
     .description("print the manifests a payload would apply, in task order, without a server")
     .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference to pull")
     .option("--exclude <id>", "skip manifests annotated exclude.release.openshift.io/<id>=true", "")
@@ -148,27 +143,20 @@ export function program(): Command {
     .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
     .option("--show-excluded", "explain every excluded manifest on stderr", false)
     .option("--payload-cache <dir>", "where a pulled image is extracted (default: $XDG_CACHE_HOME/syncworker/payloads)")
-    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
-    .option("--registry-ca <file>", "CA certificates (PEM) trusted for the registry besides the system's")
-    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
     .action(async (o: RenderOptions) => {
       exitOnClosedPipe(0);
       await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
     });
 
-  cli
-    .command("sign-payload")
+  withRegistryFlags(cli.command("sign-payload"))
     .description("sign a release image as the CVO verifies it: an atomic container signature claim for its digest, OpenPGP-signed")
     .argument("<image>", "the image's pull spec, by digest (a tag is resolved through the registry)")
     .requiredOption("--key <file>", "armored OpenPGP private key")
     .option("--passphrase-file <file>", "the key's passphrase, on the file's first line")
     .option("--store <dir>", "add sha256=<hex>/signature-N to this signature-store directory (serve it for --signature-store)")
     .option("--push", "add the signature to the registry's sha256-<hex>.sig tag", false)
-    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
-    .option("--registry-ca <file>", "CA certificates (PEM) trusted for the registry besides the system's")
-    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
     .action(async (image: string, o: SignPayloadOptions & RegistryFlags) => {
-      const client = new RegistryClient(await registryClientOptions(o));
+      const client = new RegistryClient(compileRegistryAccess(o));
       try {
         for (const line of await signPayload(image, o, client, new Date(), AbortSignal.timeout(120_000))) process.stdout.write(`${line}\n`);
       } finally {
@@ -176,17 +164,13 @@ export function program(): Command {
       }
     });
 
-  cli
-    .command("push-payload")
+  withRegistryFlags(cli.command("push-payload"))
     .description("publish a payload directory as a release image (one layer of release-manifests/ and manifests/); prints its pull spec by digest")
     .argument("<dir>", "payload directory")
     .argument("<reference>", "where to push it: host[:port]/repository:tag")
     .option("--architecture <goarch>", "the image config's architecture", goArch(process.arch))
-    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
-    .option("--registry-ca <file>", "CA certificates (PEM) trusted for the registry besides the system's")
-    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], [])
     .action(async (dir: string, reference: string, o: RegistryFlags & { architecture: string }) => {
-      const client = new RegistryClient(await registryClientOptions(o));
+      const client = new RegistryClient(compileRegistryAccess(o));
       try {
         process.stdout.write(`${await pushPayload(client, resolve(dir), reference, o.architecture, AbortSignal.timeout(600_000))}\n`);
       } finally {

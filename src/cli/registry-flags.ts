@@ -1,31 +1,17 @@
 /**
- * The registry flags of the client-side commands that talk to a registry themselves (`sign-payload --push`):
- * the same meaning as `serve`'s, turned into a {@link RegistryClient}'s options.
+ * The registry flags (`--pull-secret`, `--registry-ca`, `--insecure-registry`) of every command that reaches a
+ * registry: `serve`, and the client commands that pull or push themselves. Declared once here, read once by
+ * config's {@link compileRegistryAccess}.
  */
-import { readFile } from "node:fs/promises";
-import { ValueError } from "../config/index.js";
-import { defaultAuthFile, type RegistryClientOptions } from "../payload/registry/index.js";
+import type { Command } from "commander";
+import type { ServeOptions } from "../config/index.js";
 
-export interface RegistryFlags {
-  readonly pullSecret?: string;
-  readonly registryCa?: string;
-  readonly insecureRegistry?: readonly string[];
-}
+export type RegistryFlags = Pick<ServeOptions, "pullSecret" | "registryCa" | "insecureRegistry">;
 
-/** Options for a RegistryClient; a named CA that cannot be read is a ValueError naming it. */
-export async function registryClientOptions(flags: RegistryFlags, env: NodeJS.ProcessEnv = process.env): Promise<RegistryClientOptions> {
-  let caPem: string | undefined;
-  if (flags.registryCa) {
-    try {
-      caPem = await readFile(flags.registryCa, "utf8");
-    } catch (err) {
-      throw new ValueError("registry-ca", `${flags.registryCa}: ${(err as Error).message}`);
-    }
-  }
-  return {
-    authFile: flags.pullSecret ?? defaultAuthFile(env),
-    authFileOptional: flags.pullSecret === undefined && !env["REGISTRY_AUTH_FILE"],
-    ...(caPem !== undefined && { caPem }),
-    insecureHosts: flags.insecureRegistry ?? [],
-  };
+/** Adds the registry flags to `command`; `scope` words the CA flag ("registries" for serve, "the registry" else). */
+export function withRegistryFlags(command: Command, scope = "the registry"): Command {
+  return command
+    .option("--pull-secret <file>", "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)")
+    .option("--registry-ca <file>", `CA certificates (PEM) trusted for ${scope} besides the system's`)
+    .option("--insecure-registry <host[:port]>", "a loopback registry spoken to over plain HTTP, for tests (repeatable)", (host: string, hosts: string[]) => [...hosts, host], []);
 }

@@ -262,8 +262,15 @@ function payloadRoots(roots: readonly string[], listen: HostPort): readonly stri
   );
 }
 
-/** Registry options: a named pull secret and CA must be readable now, and plain HTTP is for loopback registries only. */
-function compileRegistry(options: ServeOptions, env: NodeJS.ProcessEnv): RegistryOptions {
+/** How a registry is reached, as the registry flags of `serve` and of the client commands give it. */
+export type RegistryAccess = Omit<RegistryOptions, "cacheDir">;
+
+/**
+ * The one reading of the registry flags (`--pull-secret`, `--registry-ca`, `--insecure-registry`), for `serve` and
+ * for the commands that pull or push themselves: a named pull secret and CA must be readable now, and plain HTTP
+ * is for loopback registries only.
+ */
+export function compileRegistryAccess(options: Pick<ServeOptions, "pullSecret" | "registryCa" | "insecureRegistry">, env: NodeJS.ProcessEnv = process.env): RegistryAccess {
   let caPem = "";
   if (options.registryCa) {
     try {
@@ -286,7 +293,6 @@ function compileRegistry(options: ServeOptions, env: NodeJS.ProcessEnv): Registr
     return host;
   });
   return Object.freeze({
-    cacheDir: resolve(options.payloadCache ?? defaultPayloadCache(env)),
     authFile: options.pullSecret ?? defaultAuthFile(env),
     authFileOptional: options.pullSecret === undefined && !env["REGISTRY_AUTH_FILE"],
     caPem,
@@ -368,7 +374,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     security: compileSecurity(options, listen, kubeconfig),
     payloadRoots: payloadRoots(options.payloadRoot ?? [], listen),
     payloadLoadTimeoutMs: positiveNumber("payload-load-timeout", parseDuration("payload-load-timeout", options.payloadLoadTimeout ?? "2m")),
-    registry: compileRegistry(options, env),
+    registry: Object.freeze({ cacheDir: resolve(options.payloadCache ?? defaultPayloadCache(env)), ...compileRegistryAccess(options, env) }),
     verification: compileVerification(options),
     debugEndpoints: options.debugEndpoints ?? false,
     maxWatchesPerClient: positiveInteger("max-watches-per-client", options.maxWatchesPerClient ?? 100),
