@@ -122,3 +122,8 @@ export class PayloadError extends UpdateError {
     return new PayloadError({ kind, message, problems: [{ file, message }], cause: err });
   }
 }
+
+/** The message of anything thrown: an Error's own, else its text. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

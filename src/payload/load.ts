@@ -9,7 +9,7 @@ import { open, readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { compareGoStrings } from "./go-json.js";
 import { manifestHash } from "./hash.js";
-import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
+import { messageOf, PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
 import { exclusionReason, type IncludeFilter } from "./include.js";
 import { nameOf, namespaceOf, type ExcludedManifest, type Manifest, type PayloadUpdate } from "./manifest.js";
 import { imagesFromImageRef, MetadataError, parseImageReferences, parseReleaseMetadata } from "./metadata.js";
@@ -171,8 +171,6 @@ export async function validateDirectory(dir: string, fs: PayloadFs = nodePayload
   }
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 /** The inclusion filter the CVO applies at load time, from load options with their defaults. */
 export function loadTimeFilter(
   opts: Pick<LoadOptions, "exclude" | "featureSet" | "enabledFeatureGates" | "clusterProfile" | "knownCapabilities" | "enabledCapabilities">,
@@ -242,7 +240,7 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
       if (ahead) reads[i + READ_AHEAD] = read(ahead);
       const file = `${task.name}/${entry.name}`;
       if ("error" in result) {
-        problems.push({ file, message: message(result.error) }); // upstream passes read errors through unprefixed
+        problems.push({ file, message: messageOf(result.error) }); // upstream passes read errors through unprefixed
         continue;
       }
       const parsed = parseFile(result.text, entry.name, file, task.render ? renderData : undefined, problems, opts.onWarning);
@@ -317,8 +315,8 @@ async function readMetadata<T>(fs: PayloadFs, base: string, releaseDir: string, 
     return parse(await readPayloadFile(fs, base, join(releaseDir, name), file));
   } catch (err) {
     const line = err instanceof MetadataError ? err.line : undefined;
-    const text = `${file}${line === undefined ? "" : `:${line}`}: ${message(err)}`;
-    throw new PayloadError({ kind, message: text, problems: [{ file, line, message: message(err) }], cause: err });
+    const text = `${file}${line === undefined ? "" : `:${line}`}: ${messageOf(err)}`;
+    throw new PayloadError({ kind, message: text, problems: [{ file, line, message: messageOf(err) }], cause: err });
   }
 }
 

@@ -3,6 +3,7 @@
  * signing) JSON, checked as library-go's `verifyAtomicContainerSignature` checks it.
  */
 import { z } from "zod";
+import { messageOf } from "../errors.js";
 
 /** The only claim type the CVO accepts. */
 export const ATOMIC_SIGNATURE_TYPE = "atomic container signature";
@@ -45,7 +46,7 @@ export function checkClaim(content: Uint8Array, digest: string): AtomicClaim {
   try {
     parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(content));
   } catch (err) {
-    throw new Error(`the signature is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`the signature is not valid JSON: ${messageOf(err)}`, { cause: err });
   }
   const result = claimSchema.safeParse(parsed);
   if (!result.success) {

@@ -6,6 +6,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readKeyring, type Keyring } from "./pgp.js";
+import { messageOf } from "../errors.js";
 
 /** Reads the keyrings in `dir` (hidden files and subdirectories skipped); throws naming a file that is not a keyring. */
 export async function loadKeyrings(dir: string): Promise<Keyring[]> {
@@ -17,7 +18,7 @@ export async function loadKeyrings(dir: string): Promise<Keyring[]> {
     try {
       keyring = await readKeyring(entry.name, await readFile(path));
     } catch (err) {
-      throw new Error(`${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`${path}: ${messageOf(err)}`, { cause: err });
     }
     if (keyring.keys.length === 0) throw new Error(`${path} holds no public key`);
     keyrings.push(keyring);

@@ -4,6 +4,7 @@
  * cryptography; this file only maps its answers to library-go's wording.
  */
 import * as openpgp from "openpgp";
+import { messageOf } from "../errors.js";
 
 /** Public keys trusted together: one `--verification-keys` file, as one `verifier-public-key-*` upstream. */
 export interface Keyring {
@@ -19,7 +20,7 @@ export async function readKeyring(name: string, data: Uint8Array): Promise<Keyri
   try {
     keys = isArmored(data) ? await openpgp.readKeys({ armoredKeys: new TextDecoder().decode(data) }) : await openpgp.readKeys({ binaryKeys: data });
   } catch (err) {
-    throw new Error(`unable to read keyring ${name}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`unable to read keyring ${name}: ${messageOf(err)}`, { cause: err });
   }
   return { name, keys: keys.map((key) => key.toPublic()) };
 }
@@ -36,7 +37,7 @@ export async function verifyWithKeyring(signature: Uint8Array, keyring: Keyring,
       ? await openpgp.verify({ message: await openpgp.readMessage({ armoredMessage: new TextDecoder().decode(signature) }), verificationKeys, format: "binary", date: now })
       : await openpgp.verify({ message: await openpgp.readMessage({ binaryMessage: signature }), verificationKeys, format: "binary", date: now });
   } catch (err) {
-    throw new Error(`could not read the message: ${errorText(err)}`, { cause: err });
+    throw new Error(`could not read the message: ${messageOf(err)}`, { cause: err });
   }
   if (result.signatures.length === 0) throw new Error("not signed");
   const failures: string[] = [];
@@ -45,7 +46,7 @@ export async function verifyWithKeyring(signature: Uint8Array, keyring: Keyring,
       await sig.verified;
       return result.data;
     } catch (err) {
-      failures.push(errorText(err));
+      failures.push(messageOf(err));
     }
   }
   throw new Error(`signature error: ${failures.join("; ")}`);
@@ -72,8 +73,4 @@ export function fingerprint(key: openpgp.Key): string {
 
 function isArmored(data: Uint8Array): boolean {
   return new TextDecoder().decode(data.subarray(0, 64)).trimStart().startsWith(ARMOR);
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -7,6 +7,7 @@
  * {@link MAX_SIGNATURES}), so a cosign `.sig` image there only adds signatures that fail to verify.
  */
 import type { RegistryClient } from "../registry/client.js";
+import { messageOf } from "../errors.js";
 import { parseManifest, sha256Digest, type Descriptor } from "../registry/image-manifest.js";
 import { parseReference, type ImageReference } from "../registry/reference.js";
 import { MAX_SIGNATURE_BYTES, MAX_SIGNATURES, readBounded, type SignatureSource } from "./store.js";
@@ -35,7 +36,7 @@ export function registrySignatures(client: RegistryClient): SignatureSource {
         layers = await signatureLayers(client, ref, digest, signal);
       } catch (err) {
         signal.throwIfAborted();
-        yield new Error(`unable to retrieve signatures from the registry for ${reference}: ${errorText(err)}`, { cause: err });
+        yield new Error(`unable to retrieve signatures from the registry for ${reference}: ${messageOf(err)}`, { cause: err });
         return;
       }
       if (layers.length === 0) yield new Error(`unable to retrieve signatures from ${where(ref)}: it has no layers`);
@@ -44,7 +45,7 @@ export function registrySignatures(client: RegistryClient): SignatureSource {
           yield await readSignatureBlob(client, ref, layer, signal);
         } catch (err) {
           signal.throwIfAborted();
-          yield new Error(`unable to retrieve signature ${layer.digest} from ${where(ref)}: ${errorText(err)}`, { cause: err });
+          yield new Error(`unable to retrieve signature ${layer.digest} from ${where(ref)}: ${messageOf(err)}`, { cause: err });
         }
       }
     },
@@ -61,7 +62,7 @@ export async function pushSignature(client: RegistryClient, ref: ImageReference,
     layers = [...(await signatureLayers(client, ref, digest, signal))];
   } catch (err) {
     // Only a missing tag starts a new manifest; anything else (auth, network) must not drop existing signatures.
-    if (!/: 404 /.test(errorText(err))) throw err;
+    if (!/: 404 /.test(messageOf(err))) throw err;
   }
   const bytes = Buffer.from(signature);
   const layer: Descriptor = { mediaType: SIGNATURE_LAYER_TYPE, digest: sha256Digest(bytes), size: bytes.length };
@@ -93,8 +94,4 @@ async function readSignatureBlob(client: RegistryClient, ref: ImageReference, la
   const actual = sha256Digest(bytes);
   if (actual !== layer.digest) throw new Error(`the blob served has digest ${actual}`);
   return bytes;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

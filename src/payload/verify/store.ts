@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { getGlobalDispatcher, interceptors, type Dispatcher } from "undici";
+import { messageOf } from "../errors.js";
 
 /** A source of signatures for one digest. */
 export interface SignatureSource {
@@ -54,7 +55,7 @@ export function signatureStore(base: URL, dispatcher: Dispatcher = getGlobalDisp
           fetched = await httpSignature(client, url, signal);
         } catch (err) {
           signal.throwIfAborted();
-          yield new Error(`unable to retrieve signature from ${url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          yield new Error(`unable to retrieve signature from ${url}: ${messageOf(err)}`, { cause: err });
           continue;
         }
         if (fetched === "missing") {
@@ -83,7 +84,7 @@ function fileStore(directory: string): SignatureSource {
             yield new Error(`unable to retrieve signature from ${dir}${i}: no more signatures to check`);
             return;
           }
-          yield new Error(`unable to load signature ${dir}${i}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          yield new Error(`unable to load signature ${dir}${i}: ${messageOf(err)}`, { cause: err });
         }
       }
     },
