@@ -55,6 +55,20 @@ async function watchFrom(server: ServerProcess, sinceRevision: number, predicate
 
 const completedAt = (image: string) => (s: SyncWorkerStatus) => s.actual?.image === image && s.completed >= 1 && !s.failure && s.total > 0;
 
+/**
+ * Waits until the state file holds a completed pass: a save starts as soon as the completion is published but
+ * lands a moment later, and a watcher can see the snapshot first (on a loaded machine the SIGKILL beat the save).
+ */
+async function savedCompleted(stateDir: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const saved = JSON.parse(await readFile(join(stateDir, "state.json"), "utf8").catch(() => "{}")) as { status?: { completed?: number } };
+    if ((saved.status?.completed ?? 0) >= 1) return;
+    if (Date.now() > deadline) assert.fail(`the state file shows no completed pass after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 test("after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones", { timeout: 240_000 }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
   const first = await startServer(["--state-dir", stateDir]);
@@ -62,6 +76,7 @@ test("after SIGKILL the service resumes the completed release: history, complete
   const seen = await watchFrom(first, 0, completedAt(REAL_A), 120_000);
   const before = seen.at(-1)!;
   // The watch ends on the completing snapshot; later ones (a reconcile pass) would be seen by a resumed watcher.
+  await savedCompleted(stateDir, 30_000);
   const lastSeen = Math.max(...seen.map((s) => s.revision), (await first.client.getStatus()).revision);
   await kill(first);
 
