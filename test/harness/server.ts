@@ -17,6 +17,11 @@ export const FIXTURES = fileURLToPath(new URL("../../../shared/fixtures/payloads
  */
 export const SYNCWORKER: readonly string[] = ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/bin.ts")];
 
+/** How long a server may take to print its addresses (a cold tsx start on a loaded 2-core machine takes seconds). */
+const START_TIMEOUT_MS = 120_000;
+/** How long a server may take to stop after SIGTERM: Kubernetes' default termination grace period. */
+const STOP_GRACE_MS = 30_000;
+
 export interface ServerProcess {
   readonly address: string;
   readonly adminAddress: string;
@@ -52,8 +57,11 @@ export async function startServer(extraArgs: readonly string[] = [], env: NodeJS
   let address = "";
   let adminAddress = "";
   let metricsAddress = "";
+  let startTimedOut = false;
   const ready = new Promise<void>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`server exited early with ${code}: ${stderr}`)));
+    child.once("exit", (code, signal) =>
+      reject(new Error(startTimedOut ? `server printed no addresses within ${START_TIMEOUT_MS} ms: ${stderr}` : `server exited early with ${code ?? signal}: ${stderr}`)),
+    );
     lines.on("line", (line) => {
       const [, listening] = /^listening on (.+)$/.exec(line) ?? [];
       const [, admin] = /^admin on (.+)$/.exec(line) ?? [];
@@ -64,7 +72,12 @@ export async function startServer(extraArgs: readonly string[] = [], env: NodeJS
       if (address && adminAddress && (metricsAddress || !wantMetrics)) resolve();
     });
   });
-  await ready;
+  // A server that never announces itself fails the test naming why, instead of leaving it waiting forever.
+  const startTimer = setTimeout(() => {
+    startTimedOut = true;
+    child.kill("SIGKILL");
+  }, START_TIMEOUT_MS);
+  await ready.finally(() => clearTimeout(startTimer));
   const client = new SyncWorkerClient(address);
   return {
     address,
@@ -81,7 +94,11 @@ export async function startServer(extraArgs: readonly string[] = [], env: NodeJS
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, "exit");
       child.kill("SIGTERM");
-      const [code] = (await exited) as [number | null];
+      // A deployment's grace period: a server that does not stop by then is a bug to report, not to wait for.
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      clearTimeout(timer);
+      if (signal === "SIGKILL") throw new Error(`the server did not stop within ${STOP_GRACE_MS} ms of SIGTERM; its log ends:\n${stderr.slice(-4_000)}`);
       return code;
     },
   };
