@@ -124,7 +124,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       return { applier: embedded.applier, planner: new ClusterPlanner(embedded.client), preconditions: builtInPreconditions(preconditionCluster(embedded.client)) };
     },
     retriever,
-    loadPayload: (directory, releaseImage, signal) => loader.load(directory, releaseImage, signal),
+    loadPayload: (source, releaseImage, signal) => loader.load(source, releaseImage, signal),
     maxWorkers: options.maxWorkers,
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },

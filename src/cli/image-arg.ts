@@ -6,7 +6,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultPayloadCache, goArch, isDirectoryImage, RegistryClient, RegistryRetriever } from "../payload/index.js";
+import { defaultPayloadCache, goArch, isDirectoryImage, RegistryClient, RegistryRetriever, type PayloadSource } from "../payload/index.js";
 import { parseReference } from "../payload/registry/index.js";
 import { compileRegistryAccess } from "../config/index.js";
 import type { RegistryFlags } from "./registry-flags.js";
@@ -30,14 +30,15 @@ export function payloadLocation(image: string): string {
 }
 
 /**
- * The local directory of `reference`'s payload for `render` and `diff`: pulled into the payload cache (`--payload-cache`,
- * default as `serve`'s) unless its digest is there already. Not verified: these commands only read.
+ * Where `reference`'s payload is for `render`: pulled into the payload cache (`--payload-cache`, default as `serve`'s)
+ * unless its digest is there already. Not verified: the command only reads.
  */
-export async function pulledPayload(reference: string, flags: RegistryFlags & { readonly payloadCache?: string }, signal: AbortSignal): Promise<string> {
+export async function pulledPayload(reference: string, flags: RegistryFlags & { readonly payloadCache?: string }, signal: AbortSignal): Promise<PayloadSource> {
   const client = new RegistryClient(compileRegistryAccess(flags));
   try {
     const retriever = new RegistryRetriever({ client, cacheDir: resolve(flags.payloadCache ?? defaultPayloadCache()), architecture: goArch(process.arch) });
-    return (await retriever.retrieve({ image: reference, force: true }, signal)).directory;
+    const { directory, archive } = await retriever.retrieve({ image: reference, force: true }, signal);
+    return { directory, archive };
   } finally {
     await client.close();
   }

@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { capabilityNames, featureSetOption } from "../config/index.js";
 import { parseRunLevel } from "../graph/index.js";
-import { DEFAULT_CLUSTER_PROFILE, goArch, loadUpdate, type Manifest } from "../payload/index.js";
+import { DEFAULT_CLUSTER_PROFILE, goArch, loadUpdate, openPayload, type Manifest } from "../payload/index.js";
 import { enabledFeatureGates, KNOWN_CAPABILITIES } from "../policy/index.js";
 import { isImageReference, pulledPayload } from "./image-arg.js";
 import type { RegistryFlags } from "./registry-flags.js";
@@ -68,10 +68,12 @@ function directoryOf(image: string): string {
 export async function render(options: RenderOptions, out: RenderOutput, signal?: AbortSignal): Promise<void> {
   const featureSet = featureSetOption(options.featureSet ?? "Default");
   const enabled = options.capabilities === undefined ? undefined : capabilityNames("capabilities", options.capabilities.split(",").map((c) => c.trim()).filter((c) => c !== ""));
-  const directory = isImageReference(options.image) ? await pulledPayload(options.image, options, signal ?? new AbortController().signal) : directoryOf(options.image);
+  const opened = signal ?? new AbortController().signal;
+  const source = isImageReference(options.image) ? await pulledPayload(options.image, options, opened) : { directory: directoryOf(options.image) };
+  const { dir, fs } = await openPayload(source, opened);
   const excluded: string[] = [];
   let total = 0;
-  const update = await loadUpdate(directory, options.releaseImage ?? options.image, {
+  const update = await loadUpdate(dir, options.releaseImage ?? options.image, {
     exclude: options.exclude ?? "",
     clusterProfile: options.profile ?? DEFAULT_CLUSTER_PROFILE,
     featureSet,
@@ -86,7 +88,7 @@ export async function render(options: RenderOptions, out: RenderOutput, signal?:
       total++;
       if (reason !== undefined) excluded.push(`excluded ${m.originalFilename} ${describeObject(m)}: ${reason}`);
     },
-  });
+  }, fs);
   if (options.showExcluded) for (const line of excluded) out.stderr(line);
   update.manifests.forEach((m, i) => out.stdout(renderLine(i + 1, m)));
   out.stdout(`included ${update.manifests.length} of ${total} manifests`);

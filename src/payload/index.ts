@@ -7,9 +7,9 @@ export { loadUpdate, loadTimeFilter, verifyPayloadVersion, nodePayloadFs, valida
 export type { LoadOptions, PayloadFs } from "./load.js";
 export { PayloadError, PAYLOAD_ERROR_POLICY } from "./errors.js";
 export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } from "./errors.js";
-export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE } from "./retrieve.js";
+export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE, openPayload } from "./retrieve.js";
 export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
-export type { PayloadInfo, PayloadRetriever } from "./retrieve.js";
+export type { PayloadInfo, PayloadRetriever, PayloadSource } from "./retrieve.js";
 export { RegistryClient, RegistryRetriever, UNVERIFIED, defaultAuthFile, defaultPayloadCache, type ImageVerifier, type VerificationResult } from "./registry/index.js";
 export {
   exclusionReason,

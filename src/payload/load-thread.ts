@@ -2,6 +2,7 @@
 // event loop (a real payload takes about a second of CPU).
 import { parentPort } from "node:worker_threads";
 import { loadUpdate, type LoadOptions } from "./load.js";
+import { openPayload } from "./retrieve.js";
 import { serializeError, type CancelRequest, type LoadRequest, type LoadReply } from "./threaded-loader.js";
 
 /** Loads in progress, so a cancel from the service stops one between two files. */
@@ -13,7 +14,8 @@ parentPort?.on("message", (request: LoadRequest | CancelRequest) => {
   running.set(request.id, controller);
   const warnings: string[] = [];
   const options: LoadOptions = { ...request.options, signal: controller.signal, onWarning: (w) => warnings.push(w) };
-  loadUpdate(request.directory, request.releaseImage, options)
+  openPayload(request.source, controller.signal)
+    .then(({ dir, fs }) => loadUpdate(dir, request.releaseImage, options, fs))
     .then(
       (update) => parentPort?.postMessage({ id: request.id, update, warnings } satisfies LoadReply),
       (err: unknown) => parentPort?.postMessage({ id: request.id, error: serializeError(err) } satisfies LoadReply),

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { LoadOptions } from "./load.js";
+import type { PayloadSource } from "./retrieve.js";
 import type { PayloadUpdate } from "./manifest.js";
 import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
 import { UpdateError } from "./update-error.js";
@@ -10,7 +11,7 @@ export type PortableLoadOptions = Omit<LoadOptions, "onExcluded" | "onManifest" 
 /** @internal */
 export interface LoadRequest {
   readonly id: number;
-  readonly directory: string;
+  readonly source: PayloadSource;
   readonly releaseImage: string;
   readonly options: PortableLoadOptions;
 }
@@ -81,14 +82,14 @@ export class ThreadedPayloadLoader {
    * Loads in the thread; when `signal` aborts or the deadline passes, the thread stops reading that payload and
    * this rejects with the reason.
    */
-  load(directory: string, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
+  load(source: PayloadSource, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
     const deadline = new AbortController();
     const text = `the payload did not load within ${this.deadlineMs / 1000}s`;
     const timer = setTimeout(() => deadline.abort(new PayloadError({ kind: "Timeout", message: text, problems: [{ file: "", message: text }] })), this.deadlineMs);
-    return this.#load(directory, releaseImage, AbortSignal.any([signal, deadline.signal])).finally(() => clearTimeout(timer));
+    return this.#load(source, releaseImage, AbortSignal.any([signal, deadline.signal])).finally(() => clearTimeout(timer));
   }
 
-  #load(directory: string, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
+  #load(source: PayloadSource, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     const worker = this.#start();
     const id = this.#nextId++;
@@ -104,7 +105,7 @@ export class ThreadedPayloadLoader {
         fn(value);
       };
       this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      worker.postMessage({ id, directory, releaseImage, options: this.options } satisfies LoadRequest);
+      worker.postMessage({ id, source: { directory: source.directory, ...(source.archive ? { archive: source.archive } : {}) }, releaseImage, options: this.options } satisfies LoadRequest);
     });
   }
 

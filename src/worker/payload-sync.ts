@@ -1,4 +1,4 @@
-import type { PayloadInfo, PayloadRetriever } from "../payload/retrieve.js";
+import type { PayloadInfo, PayloadRetriever, PayloadSource } from "../payload/retrieve.js";
 import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
 import { runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
 import { checkPlan, planScope, type PlanDeps } from "./preview.js";
@@ -7,7 +7,7 @@ import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
 import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
 
 /** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */
-export type PayloadLoader = (directory: string, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;
+export type PayloadLoader = (source: PayloadSource, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;
 
 export interface PayloadSyncDeps extends PlanDeps {
   readonly retriever: PayloadRetriever;
@@ -84,7 +84,7 @@ signal: AbortSignal,
   let loaded: PayloadUpdate;
   try {
     loaded = await tracing.span("payload load", { ...attributes, "syncworker.payload.directory": info.directory }, async (span) => {
-      const update = await deps.loadPayload(info.directory, desired.image, signal);
+      const update = await deps.loadPayload(info, desired.image, signal);
       span.setAttributes({ "syncworker.payload.manifests": update.manifests.length, "syncworker.payload.hash": update.manifestHash });
       return update;
     });

@@ -67,7 +67,7 @@ export async function previewUpdate(
   const planner = deps.planner;
   if (!planner) throw new PlanError("PlanUnavailable", "", "this service cannot compute plans: its cluster has no dry-run planner");
   const info = await deps.retriever.retrieve(input.desired, signal);
-  const loaded = await deps.loadPayload(info.directory, input.desired.image, signal);
+  const loaded = await deps.loadPayload(info, input.desired.image, signal);
   verifyPayloadVersion(loaded, input.desired.version);
   const capabilities = setCapabilities(input.capabilities, base.enabled, deps.featureGates);
   const plan = await computePlan(loaded, planScope(loaded, base.payload, capabilities, input.overrides), planner, onObject, signal);

@@ -97,9 +97,9 @@ export function workerHarness(options: HarnessOptions) {
         return { directory: desired.image, local: false, verified: false, ...scripted };
       },
     },
-    loadPayload: async (dir) => {
-      const found = byImage.get(dir);
-      if (!found) throw new Error(`no payload at ${dir}`);
+    loadPayload: async ({ directory }) => {
+      const found = byImage.get(directory);
+      if (!found) throw new Error(`no payload at ${directory}`);
       return structuredClone(found);
     },
     maxWorkers: options.maxWorkers ?? 1,

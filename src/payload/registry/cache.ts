@@ -1,83 +1,86 @@
 /**
- * The content-addressed payload cache: `<cache>/sha256/<hex>/` holds what was extracted from the image
- * with that manifest digest (`payload/`) and `entry.json`, the list of its files with their sha256. An entry
- * is created in a temporary directory and renamed into place, so a reader never sees half of one; a hit is
- * checked against its list before it is used, so a file changed or lost on disk is noticed and pulled again.
+ * The content-addressed payload cache: `<cache>/sha256/<hex>/` holds, for the image whose manifest has that
+ * digest, `payload.tar` (what its layers leave in the payload directories, as one uncompressed tar) and
+ * `entry.json`, which records the archive's own sha256. An entry is created in a temporary directory and renamed
+ * into place, so a reader never sees half of one; the archive is checked against its digest on every hit and again
+ * when it is loaded, so a file changed or lost on disk is noticed (and pulled again) instead of applied.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, readlinkSync } from "node:fs";
-import { readFile, readdir, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import type { PayloadTree } from "../memory-fs.js";
+import { PayloadExtractor, tarOf } from "./extract.js";
+
+/** A payload archive and the digest it must have. */
+export interface PayloadArchive {
+  readonly path: string;
+  /** `sha256:<hex>` of the archive's bytes. */
+  readonly digest: string;
+}
 
 /** What `entry.json` records. */
 interface EntryRecord {
+  /** The image manifest's digest the entry is for. */
   readonly digest: string;
-  /** Relative path → `sha256:<hex>` of a file, or `-> target` of a symbolic link. */
-  readonly files: Readonly<Record<string, string>>;
+  /** The archive's digest. */
+  readonly payload: string;
 }
 
 const ENTRY_FILE = "entry.json";
+const ARCHIVE_FILE = "payload.tar";
 
 /** `$XDG_CACHE_HOME/syncworker/payloads`, else `~/.cache/syncworker/payloads`: `--payload-cache`'s default. */
 export function defaultPayloadCache(env: NodeJS.ProcessEnv = process.env): string {
   return join(env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "syncworker", "payloads");
 }
-export const PAYLOAD_SUBDIR = "payload";
 
 /** The directory of the entry for `digest` (`sha256:<hex>`). */
 export function entryDir(cacheDir: string, digest: string): string {
   return join(cacheDir, "sha256", digest.slice("sha256:".length));
 }
 
-/** Files hashed between two turns of the event loop while a listing is checked. */
-const BATCH = 64;
+const sha256 = (bytes: Buffer): string => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 
-/**
- * Every file and link under `root`, keyed by relative path. Read synchronously in batches: a payload is many
- * small files, a thread-pool round trip per open, read and close cost more than the reads, and yielding between
- * batches keeps the event loop responsive.
- */
-async function listing(root: string): Promise<Record<string, string>> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  const files: Record<string, string> = {};
-  for (let i = 0; i < entries.length; i++) {
-    if (i % BATCH === BATCH - 1) await new Promise((resolve) => setImmediate(resolve));
-    const entry = entries[i]!;
-    const path = join(entry.parentPath, entry.name);
-    if (entry.isSymbolicLink()) files[relative(root, path)] = `-> ${readlinkSync(path)}`;
-    else if (entry.isFile()) files[relative(root, path)] = `sha256:${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
-  }
-  return files;
+/** The archive of the entry in `dir`, whose bytes must have `digest`. */
+export function archiveIn(dir: string, digest: string): PayloadArchive {
+  return { path: join(dir, ARCHIVE_FILE), digest };
 }
 
 /**
- * Records `files` (relative path → `sha256:<hex>`, or `-> target` for a link: what the extractor wrote) as
- * what `dir/payload` holds, completing an entry before it is renamed into place.
+ * Writes `tree` as the entry for image `digest` into `dir`, completing it before it is renamed into place;
+ * returns the archive's digest.
  */
-export async function sealEntry(dir: string, digest: string, files: Readonly<Record<string, string>>): Promise<void> {
-  const record: EntryRecord = { digest, files };
+export async function sealEntry(dir: string, digest: string, tree: PayloadTree): Promise<string> {
+  const tar = await tarOf(tree);
+  const record: EntryRecord = { digest, payload: sha256(tar) };
+  await writeFile(join(dir, ARCHIVE_FILE), tar);
   await writeFile(join(dir, ENTRY_FILE), JSON.stringify(record));
+  return record.payload;
 }
 
-/**
- * True when `dir` is a complete entry for `digest` whose files are exactly as recorded; false when it is
- * absent, partial or changed (the caller pulls again).
- */
-export async function checkEntry(dir: string, digest: string): Promise<boolean> {
+/** The archive of `dir` when it is a complete entry for `digest` whose archive is as recorded; else undefined. */
+export async function checkEntry(dir: string, digest: string): Promise<PayloadArchive | undefined> {
   let record: EntryRecord;
   try {
     record = JSON.parse(await readFile(join(dir, ENTRY_FILE), "utf8")) as EntryRecord;
   } catch {
-    return false;
+    return undefined;
   }
-  if (record.digest !== digest || typeof record.files !== "object") return false;
-  let actual: Record<string, string>;
-  try {
-    actual = await listing(join(dir, PAYLOAD_SUBDIR));
-  } catch {
-    return false;
-  }
-  const keys = Object.keys(actual);
-  return keys.length === Object.keys(record.files).length && keys.every((k) => record.files[k] === actual[k]);
+  if (record.digest !== digest || typeof record.payload !== "string") return undefined;
+  const archive = archiveIn(dir, record.payload);
+  const bytes = await readFile(archive.path).catch(() => undefined);
+  return bytes && sha256(bytes) === archive.digest ? archive : undefined;
+}
+
+/** The payload in `archive`, read only if its bytes still have the recorded digest. */
+export async function readArchive(archive: PayloadArchive, signal: AbortSignal): Promise<PayloadTree> {
+  const bytes = await readFile(archive.path, { signal });
+  const actual = sha256(bytes);
+  if (actual !== archive.digest) throw new Error(`payload archive ${archive.path} has digest ${actual}, not the ${archive.digest} it was stored with: it changed on disk`);
+  // Our own archive, but read under the same rules as an image's layers: nothing in it is trusted more.
+  const extractor = new PayloadExtractor();
+  await extractor.extract(Readable.from([bytes]), archive.path, signal);
+  return extractor.tree();
 }

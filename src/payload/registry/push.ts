@@ -7,9 +7,9 @@
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { pack } from "tar-stream";
 import type { RegistryClient } from "./client.js";
-import { PAYLOAD_DIRS } from "./extract.js";
+import type { PayloadNode, PayloadTree } from "../memory-fs.js";
+import { PAYLOAD_DIRS, tarOf } from "./extract.js";
 import { sha256Digest } from "./image-manifest.js";
 import { byDigest, parseReference, type ImageReference } from "./reference.js";
 
@@ -18,35 +18,27 @@ const OCI_INDEX = "application/vnd.oci.image.index.v1+json";
 const OCI_CONFIG = "application/vnd.oci.image.config.v1+json";
 const OCI_LAYER_GZIP = "application/vnd.oci.image.layer.v1.tar+gzip";
 
-/** Paths under `dir` (relative, sorted, directories before their contents) of the payload directories. */
-async function payloadPaths(dir: string): Promise<string[]> {
-  const paths: string[] = [];
+/** The payload directories of `dir` as a tree (what pulling the image gives back). */
+async function payloadTree(dir: string): Promise<PayloadTree> {
+  const tree = new Map<string, PayloadNode>();
   for (const top of PAYLOAD_DIRS) {
     const info = await lstat(join(dir, top)).catch(() => undefined);
     if (!info?.isDirectory()) throw new Error(`${dir} has no ${top}/ directory: it is not a release payload`);
-    paths.push(top, ...(await readdir(join(dir, top), { recursive: true })).map((p) => join(top, p)));
+    for (const path of [top, ...(await readdir(join(dir, top), { recursive: true })).map((p) => join(top, p))]) {
+      const abs = join(dir, path);
+      const entry = await lstat(abs);
+      if (entry.isDirectory()) tree.set(path, { kind: "directory" });
+      else if (entry.isSymbolicLink()) tree.set(path, { kind: "symlink", target: await readlink(abs) });
+      else if (entry.isFile()) tree.set(path, { kind: "file", data: await readFile(abs) });
+      else throw new Error(`${abs} is neither a file, a directory nor a symbolic link`);
+    }
   }
-  return paths.sort();
+  return tree;
 }
 
 /** The payload directories of `dir` as a gzip-compressed tar (an OCI layer). */
 export async function payloadLayer(dir: string): Promise<Buffer> {
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
-  const ended = new Promise<void>((resolve, reject) => tar.on("end", resolve).on("error", reject));
-  const fixed = { mtime: new Date(0), uid: 0, gid: 0 };
-  for (const path of await payloadPaths(dir)) {
-    const abs = join(dir, path);
-    const info = await lstat(abs);
-    if (info.isDirectory()) tar.entry({ ...fixed, name: `${path}/`, type: "directory", mode: 0o755 });
-    else if (info.isSymbolicLink()) tar.entry({ ...fixed, name: path, type: "symlink", linkname: await readlink(abs), mode: 0o777 });
-    else if (info.isFile()) tar.entry({ ...fixed, name: path, type: "file", mode: 0o644 }, await readFile(abs));
-    else throw new Error(`${abs} is neither a file, a directory nor a symbolic link`);
-  }
-  tar.finalize();
-  await ended;
-  return gzipSync(Buffer.concat(chunks));
+  return gzipSync(await tarOf(await payloadTree(dir)));
 }
 
 /** A pushed manifest: what an index lists it by. */

@@ -6,14 +6,14 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PayloadError } from "../errors.js";
 import type { PayloadInfo } from "../retrieve.js";
-import { checkEntry, entryDir, PAYLOAD_SUBDIR, sealEntry } from "./cache.js";
+import { archiveIn, checkEntry, entryDir, sealEntry, type PayloadArchive } from "./cache.js";
 import type { RegistryClient } from "./client.js";
 import { PAYLOAD_DIRS, PayloadExtractor } from "./extract.js";
 import { layerCompression, parseManifest, selectPlatform, sha256Digest, type Descriptor } from "./image-manifest.js";
@@ -70,20 +70,21 @@ export class RegistryRetriever {
       verificationError = new PayloadError({ kind: "Verification", message, cause: verification.error });
     }
     const dir = entryDir(this.options.cacheDir, digest);
-    if (!(await checkEntry(dir, digest))) {
+    let archive = await checkEntry(dir, digest);
+    if (!archive) {
       await rm(dir, { recursive: true, force: true });
-      await this.#pull(ref, digest, dir, signal, progress);
+      archive = await this.#pull(ref, digest, dir, signal, progress);
     }
-    return { directory: join(dir, PAYLOAD_SUBDIR), local: false, verified: verification.verified, ...(verificationError ? { verificationError } : {}) };
+    return { directory: dir, archive, local: false, verified: verification.verified, ...(verificationError ? { verificationError } : {}) };
   }
 
   /** Pulls the image into a temporary directory and renames the sealed result to `dir`. */
-  async #pull(ref: ImageReference, digest: string, dir: string, signal: AbortSignal, progress: RetrieveProgress | undefined): Promise<void> {
+  async #pull(ref: ImageReference, digest: string, dir: string, signal: AbortSignal, progress: RetrieveProgress | undefined): Promise<PayloadArchive> {
     const layers = await this.#layers(ref, digest, signal);
     await mkdir(this.options.cacheDir, { recursive: true });
     const tmp = await mkdtemp(join(this.options.cacheDir, "tmp-"));
     try {
-      const extractor = new PayloadExtractor(join(tmp, PAYLOAD_SUBDIR));
+      const extractor = new PayloadExtractor();
       const total = layers.reduce((sum, l) => sum + l.size, 0);
       const tell = throttled(total, progress);
       let done = 0;
@@ -95,17 +96,21 @@ export class RegistryRetriever {
         await extractor.extract(compression === "gzip" ? tar.pipe(createGunzip()).on("error", (e) => tar.destroy(e)) : tar, layer.digest, signal);
         await rm(file);
       }
+      const tree = extractor.tree();
       for (const name of PAYLOAD_DIRS) {
-        const found = await stat(join(tmp, PAYLOAD_SUBDIR, name)).then((s) => s.isDirectory(), () => false);
-        if (!found) throw new Error(`image ${byDigest(ref, digest)} has no ${name}/ directory in its ${layers.length} layer(s): it is not a release image`);
+        if (tree.get(name)?.kind !== "directory") throw new Error(`image ${byDigest(ref, digest)} has no ${name}/ directory in its ${layers.length} layer(s): it is not a release image`);
       }
-      await sealEntry(tmp, digest, extractor.written());
+      const archive = archiveIn(dir, await sealEntry(tmp, digest, tree));
       await mkdir(join(dir, ".."), { recursive: true });
-      await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
-        // Another pull of the same digest finished first; its entry is as good as ours.
-        if ((err.code === "ENOTEMPTY" || err.code === "EEXIST") && (await checkEntry(dir, digest))) return;
-        throw err;
-      });
+      return await rename(tmp, dir).then(
+        () => archive,
+        async (err: NodeJS.ErrnoException) => {
+          // Another pull of the same digest finished first; its entry is as good as ours.
+          const theirs = err.code === "ENOTEMPTY" || err.code === "EEXIST" ? await checkEntry(dir, digest) : undefined;
+          if (theirs) return theirs;
+          throw err;
+        },
+      );
     } finally {
       await rm(tmp, { recursive: true, force: true });
     }

@@ -10,7 +10,11 @@ import { gunzipSync } from "node:zlib";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { DirectoryRetriever, ImageRetriever } from "../../../src/payload/retrieve.js";
 import { credentialsFor, parseChallenge } from "../../../src/payload/registry/auth.js";
-import { checkEntry, entryDir, sealEntry } from "../../../src/payload/registry/cache.js";
+import { checkEntry, entryDir, readArchive, sealEntry } from "../../../src/payload/registry/cache.js";
+import { loadUpdate } from "../../../src/payload/load.js";
+import { MemoryPayloadFs, type PayloadNode, type PayloadTree } from "../../../src/payload/memory-fs.js";
+import { openPayload } from "../../../src/payload/retrieve.js";
+import { CAPS_4_16, REAL_A } from "./helpers.js";
 import { PayloadExtractor } from "../../../src/payload/registry/extract.js";
 import { layerCompression, parseManifest, selectPlatform, sha256Digest } from "../../../src/payload/registry/image-manifest.js";
 import { RegistryClient, RegistryRetriever, parseReference, type ImageVerifier } from "../../../src/payload/registry/index.js";
@@ -101,22 +105,21 @@ test("layerCompression accepts gzip and plain tar layers and names what it refus
   assert.throws(() => layerCompression("application/vnd.oci.image.layer.v1.tar+zstd"), /tar\+zstd" is not supported/);
 });
 
-/** What each root's extractor says it wrote. */
-const extracted = new Map<string, Record<string, string>>();
-
-/** Extracts `layers` (entry lists) in order into a fresh root; returns the root. */
-async function extractLayers(...layers: LayerEntry[][]): Promise<string> {
-  const root = join(await tmp("extract"), "payload");
-  const extractor = new PayloadExtractor(root);
+/** Extracts `layers` (entry lists) in order; returns the tree they leave. */
+async function extractLayers(...layers: LayerEntry[][]): Promise<PayloadTree> {
+  const extractor = new PayloadExtractor();
   for (const [i, entries] of layers.entries()) {
     await extractor.extract(Readable.from([gunzipSync(await tarLayer(entries))]), `layer-${i}`, new AbortController().signal);
   }
-  extracted.set(root, extractor.written());
-  return root;
+  return extractor.tree();
 }
 
+/** A tree as path → file text, `-> target` of a link, or `/` for a directory. */
+const shown = (tree: PayloadTree): Record<string, string> =>
+  Object.fromEntries([...tree].sort(([a], [b]) => a.localeCompare(b)).map(([path, node]) => [path, node.kind === "file" ? node.data.toString() : node.kind === "symlink" ? `-> ${node.target}` : "/"]));
+
 test("only the payload directories are extracted, and later layers' whiteouts remove what earlier ones put", async () => {
-  const root = await extractLayers(
+  const tree = await extractLayers(
     [
       { name: "./release-manifests/a.yaml", content: "a" },
       { name: "release-manifests/b.yaml", content: "b" },
@@ -128,16 +131,17 @@ test("only the payload directories are extracted, and later layers' whiteouts re
       { name: "release-manifests/.wh.b.yaml" },
       { name: "manifests/old/.wh..wh..opq" },
       { name: "manifests/old/y.yaml", content: "y" },
+      { name: "manifests/link.yaml", type: "symlink", linkname: "old/y.yaml" },
     ],
   );
-  assert.deepEqual((await readdir(root)).sort(), ["manifests", "release-manifests"]);
-  assert.deepEqual(await readdir(join(root, "release-manifests")), ["a.yaml"]);
-  assert.deepEqual(await readdir(join(root, "manifests/old")), ["y.yaml"]);
-  assert.equal(await readFile(join(root, "manifests/hard.yaml"), "utf8"), "a");
-  assert.deepEqual(extracted.get(root), {
-    "release-manifests/a.yaml": sha256Digest(Buffer.from("a")),
-    "manifests/old/y.yaml": sha256Digest(Buffer.from("y")),
-    "manifests/hard.yaml": sha256Digest(Buffer.from("a")),
+  assert.deepEqual(shown(tree), {
+    manifests: "/",
+    "manifests/hard.yaml": "a",
+    "manifests/link.yaml": "-> old/y.yaml",
+    "manifests/old": "/",
+    "manifests/old/y.yaml": "y",
+    "release-manifests": "/",
+    "release-manifests/a.yaml": "a",
   });
 });
 
@@ -152,21 +156,66 @@ for (const tc of [
   });
 }
 
-test("a cache entry is used only while its files are as recorded", async () => {
+test("a cache entry is used only while its archive has the recorded digest; the archive gives back the tree", async () => {
   const cache = await tmp("cache");
   const digest = `sha256:${HEX}`;
   const dir = entryDir(cache, digest);
-  await mkdir(join(dir, "payload/release-manifests"), { recursive: true });
-  await writeFile(join(dir, "payload/release-manifests/a.yaml"), "a");
-  assert.equal(await checkEntry(dir, digest), false, "not sealed yet");
-  await sealEntry(dir, digest, { "release-manifests/a.yaml": sha256Digest(Buffer.from("a")) });
-  assert.equal(await checkEntry(dir, digest), true);
-  assert.equal(await checkEntry(dir, `sha256:${"b".repeat(64)}`), false, "recorded for another digest");
-  await writeFile(join(dir, "payload/release-manifests/a.yaml"), "changed");
-  assert.equal(await checkEntry(dir, digest), false, "a changed file");
-  await writeFile(join(dir, "payload/release-manifests/a.yaml"), "a");
-  await writeFile(join(dir, "payload/release-manifests/extra.yaml"), "e");
-  assert.equal(await checkEntry(dir, digest), false, "an added file");
+  await mkdir(dir, { recursive: true });
+  assert.equal(await checkEntry(dir, digest), undefined, "not sealed yet");
+  const tree = await extractLayers([{ name: "release-manifests/a.yaml", content: "a" }, { name: "manifests/l", type: "symlink", linkname: "../release-manifests/a.yaml" }]);
+  const archiveDigest = await sealEntry(dir, digest, tree);
+  const archive = await checkEntry(dir, digest);
+  assert.deepEqual(archive, { path: join(dir, "payload.tar"), digest: archiveDigest });
+  assert.deepEqual(shown(await readArchive(archive, new AbortController().signal)), shown(tree));
+  assert.equal(await checkEntry(dir, `sha256:${"b".repeat(64)}`), undefined, "recorded for another digest");
+  const bytes = await readFile(archive.path);
+  await writeFile(archive.path, Buffer.concat([bytes.subarray(0, 600), Buffer.from("b"), bytes.subarray(601)]));
+  assert.equal(await checkEntry(dir, digest), undefined, "a changed archive");
+  const changed = sha256Digest(await readFile(archive.path));
+  await assert.rejects(readArchive(archive, new AbortController().signal), { message: `payload archive ${archive.path} has digest ${changed}, not the ${archiveDigest} it was stored with: it changed on disk` });
+});
+
+test("a payload read from its archive loads exactly as from its directory", async () => {
+  const options = { architecture: "amd64", knownCapabilities: [...CAPS_4_16] };
+  const fromDirectory = await loadUpdate(REAL_A, "quay.io/x/release@sha256:1", options);
+  const cache = await tmp("archive-load");
+  const tree = new Map<string, PayloadNode>();
+  for (const top of ["manifests", "release-manifests"]) {
+    tree.set(top, { kind: "directory" });
+    for (const name of await readdir(join(REAL_A, top))) tree.set(`${top}/${name}`, { kind: "file", data: await readFile(join(REAL_A, top, name)) });
+  }
+  const archiveDigest = await sealEntry(cache, `sha256:${HEX}`, tree);
+  const { dir, fs } = await openPayload({ directory: cache, archive: { path: join(cache, "payload.tar"), digest: archiveDigest } }, new AbortController().signal);
+  const fromArchive = await loadUpdate(dir, "quay.io/x/release@sha256:1", options, fs);
+  assert.ok(fromArchive.manifests.length > 100);
+  assert.equal(fromArchive.manifestHash, fromDirectory.manifestHash);
+  assert.deepEqual(fromArchive.manifests.map((m) => m.originalFilename), fromDirectory.manifests.map((m) => m.originalFilename));
+});
+
+test("the in-memory file system resolves links inside the tree and refuses what is not there", async () => {
+  const root = "/cache/payload.tar";
+  const fs = new MemoryPayloadFs(
+    new Map<string, PayloadNode>([
+      ["manifests", { kind: "directory" }],
+      ["manifests/a.yaml", { kind: "file", data: Buffer.from("a") }],
+      ["manifests/up", { kind: "symlink", target: "../../etc/passwd" }],
+      ["manifests/abs", { kind: "symlink", target: "/etc/passwd" }],
+      ["manifests/loop", { kind: "symlink", target: "loop" }],
+      ["release-manifests", { kind: "symlink", target: "manifests" }],
+    ]),
+    root,
+  );
+  assert.deepEqual((await fs.readdir(root)).map((e) => `${e.name}:${e.type}`).sort(), ["manifests:directory", "release-manifests:symlink"]);
+  assert.equal(await fs.readFile(`${root}/release-manifests/a.yaml`), "a", "a link in the middle is followed");
+  assert.equal(await fs.realpath(`${root}/release-manifests`), `${root}/manifests`);
+  assert.equal((await fs.stat(`${root}/release-manifests`)).isDirectory, true);
+  await assert.rejects(fs.readFile(`${root}/release-manifests`), /is a symbolic link, not a regular file/, "not followed in the last component");
+  assert.equal(await fs.realpath(`${root}/manifests/up`), "/cache/etc/passwd", "a link above the root resolves outside it, for the loader to refuse");
+  assert.ok(!(await fs.realpath(`${root}/manifests/abs`)).startsWith(`${root}/`), "an absolute target is the host's, never the payload's");
+  await assert.rejects(fs.readFile(await fs.realpath(`${root}/manifests/abs`)), { code: "ENOENT" }, "nothing outside the root is there");
+  await assert.rejects(fs.stat(`${root}/manifests/loop`), { code: "ELOOP" });
+  await assert.rejects(fs.stat(`${root}/missing`), { code: "ENOENT" });
+  await assert.rejects(fs.readdir(`${root}/manifests/a.yaml`), { code: "ENOTDIR" });
 });
 
 test("verification: a refusal fails the retrieval unless forced; forced, the image is unverified with the error", async () => {
@@ -174,8 +223,8 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   const digest = `sha256:${HEX}`;
   // A sealed entry, so no registry is contacted: the registry host below does not exist.
   const dir = entryDir(cache, digest);
-  await mkdir(join(dir, "payload/release-manifests"), { recursive: true });
-  await sealEntry(dir, digest, {});
+  await mkdir(dir, { recursive: true });
+  const archive = { path: join(dir, "payload.tar"), digest: await sealEntry(dir, digest, new Map()) };
   const image = `registry.invalid/release@${digest}`;
   const client = new RegistryClient({ authFile: "", authFileOptional: true });
   const seen: string[] = [];
@@ -194,7 +243,7 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   assert.equal(forced.verified, false);
   assert.equal(forced.verificationError?.message, `Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: no trusted signature`);
   const trusted = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64", verifier: async () => ({ verified: true }) });
-  assert.deepEqual(await trusted.retrieve({ image, force: false }, signal), { directory: join(dir, "payload"), local: false, verified: true });
+  assert.deepEqual(await trusted.retrieve({ image, force: false }, signal), { directory: dir, archive, local: false, verified: true });
   const unconfigured = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64" });
   assert.equal((await unconfigured.retrieve({ image, force: false }, signal)).verified, false, "no keys: unverified, not refused");
   await client.close();

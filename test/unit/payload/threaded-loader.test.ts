@@ -12,12 +12,12 @@ test("a cancelled load rejects with the signal's reason and the thread goes on s
   const loader = new ThreadedPayloadLoader(options, 60_000);
   try {
     const controller = new AbortController();
-    const cancelled = loader.load(REAL_A, "real-a", controller.signal);
+    const cancelled = loader.load({ directory: REAL_A }, "real-a", controller.signal);
     const reason = new Error("superseded");
     controller.abort(reason);
     await assert.rejects(cancelled, (err: unknown) => err === reason);
-    await assert.rejects(loader.load(REAL_A, "real-a", controller.signal), (err: unknown) => err === reason, "an aborted signal is refused at once");
-    const next = await loader.load(DEMO, "demo:1.0.0", never);
+    await assert.rejects(loader.load({ directory: REAL_A }, "real-a", controller.signal), (err: unknown) => err === reason, "an aborted signal is refused at once");
+    const next = await loader.load({ directory: DEMO }, "demo:1.0.0", never);
     assert.equal(next.release.version, "1.0.0");
   } finally {
     await loader.close();
@@ -27,7 +27,7 @@ test("a cancelled load rejects with the signal's reason and the thread goes on s
 test("a load still running at its deadline fails with a Timeout PayloadError", async () => {
   const loader = new ThreadedPayloadLoader(options, 1);
   try {
-    await assert.rejects(loader.load(REAL_A, "real-a", never), { kind: "Timeout", step: "LoadPayload", message: "the payload did not load within 0.001s" });
+    await assert.rejects(loader.load({ directory: REAL_A }, "real-a", never), { kind: "Timeout", step: "LoadPayload", message: "the payload did not load within 0.001s" });
   } finally {
     await loader.close();
   }
@@ -36,13 +36,13 @@ test("a load still running at its deadline fails with a Timeout PayloadError", a
 test("the threaded loader returns what loadUpdate returns, and keeps error reasons", async () => {
   const loader = new ThreadedPayloadLoader(options, 60_000);
   try {
-    const threaded = await loader.load(DEMO, "demo:1.0.0", never);
+    const threaded = await loader.load({ directory: DEMO }, "demo:1.0.0", never);
     const direct = await loadUpdate(DEMO, "demo:1.0.0", options);
     assert.deepEqual(threaded, direct);
-    await assert.rejects(loader.load("/nonexistent/payload", "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /nonexistent/.test(err.message));
+    await assert.rejects(loader.load({ directory: "/nonexistent/payload" }, "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /nonexistent/.test(err.message));
     const broken = fileURLToPath(new URL("../../../examples", import.meta.url));
     // A folder that is not a payload is refused naming what is missing, not with any error.
-    await assert.rejects(loader.load(broken, "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /examples\/manifests: no such file/.test(err.message));
+    await assert.rejects(loader.load({ directory: broken }, "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /examples\/manifests: no such file/.test(err.message));
   } finally {
     await loader.close();
   }
@@ -56,7 +56,7 @@ test("an integrity failure crosses the thread as a PayloadError (an UpdateError)
     const dir = await mkdtemp(`${tmpdir()}/syncworker-thread-`);
     await cp(DEMO, dir, { recursive: true });
     await writeFile(`${dir}/release-manifests/0000_99_x_bad.yaml`, "kind: ConfigMap\nmetadata: {name: [\n");
-    await assert.rejects(loader.load(dir, "x", never), (err: unknown) => {
+    await assert.rejects(loader.load({ directory: dir }, "x", never), (err: unknown) => {
       assert.ok(err instanceof UpdateError && err.reason === "UpdatePayloadIntegrity");
       // The typed error survives the thread boundary with where it happened.
       assert.ok(err instanceof PayloadError);
@@ -78,7 +78,7 @@ test("the enabled feature gates travel to the loader thread and filter there", a
     await cp(DEMO, dir, { recursive: true });
     const annotations = '{include.release.openshift.io/self-managed-high-availability: "true", release.openshift.io/feature-gate: gate1}';
     await writeFile(`${dir}/release-manifests/0000_99_x_gated.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gated, namespace: x, annotations: ${annotations}}\n`);
-    const names = async (loader: ThreadedPayloadLoader): Promise<(string | undefined)[]> => (await loader.load(dir, "x", never)).manifests.map((m) => m.obj.metadata?.name);
+    const names = async (loader: ThreadedPayloadLoader): Promise<(string | undefined)[]> => (await loader.load({ directory: dir }, "x", never)).manifests.map((m) => m.obj.metadata?.name);
     assert.ok((await names(gated)).includes("gated"));
     assert.ok(!(await names(ungated)).includes("gated"));
   } finally {
@@ -95,7 +95,7 @@ test("a load's warnings (a skipped template) reach the caller's thread with the 
   try {
     await cp(DEMO, dir, { recursive: true });
     await writeFile(`${dir}/manifests/0000_00_future.yaml`, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: future, namespace: x}\ndata: {image: '{{ .FutureField }}'}\n");
-    const update = await loader.load(dir, "x", never);
+    const update = await loader.load({ directory: dir }, "x", never);
     assert.ok(!update.manifests.some((m) => m.originalFilename === "0000_00_future.yaml"));
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? "", /^Skipping manifest manifests\/0000_00_future\.yaml: template rendering failed/);
