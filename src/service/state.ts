@@ -11,16 +11,32 @@ import { z } from "zod";
 import { hasBrand, UpdateError, type UpdateEffect } from "../payload/update-error.js";
 import type { CapabilitiesSpec, ComponentOverride } from "../policy/index.js";
 import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry } from "../status/index.js";
-import type { DesiredUpdate, LoadPayloadStatus, PassPosition, PayloadState, SyncWorkerStatus } from "../worker/index.js";
+import type { DesiredUpdate, LoadPayloadStatus, PassPosition, PayloadState, SyncWorkerStatus, UpdateControls } from "../worker/index.js";
 
-/** The last Update the service accepted: replayed on start, as the CVO re-reads its ClusterVersion spec. */
-export interface DesiredSpec {
+/**
+ * The last Update the service accepted: replayed on start, as the CVO re-reads its ClusterVersion spec. Its plan
+ * controls (limits, expected plan digest) stay with it until the worker accepts the release, so a restarted or
+ * newly elected service holds the release to them as the first one did.
+ */
+export interface DesiredSpec extends UpdateControls {
   readonly generation: number;
   readonly desired: DesiredUpdate;
   readonly overrides: readonly ComponentOverride[];
   readonly capabilities: CapabilitiesSpec;
   /** The state the client asked for; undefined when it left the choice to the service. */
   readonly state: PayloadState | undefined;
+}
+
+/**
+ * The spec to keep once the worker has taken `spec`: its plan controls bind the acceptance of its release, so they
+ * stay (and are saved) until the worker accepts it, and a restarted or new leader checks them again; once it is
+ * accepted they are dropped, since a replay would meet a cluster the update has already changed.
+ */
+export function settledSpec(spec: DesiredSpec, status: SyncWorkerStatus): DesiredSpec {
+  const load = status.loadPayloadStatus;
+  if (load.step !== "PayloadLoaded" || load.failure || load.update.image !== spec.desired.image) return spec;
+  const { limits: _limits, expectedPlanDigest: _digest, ...rest } = spec;
+  return rest;
 }
 
 export interface PersistedState {
@@ -114,6 +130,9 @@ const stateSchema = z.strictObject({
       overrides: z.array(z.strictObject({ kind: z.string(), group: z.string(), namespace: z.string(), name: z.string(), unmanaged: z.boolean() })),
       capabilities: z.strictObject({ baselineCapabilitySet: z.string(), additionalEnabledCapabilities: z.array(z.string()) }),
       state: z.enum(PAYLOAD_STATES).optional(),
+      // Absent in states written before the plan controls were saved: none.
+      limits: z.strictObject({ maxDeletions: count.optional(), maxChangedPercent: z.number().min(0).max(100).optional() }).optional(),
+      expectedPlanDigest: z.string().min(1).optional(),
     })
     .nullable(),
   status: workerStatusSchema,
@@ -184,6 +203,8 @@ export function encodeState(state: PersistedState): string {
           overrides: state.spec.overrides.map((o) => ({ ...o })),
           capabilities: { baselineCapabilitySet: state.spec.capabilities.baselineCapabilitySet, additionalEnabledCapabilities: [...state.spec.capabilities.additionalEnabledCapabilities] },
           ...(state.spec.state && state.spec.state !== "Precreating" ? { state: state.spec.state } : {}),
+          ...(state.spec.limits ? { limits: { ...state.spec.limits } } : {}),
+          ...(state.spec.expectedPlanDigest ? { expectedPlanDigest: state.spec.expectedPlanDigest } : {}),
         }
       : null,
     status: {

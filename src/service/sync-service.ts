@@ -37,7 +37,7 @@ import { chooseState } from "./choose-state.js";
 import { NotLeaderError } from "./errors.js";
 import type { LeaderElector } from "./leader-election.js";
 import { OperatorWaits } from "./operator-waits.js";
-import type { DesiredSpec, PersistedState } from "./state.js";
+import { settledSpec, type DesiredSpec, type PersistedState } from "./state.js";
 import type { StateStore } from "./state-store.js";
 import { StateWriter } from "./state-writer.js";
 
@@ -111,7 +111,7 @@ function shown(state: PersistedState): ServiceStatus {
 }
 
 /** A request to Update, validated; `state` undefined lets the service choose it. */
-export type UpdateRequest = DesiredSpec & Pick<UpdateInput, "cause" | "limits" | "expectedPlanDigest">;
+export type UpdateRequest = DesiredSpec & Pick<UpdateInput, "cause">;
 
 interface Term {
   readonly worker: SyncWorker;
@@ -232,12 +232,9 @@ export class SyncService {
     const term = this.#leading();
     const state = request.state ?? chooseState(this.#tracker.status.history, request.desired.image);
     const status = await term.worker.update({ ...request, state }, signal);
-    // The plan controls bind this call only (a replay after a restart meets a cluster the update already changed),
-    // so an update they refused is not saved either: a replay without them would apply it.
-    const { cause: _cause, limits, expectedPlanDigest, ...spec } = request;
-    const load = status.loadPayloadStatus;
-    const refused = (limits !== undefined || expectedPlanDigest) && load.failure !== undefined && load.update.image === request.desired.image;
-    if (!refused) this.#spec = spec;
+    // Saved even when refused, as the CVO keeps a spec it cannot apply: a restart checks it again, never applies it unchecked.
+    const { cause: _cause, ...spec } = request;
+    this.#spec = settledSpec(spec, status);
     await term.writer.flush();
     return this.latest();
   }
@@ -343,11 +340,19 @@ export class SyncService {
       // A release completed last is reconciled, whatever the client asked for when it sent it.
       const chosen = chooseState(this.#tracker.status.history, spec.desired.image);
       const state = chosen === "Reconciling" ? chosen : (spec.state ?? chosen);
-      await term.worker.update({ ...spec, state }, term.signal).catch((err: unknown) => {
-        if (term.signal.aborted) return;
-        this.#o.log.warn(`resuming the desired release failed: ${String(err)}`);
-        this.#syncFailing(err instanceof Error ? err : new Error(String(err)));
-      });
+      await term.worker.update({ ...spec, state }, term.signal).then(
+        (status) => {
+          // A newer Update may have replaced the spec while the replay loaded.
+          if (this.#spec !== spec) return;
+          this.#spec = settledSpec(spec, status);
+          term.writer.schedule(true);
+        },
+        (err: unknown) => {
+          if (term.signal.aborted) return;
+          this.#o.log.warn(`resuming the desired release failed: ${String(err)}`);
+          this.#syncFailing(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
     }
     await loop;
     this.#term = undefined;

@@ -256,13 +256,20 @@ export class SyncWorker {
       work.state = input.state;
       // A resumed worker already knows the release it was applying; anything else starts from the request.
       const known = this.#status.actual.image === work.desired.image;
+      // A worker resumed on another release shows that one until a pass of the request reports: a replayed Update
+      // refused again (at PreconditionChecks, say) must not show a release that was never applied.
+      const resumedOther = !known && (this.#o.resume?.actual.image ?? "") !== "";
       this.#status = {
         ...this.#status,
         generation: input.generation,
-        reconciling: input.state === "Reconciling",
-        actual: known ? this.#status.actual : { version: work.desired.version, image: work.desired.image, url: "", channels: [] },
-        // Completed passes count for the release shown; another one has none yet.
-        completed: known ? this.#status.completed : 0,
+        ...(resumedOther
+          ? {}
+          : {
+              reconciling: input.state === "Reconciling",
+              actual: known ? this.#status.actual : { version: work.desired.version, image: work.desired.image, url: "", channels: [] },
+              // Completed passes count for the release shown; another one has none yet.
+              completed: known ? this.#status.completed : 0,
+            }),
       };
     }
     if (!versionEqual && this.#work && oldDesired && input.state === "Initializing") {

@@ -28,6 +28,10 @@ after(async () => {
   await cp?.stop();
 });
 
+/** The same namespace each time: a restarted server resumes the state its predecessor saved there. */
+const serve = (): Promise<ServerProcess> =>
+  startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-kube-preview", "--reconcile-interval", "60s", "--backoff-steps", "2"]);
+
 const idOf = (o: { group: string; kind: string; namespace: string; name: string }): string => `${o.group}/${o.kind} ${o.namespace}/${o.name}`;
 const manifestId = (m: Manifest): string => idOf({ group: m.gvk.group, kind: m.gvk.kind, namespace: m.obj.metadata?.namespace ?? "", name: m.obj.metadata?.name ?? "" });
 const live = (m: Manifest) => cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "");
@@ -75,7 +79,7 @@ test("after real-a, a preview of real-b lists exactly the objects that differ, a
     await createForeignNamespaces(cp.api, p.manifests);
   }
   player = playOperators(cp.api, a.manifests);
-  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-kube-preview", "--reconcile-interval", "60s", "--backoff-steps", "2"]);
+  server = await serve();
   await server.client.update({ generation: 1, desired: { image: REAL_A }, overrides: REAL_A_OVERRIDES });
   await watchUntil((s) => s.actual?.version === a.version && s.completed >= 1 && !s.failure, 600_000);
 
@@ -143,6 +147,34 @@ test("an update of real-b over its delete limit is refused at PreconditionChecks
   assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
   assert.match(load?.failure?.message ?? "", new RegExp(`would delete ${summary.delete} objects?, more than the limit of ${summary.delete - 1} \\(max_deletions\\)`));
   assert.equal(status.actual?.version, a.version, "the previous release stays in effect");
+});
+
+test("the refused update survives a restart with its limit: the restarted service refuses it again, for the same reason, and applies nothing", { timeout: 300_000 }, async () => {
+  const refused = (await server.client.getStatus()).loadPayloadStatus;
+  assert.equal(refused?.failure?.reason, "BlastRadiusExceeded");
+  const leftovers = b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true");
+  const present = new Map<string, string>();
+  for (const m of leftovers) {
+    const rv = (await live(m))?.metadata.resourceVersion;
+    if (rv) present.set(manifestId(m), rv);
+  }
+  assert.ok(present.size >= 1, "objects the limit protects exist");
+
+  assert.equal(await server.stop(), 0, "SIGTERM: an orderly stop");
+  const restartedAt = Date.now();
+  server = await serve();
+  // The saved status shows the refusal at once; the replay of the saved Update decides again (a newer load status).
+  const replayed = await watchUntil((s) => (s.loadPayloadStatus?.lastTransitionTime?.getTime() ?? 0) >= restartedAt && ["PreconditionChecks", "PayloadLoaded"].includes(s.loadPayloadStatus?.step ?? ""), 240_000);
+  const load = replayed.loadPayloadStatus;
+  assert.equal(load?.step, "PreconditionChecks", `refused again, not loaded: ${JSON.stringify(load)}`);
+  assert.equal(load?.update?.image, REAL_B);
+  assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
+  assert.equal(load?.failure?.message, refused?.failure?.message, "the same count and limit");
+  assert.equal(replayed.actual?.version, a.version, "the previous release is still the one shown");
+  assert.ok(!replayed.history.some((h) => h.image === REAL_B), `real-b never entered the history: ${JSON.stringify(replayed.history)}`);
+  for (const m of leftovers.filter((m) => present.has(manifestId(m)))) {
+    assert.equal((await live(m))?.metadata.resourceVersion, present.get(manifestId(m)), `${manifestId(m)} is neither deleted nor written`);
+  }
 });
 
 test("a stale plan digest is refused naming both digests; the current one applies real-b, forced past the limit", { timeout: 900_000 }, async () => {

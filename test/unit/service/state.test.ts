@@ -16,6 +16,8 @@ const STATE: PersistedState = {
     overrides: [{ kind: "FlowSchema", group: "flowcontrol.apiserver.k8s.io", namespace: "", name: "x", unmanaged: true }],
     capabilities: { baselineCapabilitySet: "v4.14", additionalEnabledCapabilities: ["Console"] },
     state: undefined,
+    limits: { maxDeletions: 0, maxChangedPercent: 12.5 },
+    expectedPlanDigest: `sha256:${"ab".repeat(32)}`,
   },
   status: {
     ...EMPTY_STATUS,
@@ -59,6 +61,18 @@ test("components are not saved: a resumed worker rebuilds them on its first pass
   assert.deepEqual(decodeState(text, "test").status.components, []);
 });
 
+test("an Update's plan controls are saved with it; a state saved before they were has none", () => {
+  const spec = decodeState(encodeState(STATE), "test").spec;
+  assert.deepEqual([spec?.limits, spec?.expectedPlanDigest], [{ maxDeletions: 0, maxChangedPercent: 12.5 }, `sha256:${"ab".repeat(32)}`]);
+  const older = JSON.parse(encodeState(STATE)) as { spec: Record<string, unknown> };
+  delete older.spec["limits"];
+  delete older.spec["expectedPlanDigest"];
+  const decoded = decodeState(JSON.stringify(older), "test").spec;
+  assert.ok(decoded && !("limits" in decoded) && !("expectedPlanDigest" in decoded), JSON.stringify(decoded));
+  const { limits: _limits, expectedPlanDigest: _digest, ...rest } = STATE.spec!;
+  assert.deepEqual(decoded, rest);
+});
+
 const BAD: Array<[string, (doc: Record<string, unknown>) => unknown, RegExp]> = [
   ["another format", (d) => ({ ...d, format: "other/v9" }), /format/],
   ["a revision that is not a number", (d) => ({ ...d, revision: { published: "many", reserved: 1 } }), /revision\.published/],
@@ -66,6 +80,7 @@ const BAD: Array<[string, (doc: Record<string, unknown>) => unknown, RegExp]> = 
   ["a history entry with a bad date", (d) => ({ ...d, clusterVersion: { ...(d["clusterVersion"] as object), history: [{ state: "Completed", version: "1", image: "i", verified: false, startedTime: "yesterday" }] } }), /clusterVersion\.history\.0\.startedTime/],
   ["an unknown field", (d) => ({ ...d, extra: true }), /extra/],
   ["a state the worker does not know", (d) => ({ ...d, spec: { ...(d["spec"] as object), state: "Precreating" } }), /spec\.state/],
+  ["a negative deletion limit", (d) => ({ ...d, spec: { ...(d["spec"] as object), limits: { maxDeletions: -1 } } }), /spec\.limits\.maxDeletions/],
   ["a negative component duration", (d) => ({ ...d, durations: { updates: 1, byComponent: { "10/a": [-5] } } }), /durations\.byComponent\.10\/a\.0/],
 ];
 for (const [name, corrupt, field] of BAD) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decodeState, encodeState } from "../../../src/service/index.js";
+import type { UpdateError } from "../../../src/payload/update-error.js";
 import { SyncWorker } from "../../../src/worker/index.js";
 import { ManualClock } from "../../harness/manual-clock.js";
 import { MemoryStateStore } from "../../harness/memory-state-store.js";
@@ -134,5 +135,39 @@ test("a service resumed on a completed release with a newer Update saved records
   assert.equal(loaded.completed, 0, "no pass of the new release has completed");
   assert.deepEqual(second.history().slice(0, 2).map((e) => [e.image, e.state]).at(-1), [IMG0, "Completed"]);
   assert.ok(second.statuses.filter((s) => s.actual.image === "image/image:1" && s.done < s.total).every((s) => s.completed === 0));
+  await second.stop();
+});
+
+test("an Update refused for its plan controls is saved with them: a restarted service refuses it again and applies nothing of it", async () => {
+  const next = payload("1.1.0-abc", "image/image:1", [configMap("d")]);
+  const state = new MemoryStateStore();
+  const first = workerHarness({ payloads: [basic(), next], state });
+  await first.update(IMG0);
+  await first.start();
+  // This harness's cluster has no dry-run planner: any plan control refuses the release at PreconditionChecks.
+  const request = {
+    generation: 2,
+    desired: { version: "", image: "image/image:1", force: false },
+    overrides: [],
+    capabilities: { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
+    state: undefined,
+    limits: { maxDeletions: 0 },
+    expectedPlanDigest: `sha256:${"0".repeat(64)}`,
+  };
+  const refused = (await first.service.update(request, new AbortController().signal)).value.worker;
+  assert.deepEqual([refused.loadPayloadStatus.step, (refused.loadPayloadStatus.failure as UpdateError | undefined)?.reason], ["PreconditionChecks", "PlanUnavailable"]);
+  const saved = decodeState(state.text!, "test").spec;
+  assert.deepEqual([saved?.desired.image, saved?.limits, saved?.expectedPlanDigest], ["image/image:1", { maxDeletions: 0 }, `sha256:${"0".repeat(64)}`]);
+  await first.stop();
+
+  const second = workerHarness({ payloads: [basic(), next], state });
+  await second.start();
+  await second.clock.advance(5_000);
+  const replayed = second.statuses.filter((s) => s.loadPayloadStatus.step === "PreconditionChecks");
+  assert.ok(replayed.length > 0, "the saved Update is replayed and refused again");
+  assert.ok(replayed.every((s) => (s.loadPayloadStatus.failure as UpdateError | undefined)?.reason === "PlanUnavailable"));
+  assert.ok(!second.applier.calls.some((c) => c.name === "d"), "nothing of the refused release is applied");
+  assert.ok(second.statuses.every((s) => s.actual.image === IMG0), "the release shown stays the one applied");
+  assert.equal(decodeState(state.text!, "test").spec?.limits?.maxDeletions, 0, "still saved with its controls");
   await second.stop();
 });
