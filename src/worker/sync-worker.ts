@@ -1,26 +1,17 @@
-import { setMaxListeners } from "node:events";
 import type { PayloadUpdate } from "../payload/manifest.js";
-import {
-  capabilitiesStatus,
-  equalCapabilities,
-  equalOverrides,
-  NO_CAPABILITIES,
-  setCapabilities,
-  setFromImplicitlyEnabled,
-  type CapabilitiesSpec,
-  type ComponentOverride,
-} from "../policy/index.js";
+import { capabilitiesStatus, setCapabilities, setFromImplicitlyEnabled, type CapabilitiesSpec, type ComponentOverride } from "../policy/index.js";
 import type { Backoff } from "../graph/index.js";
-import { applyPayload, type ApplyDeps } from "./apply.js";
+import { PassRunner } from "./pass.js";
 import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
 import type { PlannedObject, UpdateControls } from "./plan.js";
 import { previewUpdate, type PreviewInput, type PreviewResult } from "./preview.js";
-import { keptPosition, PauseGate, type PassPosition } from "./pause.js";
+import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
-import { abortError } from "./task-run.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS, NO_METRICS, NO_TRACING, NO_UPDATE } from "./types.js";
+import { EMPTY_STATUS } from "./types.js";
 import type { DesiredUpdate, MetricsSink, PayloadState, Random, SpanRef, SyncWork, SyncWorkerStatus } from "./types.js";
+import { Wakeup } from "./wake.js";
+import { calculateNext, compareWork, emptyWork, equalUpdate } from "./work.js";
 
 /** Minimal logger; pino satisfies it. */
 export interface Logger {
@@ -73,20 +64,6 @@ export interface UpdateInput extends UpdateControls {
   readonly cause?: SpanRef;
 }
 
-function equalUpdate(a: DesiredUpdate, b: DesiredUpdate): boolean {
-  return a.force === b.force && a.image === b.image;
-}
-
-function compareWork(a: SyncWork | undefined, b: SyncWork | undefined): [boolean, boolean, boolean] {
-  if (a === b) return [true, true, true];
-  if (!a || !b) return [false, false, false];
-  return [equalUpdate(a.desired, b.desired), equalOverrides(a.overrides, b.overrides), equalCapabilities(a.capabilities, b.capabilities)];
-}
-
-function emptyWork(): SyncWork {
-  return { generation: 0, desired: NO_UPDATE, overrides: [], state: "Updating", completed: 0, attempt: 0, capabilities: NO_CAPABILITIES };
-}
-
 /**
  * Retrieves and applies the desired payload and keeps it applied (CVO `SyncWorker`).
  *
@@ -107,12 +84,9 @@ export class SyncWorker {
   #work: SyncWork | undefined;
   #status: SyncWorkerStatus = EMPTY_STATUS;
   #payload: PayloadUpdate | undefined;
-  #cancelApply: ((reason: Error) => void) | undefined;
-  /** One pending notification at most; more coalesce (the CVO's notify channel of capacity 1). */
-  #pendingNotify: string | undefined;
+  readonly #wakeup: Wakeup;
   /** A drift correction was asked for since the loop last woke. */
   #driftPending = false;
-  #wake: (() => void) | undefined;
   #updates: Promise<unknown> = Promise.resolve();
   /** Aborts the payload load of the newest update() so far, when a newer one supersedes it. */
   #supersede: AbortController | undefined;
@@ -121,8 +95,8 @@ export class SyncWorker {
   #lifetime: AbortSignal | undefined;
   /** Closed while paused: passes, nodes, tasks and retries wait on it. */
   readonly #gate: PauseGate;
-  /** The running pass's position, or the one a pass held by a pause left behind (see {@link keptPosition}). */
-  #position: PassPosition | undefined;
+  /** Runs the passes and keeps the position of one a pause holds. */
+  readonly #passes: PassRunner;
   /** The status setters stay private: reporters get this sink, never the worker. */
   readonly #sink: StatusSink = {
     updateApplyStatus: (status) => this.#updateApplyStatus(status),
@@ -132,7 +106,14 @@ export class SyncWorker {
   constructor(options: SyncWorkerOptions) {
     this.#o = options;
     this.#gate = new PauseGate(options.clock, options.resume?.pause);
-    this.#position = options.resumePosition;
+    this.#wakeup = new Wakeup(options.clock, options.log);
+    this.#passes = new PassRunner({
+      deps: options,
+      gate: this.#gate,
+      status: () => this.#status,
+      sink: this.#sink,
+      ...(options.resumePosition ? { position: options.resumePosition } : {}),
+    });
     if (options.resume) {
       const { failure: _failure, ...rest } = options.resume;
       this.#status = rest;
@@ -163,7 +144,7 @@ export class SyncWorker {
 
   /** Where the held pass stands, while paused (what a restart must continue from); undefined while running. */
   heldPosition(): PassPosition | undefined {
-    return this.#gate.status ? this.#position : undefined;
+    return this.#passes.heldPosition();
   }
 
   /**
@@ -178,13 +159,7 @@ export class SyncWorker {
 
   /** Wakes the loop early; returns false when a notification was already pending. */
   notify(message: string): boolean {
-    if (this.#pendingNotify !== undefined) {
-      this.#o.log.debug(`The sync worker already has a pending notification, so do not notify about: ${message}`);
-      return false;
-    }
-    this.#pendingNotify = message;
-    this.#wake?.();
-    return true;
+    return this.#wakeup.notify(message);
   }
 
   /**
@@ -297,10 +272,9 @@ export class SyncWorker {
     work.capabilities = setFromImplicitlyEnabled(implicit, work.capabilities);
     this.#setCapabilitiesStatus(work);
     this.#status = this.#withPause({ ...this.#status, architecture: this.#payload?.architecture ?? "" });
-    if (this.#cancelApply) {
+    if (this.#passes.running) {
       this.#o.log.debug("Cancel the sync worker's current loop");
-      this.#cancelApply(new Error("context canceled"));
-      this.#cancelApply = undefined;
+      this.#passes.cancel(new Error("context canceled"));
     }
     this.notify("new work is available");
     return this.#status;
@@ -383,7 +357,7 @@ export class SyncWorker {
     let nextAt: number | undefined;
     while (!signal.aborted) {
       let waitingToReconcile = work.state === "Reconciling";
-      const woke = await this.#waitForWake(nextAt, signal);
+      const woke = await this.#wakeup.wait(nextAt, signal);
       if (woke === "stopped") break;
       if (woke === "timer") {
         nextAt = undefined;
@@ -396,14 +370,14 @@ export class SyncWorker {
       // A pause holds every pass (an update, a reconcile, a drift fix) until resumed; the work is read after it.
       await this.#gate.wait(signal);
       if (signal.aborted) break;
-      const changed = this.#calculateNext(work);
+      const changed = calculateNext(work, this.#work, this.#o.log);
       if (!changed && waitingToReconcile) continue;
       if (!work.desired.image) {
         nextAt = this.#o.clock.now().getTime() + interval;
         continue;
       }
       try {
-        await this.#applyWithTimeout(work, maxWorkers, signal);
+        await this.#passes.run(this.#payload, work, maxWorkers, signal);
       } catch (err) {
         consecutiveErrors++;
         let wait = interval;
@@ -422,119 +396,5 @@ export class SyncWorker {
       nextAt = this.#o.clock.now().getTime() + interval;
     }
     this.#o.log.info("Worker shut down");
-  }
-
-  async #applyWithTimeout(work: SyncWork, maxWorkers: number, signal: AbortSignal): Promise<void> {
-    const payload = this.#payload;
-    if (!payload) throw new Error("no payload is loaded");
-    const interval = this.#o.minimumReconcileIntervalMs;
-    const timeoutMs = work.state === "Initializing" ? interval : interval * 2;
-    const controller = new AbortController();
-    setMaxListeners(0, controller.signal);
-    const stop = (reason: unknown): void => controller.abort(reason);
-    const onParentAbort = (): void => stop(abortError(signal));
-    signal.addEventListener("abort", onParentAbort, { once: true });
-    const timer = new AbortController();
-    // Time held by a pause does not count against the pass.
-    void this.#gate.activeSleep(timeoutMs, this.#o.clock, timer.signal).then(
-      () => stop(new Error("context deadline exceeded")),
-      () => undefined,
-    );
-    this.#cancelApply = stop;
-    const position = keptPosition(this.#position, payload);
-    this.#position = position;
-    const metrics = this.#o.metrics ?? NO_METRICS;
-    const tracing = this.#o.tracing ?? NO_TRACING;
-    const attributes = {
-      "syncworker.sync.version": payload.release.version,
-      "syncworker.sync.image": work.desired.image,
-      "syncworker.sync.state": work.state,
-      "syncworker.sync.generation": work.generation,
-      "syncworker.sync.attempt": work.attempt,
-      "syncworker.sync.total": payload.manifests.length,
-    };
-    try {
-      // A new trace per attempt (the loop is not inside any call), linked to the Update that caused it.
-      await tracing.span(`sync ${work.state} ${payload.release.version}`, attributes, async (span) => {
-        const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
-        const deps: ApplyDeps = {
-          ...this.#o,
-          metrics,
-          architecture: this.#status.architecture,
-          attemptsRestarted: () => this.#o.reports.attemptsRestarted(),
-          gate: this.#gate,
-          position: position.done,
-        };
-        try {
-          await applyPayload(payload, work, maxWorkers, reporter, deps, controller.signal);
-        } finally {
-          span.setAttributes({ "syncworker.sync.done": this.#status.done });
-        }
-      }, work.cause ? { links: [work.cause] } : undefined);
-      metrics.syncAttempt(work.state, "success", this.#o.clock.now());
-      this.#position = undefined;
-    } catch (err) {
-      metrics.syncAttempt(work.state, "failure", this.#o.clock.now());
-      throw err;
-    } finally {
-      // A pass that ended while paused (superseded, stopped) leaves its position to the next pass of its payload.
-      if (!this.#gate.status) this.#position = undefined;
-      timer.abort();
-      signal.removeEventListener("abort", onParentAbort);
-      if (this.#cancelApply === stop) this.#cancelApply = undefined;
-    }
-  }
-
-  /** Copies the desired work into the loop's own (CVO `calculateNext`); true when it changed. */
-  #calculateNext(work: SyncWork): boolean {
-    const current = this.#work;
-    if (!current) return false;
-    const [sameVersion, sameOverrides, sameCaps] = compareWork(work, current);
-    const changed = !sameVersion || !sameOverrides || !sameCaps;
-    if (!work.desired.image) {
-      work.state = current.state;
-      work.attempt = 0;
-    } else if (changed && work.state !== "Initializing") {
-      this.#o.log.info(`Work changed, transitioning from ${work.state} to Updating`);
-      work.state = "Updating";
-      work.attempt = 0;
-    }
-    work.desired = current.desired;
-    work.overrides = current.overrides;
-    work.capabilities = current.capabilities;
-    work.generation = current.generation;
-    work.cause = current.cause;
-    return changed;
-  }
-
-  /** Waits for the timer, a notification, or the end; a pending notification wins at once. */
-  async #waitForWake(nextAt: number | undefined, signal: AbortSignal): Promise<"timer" | "notify" | "stopped"> {
-    if (signal.aborted) return "stopped";
-    const takeNotify = (): "notify" => {
-      this.#o.log.debug(this.#pendingNotify ?? "");
-      this.#pendingNotify = undefined;
-      return "notify";
-    };
-    if (this.#pendingNotify !== undefined) return takeNotify();
-    const done = new AbortController();
-    const onAbort = (): void => done.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      const waits: Promise<"timer" | "notify" | "stopped">[] = [
-        new Promise((resolve) => (this.#wake = () => resolve("notify"))),
-        new Promise((resolve) => done.signal.addEventListener("abort", () => resolve("stopped"), { once: true })),
-      ];
-      if (nextAt !== undefined) {
-        const ms = Math.max(0, nextAt - this.#o.clock.now().getTime());
-        waits.push(this.#o.clock.sleep(ms, done.signal).then(() => "timer" as const, () => "stopped" as const));
-      }
-      const woke = await Promise.race(waits);
-      if (woke === "stopped" && !signal.aborted) return "stopped";
-      return woke === "notify" ? takeNotify() : woke;
-    } finally {
-      this.#wake = undefined;
-      signal.removeEventListener("abort", onAbort);
-      done.abort();
-    }
   }
 }
