@@ -10,8 +10,8 @@
 import { z } from "zod";
 import { hasBrand, UpdateError, type UpdateEffect } from "../payload/update-error.js";
 import type { CapabilitiesSpec, ComponentOverride } from "../policy/index.js";
-import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry } from "../status/index.js";
-import type { DesiredUpdate, LoadPayloadStatus, PassPosition, PayloadState, SyncWorkerStatus, UpdateControls } from "../worker/index.js";
+import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry, UpdateProgress } from "../status/index.js";
+import type { ComponentProgress, DesiredUpdate, LoadPayloadStatus, PassPosition, PayloadState, SyncWorkerStatus, UpdateControls } from "../worker/index.js";
 
 /**
  * The last Update the service accepted: replayed on start, as the CVO re-reads its ClusterVersion spec. Its plan
@@ -55,6 +55,8 @@ export interface PersistedState {
   readonly position?: PassPosition;
   /** How long each component took in recent updates: what estimates of the time left are learned from. */
   readonly durations?: ComponentDurations;
+  /** The timing and slow components of the last snapshot, so a standby and a restarted service show them. */
+  readonly progress?: UpdateProgress;
 }
 
 const STATE_FORMAT = "syncworker.state/v1";
@@ -73,6 +75,32 @@ const failureSchema = z.strictObject({
 });
 const updateSchema = z.strictObject({ version: z.string(), image: z.string(), force: z.boolean() });
 const count = z.number().int().nonnegative();
+const COMPONENT_STATES = ["Pending", "Applying", "Waiting", "Done", "Failed"] as const satisfies readonly ComponentProgress["state"][];
+
+// A component's empty fields are left out: most components are pending or done, a few fields each.
+const componentSchema = z.strictObject({
+  runLevel: count,
+  component: z.string(),
+  state: z.enum(COMPONENT_STATES),
+  done: count,
+  total: count,
+  currentObject: z.string().optional(),
+  waitReason: z.string().optional(),
+  waitingSince: date.optional(),
+  attempts: count.optional(),
+  startedAt: date.optional(),
+  finishedAt: date.optional(),
+});
+const progressSchema = z.strictObject({
+  timing: z
+    .strictObject({
+      startedAt: date,
+      elapsedMs: z.number(),
+      estimate: z.strictObject({ remainingMs: z.number(), basis: z.string() }).optional(),
+    })
+    .optional(),
+  slow: z.array(z.string()),
+});
 
 const workerStatusSchema = z.strictObject({
   generation: count,
@@ -99,6 +127,8 @@ const workerStatusSchema = z.strictObject({
   }),
   capabilitiesStatus: z.strictObject({ enabled: z.array(z.string()), known: z.array(z.string()), implicitlyEnabled: z.array(z.string()) }),
   pause: z.strictObject({ pausedBy: z.string(), reason: z.string(), pausedAt: date, updatePending: z.boolean() }).optional(),
+  // Absent in states written before components were saved: none until the first pass.
+  components: z.array(componentSchema).optional(),
 });
 
 const conditionSchema = z.strictObject({
@@ -139,10 +169,14 @@ const stateSchema = z.strictObject({
   clusterVersion: z.strictObject({ conditions: z.array(conditionSchema), history: z.array(historySchema), message: z.string() }),
   position: z.strictObject({ image: z.string(), versionHash: z.string(), done: z.array(z.number().int().positive()) }).optional(),
   durations: z.strictObject({ updates: count, byComponent: z.record(z.string(), z.array(z.number().nonnegative())) }).optional(),
+  progress: progressSchema.optional(),
 });
 
 type Encoded = z.input<typeof stateSchema>;
 type EncodedFailure = z.infer<typeof failureSchema>;
+type EncodedComponent = z.input<typeof componentSchema>;
+type DecodedComponent = z.output<typeof componentSchema>;
+type EncodedProgress = z.input<typeof progressSchema>;
 
 const STATE_ERROR = Symbol.for("syncworker.StateError");
 
@@ -179,6 +213,38 @@ function decodeFailure(f: EncodedFailure | undefined): Error | undefined {
 
 const iso = (d: Date | undefined): string | undefined => d?.toISOString();
 
+function encodeComponent(c: ComponentProgress): EncodedComponent {
+  return {
+    runLevel: c.runLevel,
+    component: c.component,
+    state: c.state,
+    done: c.done,
+    total: c.total,
+    ...(c.currentObject ? { currentObject: c.currentObject } : {}),
+    ...(c.waitReason ? { waitReason: c.waitReason } : {}),
+    ...(c.waitingSince ? { waitingSince: c.waitingSince.toISOString() } : {}),
+    ...(c.attempts ? { attempts: c.attempts } : {}),
+    ...(c.startedAt ? { startedAt: c.startedAt.toISOString() } : {}),
+    ...(c.finishedAt ? { finishedAt: c.finishedAt.toISOString() } : {}),
+  };
+}
+
+function decodeComponent({ currentObject, waitReason, attempts, waitingSince, startedAt, finishedAt, ...c }: DecodedComponent): ComponentProgress {
+  return {
+    ...c,
+    currentObject: currentObject ?? "",
+    waitReason: waitReason ?? "",
+    attempts: attempts ?? 0,
+    ...(waitingSince ? { waitingSince } : {}),
+    ...(startedAt ? { startedAt } : {}),
+    ...(finishedAt ? { finishedAt } : {}),
+  };
+}
+
+function encodeProgress({ timing, slow }: UpdateProgress): EncodedProgress {
+  return { slow: [...slow], ...(timing ? { timing: { ...timing, startedAt: timing.startedAt.toISOString(), ...(timing.estimate ? { estimate: { ...timing.estimate } } : {}) } } : {}) };
+}
+
 /** Objects with their keys in order, so equal states serialize identically however they were built. */
 function sortKeys(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
@@ -187,8 +253,7 @@ function sortKeys(_key: string, value: unknown): unknown {
 
 /** The JSON text of a state, stable in key order so unchanged states serialize identically. */
 export function encodeState(state: PersistedState): string {
-  // Components are not saved: a resumed worker rebuilds them on its first pass.
-  const { components: _components, ...s } = state.status;
+  const { components, ...s } = state.status;
   const load = s.loadPayloadStatus;
   const { preconditionResults, ...loadRest } = load;
   const encoded: Encoded = {
@@ -224,6 +289,7 @@ export function encodeState(state: PersistedState): string {
         known: [...s.capabilitiesStatus.known],
         implicitlyEnabled: [...s.capabilitiesStatus.implicitlyEnabled],
       },
+      ...(components.length > 0 ? { components: components.map(encodeComponent) } : {}),
     },
     clusterVersion: {
       conditions: state.clusterVersion.conditions.map((c) => ({ ...c, lastTransitionTime: c.lastTransitionTime.toISOString() })),
@@ -232,6 +298,7 @@ export function encodeState(state: PersistedState): string {
     },
     ...(state.position ? { position: { ...state.position, done: [...state.position.done].sort((a, b) => a - b) } } : {}),
     ...(state.durations ? { durations: { updates: state.durations.updates, byComponent: Object.fromEntries(Object.entries(state.durations.byComponent).map(([k, v]) => [k, [...v]])) } } : {}),
+    ...(state.progress ? { progress: encodeProgress(state.progress) } : {}),
   };
   return `${JSON.stringify(encoded, sortKeys, 1)}\n`;
 }
@@ -262,12 +329,12 @@ export function decodeState(text: string, where: string): PersistedState {
     ...(load.preconditionResults ? { preconditionResults: load.preconditionResults } : {}),
     ...(load.acceptedRisks ? { acceptedRisks: load.acceptedRisks } : {}),
   };
-  const { failure, lastProgress, pause, loadPayloadStatus: _load, ...workerRest } = d.status;
+  const { failure, lastProgress, pause, components, loadPayloadStatus: _load, ...workerRest } = d.status;
   const workerFailure = decodeFailure(failure);
   const status: SyncWorkerStatus = {
     ...workerRest,
     loadPayloadStatus,
-    components: [],
+    components: (components ?? []).map(decodeComponent),
     ...(workerFailure ? { failure: workerFailure } : {}),
     ...(lastProgress ? { lastProgress } : {}),
     ...(pause ? { pause } : {}),
@@ -287,5 +354,12 @@ export function decodeState(text: string, where: string): PersistedState {
     clusterVersion: { conditions, history, message: d.clusterVersion.message },
     ...(d.position ? { position: { ...d.position, done: new Set(d.position.done) } } : {}),
     ...(d.durations ? { durations: d.durations } : {}),
+    ...(d.progress ? { progress: decodeProgress(d.progress) } : {}),
   };
+}
+
+function decodeProgress({ timing, slow }: z.output<typeof progressSchema>): UpdateProgress {
+  if (!timing) return { slow };
+  const { estimate, ...rest } = timing;
+  return { slow, timing: { ...rest, ...(estimate ? { estimate } : {}) } };
 }

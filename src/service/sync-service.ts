@@ -105,9 +105,9 @@ export interface SyncServiceOptions {
 /** How many revisions a leader reserves ahead in its saved state, so a successor starts above every one it published. */
 const REVISION_RESERVE = 1000;
 
-/** What a saved state shows in a snapshot. */
+/** What a saved state shows in a snapshot: a standby shows the leader's components and timing as last saved. */
 function shown(state: PersistedState): ServiceStatus {
-  return { worker: state.status, clusterVersion: state.clusterVersion };
+  return { worker: state.status, clusterVersion: state.clusterVersion, ...(state.progress ? { progress: state.progress } : {}) };
 }
 
 /** A request to Update, validated; `state` undefined lets the service choose it. */
@@ -404,6 +404,7 @@ export class SyncService {
       clusterVersion: latest.value.clusterVersion,
       ...(position ? { position } : {}),
       ...(this.#timing.learned.updates > 0 ? { durations: this.#timing.learned } : {}),
+      ...(latest.value.progress ? { progress: latest.value.progress } : {}),
     };
   }
 }

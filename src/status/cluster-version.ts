@@ -19,7 +19,7 @@ export const EMPTY_CLUSTER_VERSION: ClusterVersionStatus = { conditions: [], his
 export interface ServiceStatus {
   readonly worker: SyncWorkerStatus;
   readonly clusterVersion: ClusterVersionStatus;
-  /** Timing and slow components; absent where the leader's state is only mirrored. */
+  /** Timing and slow components; absent before the first status and where a mirrored state has none saved. */
   readonly progress?: UpdateProgress;
 }
 

@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
-import { Code, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
+import { Code, ComponentState, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { FIXTURES, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -107,6 +107,10 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   // The standby follows the leader's progress through the state object.
   const followed = await waitForStatus(standby.client, (s) => s.actual?.image === REAL_A && s.done > 0, 120_000);
   assert.ok(followed.total > 0);
+  // With the leader's components and timing, as it saved them.
+  assert.equal(followed.components.reduce((sum, c) => sum + c.done, 0), followed.done, `the standby's components add up to done: ${JSON.stringify(followed.components.map((c) => [c.component, c.done]))}`);
+  assert.ok(followed.components.some((c) => c.state !== ComponentState.COMPONENT_STATE_PENDING), "components the leader has started");
+  assert.ok(followed.timing?.startedAt, "the update's timing");
   await waitForStatus(leader.client, (s) => s.done > 10, 120_000);
   assert.ok((await metricSum(leader, "syncworker_task_duration_seconds_count")) > 0, "the leader applies");
   assert.equal(await metricSum(standby, "syncworker_task_duration_seconds_count"), 0, "the standby applies nothing");

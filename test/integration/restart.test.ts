@@ -56,15 +56,16 @@ async function watchFrom(server: ServerProcess, sinceRevision: number, predicate
 const completedAt = (image: string) => (s: SyncWorkerStatus) => s.actual?.image === image && s.completed >= 1 && !s.failure && s.total > 0;
 
 /**
- * Waits until the state file holds a completed pass: a save starts as soon as the completion is published but
+ * Waits until the state file holds what a watcher saw (`what`): a save starts as soon as a status is published but
  * lands a moment later, and a watcher can see the snapshot first (on a loaded machine the SIGKILL beat the save).
  */
-async function savedCompleted(stateDir: string, timeoutMs: number): Promise<void> {
+type SavedStatus = { completed?: number; actual?: { image?: string } };
+async function saved(stateDir: string, what: string, holds: (status: SavedStatus) => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const saved = JSON.parse(await readFile(join(stateDir, "state.json"), "utf8").catch(() => "{}")) as { status?: { completed?: number } };
-    if ((saved.status?.completed ?? 0) >= 1) return;
-    if (Date.now() > deadline) assert.fail(`the state file shows no completed pass after ${timeoutMs} ms`);
+    const state = JSON.parse(await readFile(join(stateDir, "state.json"), "utf8").catch(() => "{}")) as { status?: SavedStatus };
+    if (state.status && holds(state.status)) return;
+    if (Date.now() > deadline) assert.fail(`the state file shows no ${what} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -76,7 +77,7 @@ test("after SIGKILL the service resumes the completed release: history, complete
   const seen = await watchFrom(first, 0, completedAt(REAL_A), 120_000);
   const before = seen.at(-1)!;
   // The watch ends on the completing snapshot; later ones (a reconcile pass) would be seen by a resumed watcher.
-  await savedCompleted(stateDir, 30_000);
+  await saved(stateDir, "completed pass", (s) => (s.completed ?? 0) >= 1, 30_000);
   const lastSeen = Math.max(...seen.map((s) => s.revision), (await first.client.getStatus()).revision);
   await kill(first);
 
@@ -110,6 +111,8 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
   assert.equal(response.loadPayloadStatus?.step, "PayloadLoaded");
   // Mid-sync of real-b: some manifests done, the pass not complete.
   await waitForStatus(first.client, (s) => s.actual?.image === REAL_B && s.done > 0 && s.done < s.total, 60_000);
+  // A restarted worker shows the release it resumes on until a pass of the saved Update reports.
+  await saved(stateDir, "pass of real-b", (s) => s.actual?.image === REAL_B, 30_000);
   await kill(first);
 
   // The same slow operators after the restart: a fast pass could complete before the first status is read.
@@ -119,6 +122,9 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
     assert.equal(status.generation, 2, "the accepted Update's generation");
     assert.equal(status.history[0]?.image, REAL_B, "real-b is the release being applied");
     assert.equal(status.history[0]?.state, "Partial");
+    // The components and timing carry over the restart (saved with the state, shown before the first pass reports).
+    assert.ok(status.components.some((c) => c.done > 0), `components as saved: ${JSON.stringify(status.components.map((c) => [c.component, c.done]))}`);
+    assert.ok(status.timing?.startedAt, "the update's timing as saved");
     const done = await waitForStatus(second.client, completedAt(REAL_B), 120_000);
     assert.equal(done.generation, 2);
     assert.deepEqual(done.history.map((h) => [h.state, h.image]), [["Completed", REAL_B], ["Completed", REAL_A]]);

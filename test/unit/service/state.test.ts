@@ -54,13 +54,29 @@ test("a state survives encoding: dates, the typed failure, the spec and the hist
   assert.equal(encodeState(decoded), encodeState(STATE), "encoding is stable");
 });
 
-test("components are not saved: a resumed worker rebuilds them on its first pass", () => {
-  const components = [{ runLevel: 50, component: "dns-operator", state: "Waiting" as const, done: 3, total: 4, currentObject: "clusteroperator/dns", waitReason: "ClusterOperatorNotAvailable", attempts: 2 }];
-  const text = encodeState({ ...STATE, status: { ...STATE.status, components } });
-  assert.equal(text, encodeState(STATE));
-  assert.deepEqual(decodeState(text, "test").status.components, []);
-});
+test("components and timing are saved, a pending or done component in a few fields; a state saved before them has none", () => {
+  const since = at("2026-01-01T00:00:02Z");
+  const components = [
+    { runLevel: 10, component: "config-operator", state: "Done" as const, done: 4, total: 4, currentObject: "", waitReason: "", attempts: 0, startedAt: since, finishedAt: at("2026-01-01T00:00:03Z") },
+    { runLevel: 50, component: "dns-operator", state: "Waiting" as const, done: 3, total: 4, currentObject: "clusteroperator/dns", waitReason: "ClusterOperatorNotAvailable", waitingSince: since, attempts: 2, startedAt: since },
+    { runLevel: 50, component: "ingress-operator", state: "Pending" as const, done: 0, total: 9, currentObject: "", waitReason: "", attempts: 0 },
+  ];
+  const progress = { slow: ["50/dns-operator"], timing: { startedAt: at("2026-01-01T00:00:01Z"), elapsedMs: 4000, estimate: { remainingMs: 30_000, basis: "from 2 previous updates" } } };
+  const state: PersistedState = { ...STATE, status: { ...STATE.status, components }, progress };
+  const text = encodeState(state);
+  const decoded = decodeState(text, "test");
+  assert.deepEqual(decoded.status.components, components);
+  assert.deepEqual(decoded.progress, progress);
+  assert.equal(encodeState(decoded), text, "encoding is stable");
+  const saved = JSON.parse(text) as { status: { components: object[] } };
+  assert.deepEqual(saved.status.components[2], { runLevel: 50, component: "ingress-operator", state: "Pending", done: 0, total: 9 }, "a pending component is its identity and counts");
 
+  const older = JSON.parse(text) as { status: Record<string, unknown> } & Record<string, unknown>;
+  delete older.status["components"];
+  delete older["progress"];
+  const before = decodeState(JSON.stringify(older), "test");
+  assert.deepEqual([before.status.components, before.progress], [[], undefined]);
+});
 test("an Update's plan controls are saved with it; a state saved before they were has none", () => {
   const spec = decodeState(encodeState(STATE), "test").spec;
   assert.deepEqual([spec?.limits, spec?.expectedPlanDigest], [{ maxDeletions: 0, maxChangedPercent: 12.5 }, `sha256:${"ab".repeat(32)}`]);
@@ -81,6 +97,7 @@ const BAD: Array<[string, (doc: Record<string, unknown>) => unknown, RegExp]> = 
   ["an unknown field", (d) => ({ ...d, extra: true }), /extra/],
   ["a state the worker does not know", (d) => ({ ...d, spec: { ...(d["spec"] as object), state: "Precreating" } }), /spec\.state/],
   ["a negative deletion limit", (d) => ({ ...d, spec: { ...(d["spec"] as object), limits: { maxDeletions: -1 } } }), /spec\.limits\.maxDeletions/],
+  ["a component in a state the worker does not know", (d) => ({ ...d, status: { ...(d["status"] as object), components: [{ runLevel: 1, component: "a", state: "Stuck", done: 0, total: 1 }] } }), /status\.components\.0\.state/],
   ["a negative component duration", (d) => ({ ...d, durations: { updates: 1, byComponent: { "10/a": [-5] } } }), /durations\.byComponent\.10\/a\.0/],
 ];
 for (const [name, corrupt, field] of BAD) {

@@ -166,8 +166,36 @@ test("an Update refused for its plan controls is saved with them: a restarted se
   const replayed = second.statuses.filter((s) => s.loadPayloadStatus.step === "PreconditionChecks");
   assert.ok(replayed.length > 0, "the saved Update is replayed and refused again");
   assert.ok(replayed.every((s) => (s.loadPayloadStatus.failure as UpdateError | undefined)?.reason === "PlanUnavailable"));
-  assert.ok(!second.applier.calls.some((c) => c.name === "d"), "nothing of the refused release is applied");
+  assert.deepEqual(second.applier.calls, [], "nothing of the refused release is applied (nor is the previous one reconciled, as the CVO with a desired release it cannot load)");
   assert.ok(second.statuses.every((s) => s.actual.image === IMG0), "the release shown stays the one applied");
   assert.equal(decodeState(state.text!, "test").spec?.limits?.maxDeletions, 0, "still saved with its controls");
+  await second.stop();
+});
+
+test("a restarted service shows the components and timing it saved at once, before its first pass", async () => {
+  const release = payload(V0, IMG0, [configMap("a", "0000_10_config_a.yaml"), configMap("b", "0000_20_dns_b.yaml"), configMap("c", "0000_20_dns_c.yaml")]);
+  const state = new MemoryStateStore();
+  const first = workerHarness({ payloads: [release], state });
+  // c never finishes: the service stops mid-pass, one component done and one applying.
+  first.applier.scripts.set("c", (_attempt, _mode, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error))));
+  await first.update(IMG0);
+  await first.start();
+  await first.clock.advance(3_000);
+  const running = first.service.latest().value;
+  assert.deepEqual(running.worker.components.map((c) => [c.component, c.state]), [["config", "Done"], ["dns", "Applying"]]);
+  assert.ok(running.progress?.timing, "the leader's snapshot has timing");
+  await first.stop();
+  const saved = decodeState(state.text!, "test");
+
+  const second = workerHarness({ payloads: [release], state });
+  // The same time as the stop (each harness's fake clock starts at the same instant).
+  await second.clock.advance(3_000);
+  await second.open();
+  const resumed = second.service.latest().value;
+  assert.ok(resumed.worker.components.length === 2, JSON.stringify(resumed.worker.components));
+  assert.deepEqual(resumed.worker.components, saved.status.components, "the components as the last leader saved them");
+  assert.equal(resumed.worker.components[0]?.finishedAt?.getTime(), running.worker.components[0]?.finishedAt?.getTime());
+  assert.deepEqual(resumed.progress, saved.progress);
+  assert.equal(resumed.progress?.timing?.startedAt.getTime(), running.progress.timing.startedAt.getTime(), "the same update's start");
   await second.stop();
 });
