@@ -1,7 +1,7 @@
 /**
  * The content-addressed payload cache: `<cache>/sha256/<hex>/` holds, for the image whose manifest has that
- * digest, `payload.tar` (what its layers leave in the payload directories, as one uncompressed tar) and
- * `entry.json`, which records the archive's own sha256. An entry is created in a temporary directory and renamed
+ * digest, `payload.archive` (what its layers leave in the payload directories, in one file) and `entry.json`, which
+ * records the archive's own sha256. An entry is created in a temporary directory and renamed
  * into place, so a reader never sees half of one; the archive is checked against its digest on every hit and again
  * when it is loaded, so a file changed or lost on disk is noticed (and pulled again) instead of applied.
  */
@@ -9,9 +9,8 @@ import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import type { PayloadTree } from "../memory-fs.js";
-import { PayloadExtractor, tarOf } from "./extract.js";
+import { PayloadExtractor } from "./extract.js";
 
 /** A payload archive and the digest it must have. */
 export interface PayloadArchive {
@@ -29,7 +28,59 @@ interface EntryRecord {
 }
 
 const ENTRY_FILE = "entry.json";
-const ARCHIVE_FILE = "payload.tar";
+const ARCHIVE_FILE = "payload.archive";
+const ARCHIVE_FORMAT = "syncworker.payload-archive/v1";
+
+/**
+ * The archive's first line: its format and its entries in order (`[path, "directory"]`, `[path, "symlink", target]`,
+ * `[path, "file", size]`); the files' bytes follow, concatenated in that order. Not tar: packing a 1,000-file tree with
+ * tar-stream took 17-50 ms of a 100 ms pull and parsing it back 10-40 ms (bench pull); this form takes a few ms each
+ * way, and only this module reads it.
+ */
+interface ArchiveIndex {
+  readonly format: string;
+  readonly entries: ReadonlyArray<readonly [string, "directory"] | readonly [string, "symlink", string] | readonly [string, "file", number]>;
+}
+
+function encodeArchive(tree: PayloadTree): Buffer {
+  const entries: ArchiveIndex["entries"][number][] = [];
+  const data: Buffer[] = [];
+  for (const [path, node] of tree) {
+    if (node.kind === "file") {
+      entries.push([path, "file", node.data.length]);
+      data.push(node.data);
+    } else entries.push(node.kind === "symlink" ? [path, "symlink", node.target] : [path, "directory"]);
+  }
+  const index: ArchiveIndex = { format: ARCHIVE_FORMAT, entries };
+  return Buffer.concat([Buffer.from(`${JSON.stringify(index)}\n`), ...data]);
+}
+
+/** The tree in `bytes`, every entry applied under the same rules as an image layer's. */
+async function decodeArchive(bytes: Buffer, where: string): Promise<PayloadTree> {
+  const broken = (why: string): Error => new Error(`payload archive ${where} is damaged: ${why}`);
+  const end = bytes.indexOf(0x0a);
+  let index: ArchiveIndex;
+  try {
+    index = JSON.parse(bytes.subarray(0, end).toString("utf8")) as ArchiveIndex;
+  } catch (err) {
+    throw broken(`its index does not parse (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (end < 0 || index.format !== ARCHIVE_FORMAT || !Array.isArray(index.entries)) throw broken(`it is not a ${ARCHIVE_FORMAT} archive`);
+  const extractor = new PayloadExtractor();
+  let offset = end + 1;
+  for (const entry of index.entries) {
+    const [name, type, detail] = entry as readonly unknown[];
+    if (typeof name !== "string") throw broken(`an entry has no name`);
+    if (type === "file") {
+      if (!Number.isSafeInteger(detail) || (detail as number) < 0 || offset + (detail as number) > bytes.length) throw broken(`${name} has a bad size`);
+      await extractor.add({ name, type, size: detail as number }, bytes.subarray(offset, (offset += detail as number)), where);
+    } else if (type === "symlink" && typeof detail === "string") await extractor.add({ name, type, linkname: detail }, Buffer.alloc(0), where);
+    else if (type === "directory") await extractor.add({ name, type }, Buffer.alloc(0), where);
+    else throw broken(`${name} has an unknown type`);
+  }
+  if (offset !== bytes.length) throw broken(`${bytes.length - offset} bytes follow its last entry`);
+  return extractor.tree();
+}
 
 /** `$XDG_CACHE_HOME/syncworker/payloads`, else `~/.cache/syncworker/payloads`: `--payload-cache`'s default. */
 export function defaultPayloadCache(env: NodeJS.ProcessEnv = process.env): string {
@@ -53,9 +104,9 @@ export function archiveIn(dir: string, digest: string): PayloadArchive {
  * returns the archive's digest.
  */
 export async function sealEntry(dir: string, digest: string, tree: PayloadTree): Promise<string> {
-  const tar = await tarOf(tree);
-  const record: EntryRecord = { digest, payload: sha256(tar) };
-  await writeFile(join(dir, ARCHIVE_FILE), tar);
+  const archive = encodeArchive(tree);
+  const record: EntryRecord = { digest, payload: sha256(archive) };
+  await writeFile(join(dir, ARCHIVE_FILE), archive);
   await writeFile(join(dir, ENTRY_FILE), JSON.stringify(record));
   return record.payload;
 }
@@ -80,7 +131,6 @@ export async function readArchive(archive: PayloadArchive, signal: AbortSignal):
   const actual = sha256(bytes);
   if (actual !== archive.digest) throw new Error(`payload archive ${archive.path} has digest ${actual}, not the ${archive.digest} it was stored with: it changed on disk`);
   // Our own archive, but read under the same rules as an image's layers: nothing in it is trusted more.
-  const extractor = new PayloadExtractor();
-  await extractor.extract(Readable.from([bytes]), archive.path, signal);
-  return extractor.tree();
+  signal.throwIfAborted();
+  return decodeArchive(bytes, archive.path);
 }

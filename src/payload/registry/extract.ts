@@ -19,6 +19,17 @@ const MAX_FILE_BYTES = 64 * 2 ** 20;
 const WHITEOUT = ".wh.";
 const OPAQUE = ".wh..wh..opq";
 
+/** What an entry is, as a tar header says. */
+export type EntryHeader = Pick<Header, "name" | "type"> & Partial<Pick<Header, "size" | "linkname">>;
+
+/** A tar entry's contents. */
+async function bodyOf(entry: unknown): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  // streamx readables are async iterable; its type declarations leave that out.
+  for await (const chunk of entry as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
 /**
  * Applies the payload entries of successive layers to one tree. One instance per image, so no later entry (of this
  * or a later layer) is written through a symbolic link an earlier one made.
@@ -37,8 +48,7 @@ export class PayloadExtractor {
     try {
       for await (const entry of entries) {
         signal.throwIfAborted();
-        // streamx readables are async iterable; its type declarations leave that out.
-        await this.#entry(entry.header, entry as unknown as AsyncIterable<Uint8Array>, layer);
+        await this.#entry(entry.header, () => bodyOf(entry), layer);
         entry.resume();
       }
     } finally {
@@ -47,12 +57,17 @@ export class PayloadExtractor {
     }
   }
 
+  /** Applies one entry whose contents are at hand (`data`, for a file), under the same rules as a layer's. */
+  add(header: EntryHeader, data: Buffer, source: string): Promise<void> {
+    return this.#entry(header, async () => data, source);
+  }
+
   /** What the layers left in the payload directories. */
   tree(): PayloadTree {
     return this.#tree;
   }
 
-  async #entry(header: Header, body: AsyncIterable<Uint8Array>, layer: string): Promise<void> {
+  async #entry(header: EntryHeader, body: () => Promise<Buffer>, layer: string): Promise<void> {
     const name = header.name;
     const refuse = (why: string): Error => new Error(`layer ${layer}: tar entry ${JSON.stringify(name)} refused: ${why}`);
     if (name.startsWith("/")) throw refuse("absolute path");
@@ -76,10 +91,8 @@ export class PayloadExtractor {
         return;
       case "file":
       case "contiguous-file": {
-        if (header.size > MAX_FILE_BYTES) throw refuse(`${header.size} bytes is more than a payload file may have (${MAX_FILE_BYTES})`);
-        const chunks: Uint8Array[] = [];
-        for await (const chunk of body) chunks.push(chunk);
-        this.#put(path, { kind: "file", data: Buffer.concat(chunks) });
+        if ((header.size ?? 0) > MAX_FILE_BYTES) throw refuse(`${header.size} bytes is more than a payload file may have (${MAX_FILE_BYTES})`);
+        this.#put(path, { kind: "file", data: await body() });
         return;
       }
       case "symlink": {

@@ -165,7 +165,7 @@ test("a cache entry is used only while its archive has the recorded digest; the 
   const tree = await extractLayers([{ name: "release-manifests/a.yaml", content: "a" }, { name: "manifests/l", type: "symlink", linkname: "../release-manifests/a.yaml" }]);
   const archiveDigest = await sealEntry(dir, digest, tree);
   const archive = await checkEntry(dir, digest);
-  assert.deepEqual(archive, { path: join(dir, "payload.tar"), digest: archiveDigest });
+  assert.deepEqual(archive, { path: join(dir, "payload.archive"), digest: archiveDigest });
   assert.deepEqual(shown(await readArchive(archive, new AbortController().signal)), shown(tree));
   assert.equal(await checkEntry(dir, `sha256:${"b".repeat(64)}`), undefined, "recorded for another digest");
   const bytes = await readFile(archive.path);
@@ -173,6 +173,21 @@ test("a cache entry is used only while its archive has the recorded digest; the 
   assert.equal(await checkEntry(dir, digest), undefined, "a changed archive");
   const changed = sha256Digest(await readFile(archive.path));
   await assert.rejects(readArchive(archive, new AbortController().signal), { message: `payload archive ${archive.path} has digest ${changed}, not the ${archiveDigest} it was stored with: it changed on disk` });
+});
+
+test("an archive whose digest matches but whose contents break the rules is refused naming why", async () => {
+  const dir = await tmp("crafted");
+  const read = async (text: string): Promise<unknown> => {
+    const path = join(dir, "payload.archive");
+    await writeFile(path, text);
+    return readArchive({ path, digest: sha256Digest(Buffer.from(text)) }, new AbortController().signal);
+  };
+  const format = "syncworker.payload-archive/v1";
+  await assert.rejects(read(`{"format":"${format}","entries":[["release-manifests/../../etc/x","file",1]]}\nx`), /tar entry "release-manifests\/\.\.\/\.\.\/etc\/x" refused: path contains "\.\."/);
+  await assert.rejects(read(`{"format":"${format}","entries":[["manifests/l","symlink","/etc/passwd"]]}\n`), /symbolic link to "\/etc\/passwd" leaves the extraction root/);
+  await assert.rejects(read(`{"format":"${format}","entries":[["manifests/a","file",5]]}\nab`), /is damaged: manifests\/a has a bad size/);
+  await assert.rejects(read(`{"format":"${format}","entries":[]}\nextra`), /is damaged: 5 bytes follow its last entry/);
+  await assert.rejects(read(`{"format":"other","entries":[]}\n`), /is damaged: it is not a syncworker\.payload-archive\/v1 archive/);
 });
 
 test("a payload read from its archive loads exactly as from its directory", async () => {
@@ -185,7 +200,7 @@ test("a payload read from its archive loads exactly as from its directory", asyn
     for (const name of await readdir(join(REAL_A, top))) tree.set(`${top}/${name}`, { kind: "file", data: await readFile(join(REAL_A, top, name)) });
   }
   const archiveDigest = await sealEntry(cache, `sha256:${HEX}`, tree);
-  const { dir, fs } = await openPayload({ directory: cache, archive: { path: join(cache, "payload.tar"), digest: archiveDigest } }, new AbortController().signal);
+  const { dir, fs } = await openPayload({ directory: cache, archive: { path: join(cache, "payload.archive"), digest: archiveDigest } }, new AbortController().signal);
   const fromArchive = await loadUpdate(dir, "quay.io/x/release@sha256:1", options, fs);
   assert.ok(fromArchive.manifests.length > 100);
   assert.equal(fromArchive.manifestHash, fromDirectory.manifestHash);
@@ -193,7 +208,7 @@ test("a payload read from its archive loads exactly as from its directory", asyn
 });
 
 test("the in-memory file system resolves links inside the tree and refuses what is not there", async () => {
-  const root = "/cache/payload.tar";
+  const root = "/cache/payload.archive";
   const fs = new MemoryPayloadFs(
     new Map<string, PayloadNode>([
       ["manifests", { kind: "directory" }],
@@ -224,7 +239,7 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   // A sealed entry, so no registry is contacted: the registry host below does not exist.
   const dir = entryDir(cache, digest);
   await mkdir(dir, { recursive: true });
-  const archive = { path: join(dir, "payload.tar"), digest: await sealEntry(dir, digest, new Map()) };
+  const archive = { path: join(dir, "payload.archive"), digest: await sealEntry(dir, digest, new Map()) };
   const image = `registry.invalid/release@${digest}`;
   const client = new RegistryClient({ authFile: "", authFileOptional: true });
   const seen: string[] = [];
