@@ -8,7 +8,7 @@
  */
 import { posix } from "node:path";
 import type { Readable } from "node:stream";
-import { extract, pack, type Header } from "tar-stream";
+import { extract, type Header } from "tar-stream";
 import type { PayloadNode, PayloadTree } from "../memory-fs.js";
 
 /** Top-level directories of a release image that hold the payload (CVO `release-manifests/`, `manifests/`). */
@@ -136,25 +136,4 @@ export class PayloadExtractor {
   #clear(dir: string): void {
     for (const p of this.#tree.keys()) if (p.startsWith(`${dir}/`)) this.#tree.delete(p);
   }
-}
-
-/**
- * `tree` as an uncompressed tar, deterministic (sorted, so directories come before their contents; zero times and
- * owners): the same tree always gives the same bytes.
- */
-export async function tarOf(tree: PayloadTree): Promise<Buffer> {
-  const tar = pack();
-  const chunks: Buffer[] = [];
-  tar.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
-  const ended = new Promise<void>((resolve, reject) => tar.on("end", resolve).on("error", reject));
-  const fixed = { mtime: new Date(0), uid: 0, gid: 0 };
-  for (const path of [...tree.keys()].sort()) {
-    const node = tree.get(path)!;
-    if (node.kind === "directory") tar.entry({ ...fixed, name: `${path}/`, type: "directory", mode: 0o755 });
-    else if (node.kind === "symlink") tar.entry({ ...fixed, name: path, type: "symlink", linkname: node.target, mode: 0o777 });
-    else tar.entry({ ...fixed, name: path, type: "file", mode: 0o644 }, node.data);
-  }
-  tar.finalize();
-  await ended;
-  return Buffer.concat(chunks);
 }

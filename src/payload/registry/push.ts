@@ -7,9 +7,10 @@
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { pack } from "tar-stream";
 import type { RegistryClient } from "./client.js";
 import type { PayloadNode, PayloadTree } from "../memory-fs.js";
-import { PAYLOAD_DIRS, tarOf } from "./extract.js";
+import { PAYLOAD_DIRS } from "./extract.js";
 import { sha256Digest } from "./image-manifest.js";
 import { byDigest, parseReference, type ImageReference } from "./reference.js";
 
@@ -34,6 +35,27 @@ async function payloadTree(dir: string): Promise<PayloadTree> {
     }
   }
   return tree;
+}
+
+/**
+ * `tree` as an uncompressed tar, deterministic (sorted, so directories come before their contents; zero times and
+ * owners): the same tree always gives the same bytes.
+ */
+async function tarOf(tree: PayloadTree): Promise<Buffer> {
+  const tar = pack();
+  const chunks: Buffer[] = [];
+  tar.on("data", (chunk: unknown) => chunks.push(chunk as Buffer));
+  const ended = new Promise<void>((resolve, reject) => tar.on("end", resolve).on("error", reject));
+  const fixed = { mtime: new Date(0), uid: 0, gid: 0 };
+  for (const path of [...tree.keys()].sort()) {
+    const node = tree.get(path)!;
+    if (node.kind === "directory") tar.entry({ ...fixed, name: `${path}/`, type: "directory", mode: 0o755 });
+    else if (node.kind === "symlink") tar.entry({ ...fixed, name: path, type: "symlink", linkname: node.target, mode: 0o777 });
+    else tar.entry({ ...fixed, name: path, type: "file", mode: 0o644 }, node.data);
+  }
+  tar.finalize();
+  await ended;
+  return Buffer.concat(chunks);
 }
 
 /** The payload directories of `dir` as a gzip-compressed tar (an OCI layer). */
