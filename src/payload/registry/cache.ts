@@ -6,7 +6,7 @@
  * when it is loaded, so a file changed or lost on disk is noticed (and pulled again) instead of applied.
  */
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { PayloadTree } from "../memory-fs.js";
@@ -87,6 +87,12 @@ export function defaultPayloadCache(env: NodeJS.ProcessEnv = process.env): strin
   return join(env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "syncworker", "payloads");
 }
 
+/**
+ * Entries {@link pruneCache} keeps: the running release, the one before it (a rollback), and a few pulled ahead or
+ * previewed. An entry is a payload's manifests (a few MB), and a long-lived service pulls every release it is given.
+ */
+export const KEPT_ENTRIES = 5;
+
 /** The directory of the entry for `digest` (`sha256:<hex>`). */
 export function entryDir(cacheDir: string, digest: string): string {
   return join(cacheDir, "sha256", digest.slice("sha256:".length));
@@ -133,4 +139,25 @@ export async function readArchive(archive: PayloadArchive, signal: AbortSignal):
   // Our own archive, but read under the same rules as an image's layers: nothing in it is trusted more.
   signal.throwIfAborted();
   return decodeArchive(bytes, archive.path);
+}
+
+/** Marks the entry in `dir` as just used, so pruning keeps it; best effort. */
+export async function touchEntry(dir: string): Promise<void> {
+  const now = new Date();
+  await utimes(join(dir, ENTRY_FILE), now, now).catch(() => undefined);
+}
+
+/**
+ * Removes all but the `keep` most recently used entries (pulled or hit) of the cache; returns the directories removed.
+ * A loaded payload is in memory, so removing its entry later only means a pull if it is needed again.
+ */
+export async function pruneCache(cacheDir: string, keep = KEPT_ENTRIES): Promise<string[]> {
+  const root = join(cacheDir, "sha256");
+  const names = await readdir(root).catch(() => [] as string[]);
+  const entries = await Promise.all(
+    names.map(async (name) => ({ dir: join(root, name), used: (await stat(join(root, name, ENTRY_FILE)).catch(() => undefined))?.mtimeMs ?? 0 })),
+  );
+  const removed = entries.sort((a, b) => b.used - a.used).slice(keep);
+  for (const { dir } of removed) await rm(dir, { recursive: true, force: true });
+  return removed.map(({ dir }) => dir);
 }

@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PayloadError } from "../errors.js";
 import type { PayloadInfo } from "../retrieve.js";
-import { archiveIn, checkEntry, entryDir, sealEntry, type PayloadArchive } from "./cache.js";
+import { archiveIn, checkEntry, entryDir, pruneCache, sealEntry, touchEntry, type PayloadArchive } from "./cache.js";
 import type { RegistryClient } from "./client.js";
 import { PAYLOAD_DIRS, PayloadExtractor } from "./extract.js";
 import { layerCompression, parseManifest, selectPlatform, sha256Digest, type Descriptor } from "./image-manifest.js";
@@ -74,9 +74,12 @@ export class RegistryRetriever {
     }
     const dir = entryDir(this.options.cacheDir, digest);
     let archive = await checkEntry(dir, digest);
-    if (!archive) {
+    if (archive) await touchEntry(dir);
+    else {
       await rm(dir, { recursive: true, force: true });
       archive = await this.#pull(ref, digest, dir, signal, progress);
+      // Best effort: a cache that cannot be pruned still serves this pull.
+      await pruneCache(this.options.cacheDir).catch(() => undefined);
     }
     return { directory: dir, archive, local: false, verified: verification.verified, ...(verificationError ? { verificationError } : {}) };
   }

@@ -1,7 +1,7 @@
 // The registry retriever's pure parts and its file handling: references, challenges, credentials, manifests and
 // platforms, layer extraction (whiteouts, links, refusals), the cache's self-check, and the verification policy.
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -10,7 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { DirectoryRetriever, ImageRetriever } from "../../../src/payload/retrieve.js";
 import { credentialsFor, parseChallenge } from "../../../src/payload/registry/auth.js";
-import { checkEntry, entryDir, readArchive, sealEntry } from "../../../src/payload/registry/cache.js";
+import { checkEntry, entryDir, KEPT_ENTRIES, pruneCache, readArchive, sealEntry, touchEntry } from "../../../src/payload/registry/cache.js";
 import { loadUpdate } from "../../../src/payload/load.js";
 import { MemoryPayloadFs, type PayloadNode, type PayloadTree } from "../../../src/payload/memory-fs.js";
 import { openPayload } from "../../../src/payload/retrieve.js";
@@ -173,6 +173,23 @@ test("a cache entry is used only while its archive has the recorded digest; the 
   assert.equal(await checkEntry(dir, digest), undefined, "a changed archive");
   const changed = sha256Digest(await readFile(archive.path));
   await assert.rejects(readArchive(archive, new AbortController().signal), { message: `payload archive ${archive.path} has digest ${changed}, not the ${archiveDigest} it was stored with: it changed on disk` });
+});
+
+test("pruning keeps the most recently used entries, a hit counting as a use", async () => {
+  const cache = await tmp("prune");
+  const digests = Array.from({ length: KEPT_ENTRIES + 2 }, (_, i) => `sha256:${String(i).repeat(64)}`);
+  for (const [i, digest] of digests.entries()) {
+    const dir = entryDir(cache, digest);
+    await mkdir(dir, { recursive: true });
+    await sealEntry(dir, digest, new Map());
+    const at = new Date(Date.UTC(2026, 0, 1, 0, i));
+    await utimes(join(dir, "entry.json"), at, at);
+  }
+  await touchEntry(entryDir(cache, digests[0]!));
+  const removed = await pruneCache(cache);
+  assert.deepEqual(removed.sort(), [entryDir(cache, digests[1]!), entryDir(cache, digests[2]!)], "the two least recently used go; the oldest was just used");
+  assert.equal((await readdir(join(cache, "sha256"))).length, KEPT_ENTRIES);
+  assert.deepEqual(await pruneCache(cache), [], "nothing more to remove");
 });
 
 test("an archive whose digest matches but whose contents break the rules is refused naming why", async () => {
