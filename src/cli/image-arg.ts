@@ -37,8 +37,7 @@ export async function pulledPayload(reference: string, flags: RegistryFlags & { 
   const client = new RegistryClient(compileRegistryAccess(flags));
   try {
     const retriever = new RegistryRetriever({ client, cacheDir: resolve(flags.payloadCache ?? defaultPayloadCache()), architecture: goArch(process.arch) });
-    const { directory, archive } = await retriever.retrieve({ image: reference, force: true }, signal);
-    return { directory, archive };
+    return await retriever.retrieve({ image: reference, force: true }, signal);
   } finally {
     await client.close();
   }

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { hasBrand, UpdateError, type UpdateEffect } from "../payload/update-error.js";
 import type { CapabilitiesSpec, ComponentOverride } from "../policy/index.js";
 import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry, UpdateProgress } from "../status/index.js";
-import type { ComponentProgress, DesiredUpdate, LoadPayloadStatus, PassPosition, PayloadState, SyncWorkerStatus, UpdateControls } from "../worker/index.js";
+import { COMPONENT_STATES, type ComponentProgress, type DesiredUpdate, type LoadPayloadStatus, type PassPosition, type PayloadState, type SyncWorkerStatus, type UpdateControls } from "../worker/index.js";
 
 /**
  * The last Update the service accepted: replayed on start, as the CVO re-reads its ClusterVersion spec. Its plan
@@ -75,7 +75,6 @@ const failureSchema = z.strictObject({
 });
 const updateSchema = z.strictObject({ version: z.string(), image: z.string(), force: z.boolean() });
 const count = z.number().int().nonnegative();
-const COMPONENT_STATES = ["Pending", "Applying", "Waiting", "Done", "Failed"] as const satisfies readonly ComponentProgress["state"][];
 
 // A component's empty fields are left out: most components are pending or done, a few fields each.
 const componentSchema = z.strictObject({

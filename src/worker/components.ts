@@ -1,8 +1,10 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
 import { UpdateError } from "../payload/update-error.js";
 
+/** Where a component can stand in a pass. */
+export const COMPONENT_STATES = ["Pending", "Applying", "Waiting", "Done", "Failed"] as const;
 /** Where one component stands in the current pass; a pass only moves a component forward. */
-export type ComponentState = "Pending" | "Applying" | "Waiting" | "Done" | "Failed";
+export type ComponentState = (typeof COMPONENT_STATES)[number];
 
 /** One component of the payload (run level + component, as the graph groups tasks) in the current pass. */
 export interface ComponentProgress {

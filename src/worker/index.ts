@@ -9,7 +9,7 @@ export type { PlanDeps, PreviewInput, PreviewResult } from "./preview.js";
 export type { BlastRadiusLimits, ObjectEffect, ObjectPlanner, PayloadBrings, Plan, PlanAction, PlanCounts, PlannedObject, PlanScope, UpdateControls } from "./plan.js";
 export * from "./types.js";
 export { PauseError, describePause, type PassPosition, type PauseErrorReason, type PauseStatus } from "./pause.js";
-export { componentKey, type ComponentProgress, type ComponentState } from "./components.js";
+export { COMPONENT_STATES, componentKey, type ComponentProgress, type ComponentState } from "./components.js";
 
 // Library-internal below.
 export { classifyApplyError, runTask } from "./task-run.js";

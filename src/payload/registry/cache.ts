@@ -5,12 +5,12 @@
  * into place, so a reader never sees half of one; the archive is checked against its digest on every hit and again
  * when it is loaded, so a file changed or lost on disk is noticed (and pulled again) instead of applied.
  */
-import { createHash } from "node:crypto";
 import { readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { PayloadTree } from "../memory-fs.js";
 import { PayloadExtractor } from "./extract.js";
+import { sha256Digest } from "./image-manifest.js";
 
 /** A payload archive and the digest it must have. */
 export interface PayloadArchive {
@@ -98,8 +98,6 @@ export function entryDir(cacheDir: string, digest: string): string {
   return join(cacheDir, "sha256", digest.slice("sha256:".length));
 }
 
-const sha256 = (bytes: Buffer): string => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-
 /** The archive of the entry in `dir`, whose bytes must have `digest`. */
 export function archiveIn(dir: string, digest: string): PayloadArchive {
   return { path: join(dir, ARCHIVE_FILE), digest };
@@ -111,7 +109,7 @@ export function archiveIn(dir: string, digest: string): PayloadArchive {
  */
 export async function sealEntry(dir: string, digest: string, tree: PayloadTree): Promise<string> {
   const archive = encodeArchive(tree);
-  const record: EntryRecord = { digest, payload: sha256(archive) };
+  const record: EntryRecord = { digest, payload: sha256Digest(archive) };
   await writeFile(join(dir, ARCHIVE_FILE), archive);
   await writeFile(join(dir, ENTRY_FILE), JSON.stringify(record));
   return record.payload;
@@ -127,15 +125,23 @@ export async function checkEntry(dir: string, digest: string): Promise<PayloadAr
   }
   if (record.digest !== digest || typeof record.payload !== "string") return undefined;
   const archive = archiveIn(dir, record.payload);
-  const bytes = await readFile(archive.path).catch(() => undefined);
-  return bytes && sha256(bytes) === archive.digest ? archive : undefined;
+  return verifiedBytes(archive).then(
+    () => archive,
+    () => undefined,
+  );
+}
+
+/** The bytes of `archive`, if they still have the recorded digest. */
+async function verifiedBytes(archive: PayloadArchive, signal?: AbortSignal): Promise<Buffer> {
+  const bytes = await readFile(archive.path, { signal });
+  const actual = sha256Digest(bytes);
+  if (actual !== archive.digest) throw new Error(`payload archive ${archive.path} has digest ${actual}, not the ${archive.digest} it was stored with: it changed on disk`);
+  return bytes;
 }
 
 /** The payload in `archive`, read only if its bytes still have the recorded digest. */
 export async function readArchive(archive: PayloadArchive, signal: AbortSignal): Promise<PayloadTree> {
-  const bytes = await readFile(archive.path, { signal });
-  const actual = sha256(bytes);
-  if (actual !== archive.digest) throw new Error(`payload archive ${archive.path} has digest ${actual}, not the ${archive.digest} it was stored with: it changed on disk`);
+  const bytes = await verifiedBytes(archive, signal);
   // Our own archive, but read under the same rules as an image's layers: nothing in it is trusted more.
   signal.throwIfAborted();
   return decodeArchive(bytes, archive.path);
