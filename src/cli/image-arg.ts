@@ -6,9 +6,9 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultPayloadCache, goArch, isDirectoryImage, RegistryClient, RegistryRetriever, type PayloadSource } from "../payload/index.js";
+import { goArch, isDirectoryImage, RegistryClient, RegistryRetriever, type PayloadSource } from "../payload/index.js";
 import { parseReference } from "../payload/registry/index.js";
-import { compileRegistryAccess } from "../config/index.js";
+import { compileRegistryAccess, payloadCacheDir } from "../config/index.js";
 import type { RegistryFlags } from "./registry-flags.js";
 
 /** True when `image` is meant as an OCI reference: it is no directory here and parses as one. */
@@ -36,7 +36,7 @@ export function payloadLocation(image: string): string {
 export async function pulledPayload(reference: string, flags: RegistryFlags & { readonly payloadCache?: string }, signal: AbortSignal): Promise<PayloadSource> {
   const client = new RegistryClient(compileRegistryAccess(flags));
   try {
-    const retriever = new RegistryRetriever({ client, cacheDir: resolve(flags.payloadCache ?? defaultPayloadCache()), architecture: goArch(process.arch) });
+    const retriever = new RegistryRetriever({ client, cacheDir: payloadCacheDir(flags.payloadCache), architecture: goArch(process.arch) });
     return await retriever.retrieve({ image: reference, force: true }, signal);
   } finally {
     await client.close();

@@ -110,7 +110,7 @@ export function program(): Command {
     .option("--cluster-profile <name>", "cluster profile", "self-managed-high-availability")
     .option("--feature-set <set>", "cluster feature set: Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade or CustomNoUpgrade", "Default")
     .option("--known-capabilities <a,b,...>", "capabilities known at payload load (default: every capability this build knows)", list)
-    .option("--state-dir <dir>", "embedded cluster: where the state survives restarts (default: $XDG_STATE_HOME/syncworker or ~/.local/state/syncworker)")
+    .option("--state-dir <dir>", "embedded cluster: where the state survives restarts (default: $SYNCWORKER_STATE_DIR, else $XDG_STATE_HOME/syncworker or ~/.local/state/syncworker)")
     .option("--namespace <name>", "real cluster: namespace of the state ConfigMap and the Lease (default: the pod's own, else openshift-cluster-version)")
     .option("--leader-elect", "real cluster: run as one of several replicas; only the Lease holder applies")
     .option("--kube-qps <n>", "real cluster: a fixed client rate limit in requests per second (default: none, adapt to the server's 429s)", Number)
@@ -124,7 +124,7 @@ export function program(): Command {
     .option("--insecure", "listen beyond loopback although nothing authenticates callers")
     .option("--payload-root <dir>", "a directory payload images must resolve under (repeatable; required beyond loopback)", (dir: string, dirs: string[]) => [...dirs, dir], [])
     .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
-    .option("--payload-cache <dir>", "where release images pulled from registries are extracted (default: $XDG_CACHE_HOME/syncworker/payloads)")
+    .option("--payload-cache <dir>", "where release images pulled from registries are extracted (default: $SYNCWORKER_PAYLOAD_CACHE, else $XDG_CACHE_HOME/syncworker/payloads)")
     .option("--verification-keys <dir>", "OpenPGP public keys release images must be signed with, one keyring per file, each must sign (default: no verification)")
     .option("--signature-store <url>", "a signature store in the CVO's layout, http(s):// or file:// (repeatable; read before the registry's sha256-<hex>.sig tag)", (url: string, urls: string[]) => [...urls, url], [])
     .option("--debug-endpoints", "serve the admin endpoint's /debug routes (the embedded cluster's objects)")
@@ -142,7 +142,7 @@ export function program(): Command {
     .option("--capabilities <a,b,...>", "enabled capabilities (default: every known capability; \"\" for none)")
     .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
     .option("--show-excluded", "explain every excluded manifest on stderr", false)
-    .option("--payload-cache <dir>", "where a pulled image is extracted (default: $XDG_CACHE_HOME/syncworker/payloads)")
+    .option("--payload-cache <dir>", "where a pulled image is extracted (default: $SYNCWORKER_PAYLOAD_CACHE, else $XDG_CACHE_HOME/syncworker/payloads)")
     .action(async (o: RenderOptions) => {
       exitOnClosedPipe(0);
       await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });

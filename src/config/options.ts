@@ -39,7 +39,7 @@ export interface ServeOptions {
   knownCapabilities?: readonly string[];
   /** Manifest retries: steps of the backoff (1 = a single attempt). */
   backoffSteps?: number;
-  /** Embedded cluster: the directory of the state file (default under the user's state directory). */
+  /** Embedded cluster: the directory of the state file (default `$SYNCWORKER_STATE_DIR`, else under the user's state directory). */
   stateDir?: string;
   /** Real cluster: the namespace of the state object and the Lease (default: the pod's, else openshift-cluster-version). */
   namespace?: string;
@@ -74,8 +74,8 @@ export interface ServeOptions {
   /** How long one payload load may take, e.g. "2m" (the default); a load still running then fails. */
   payloadLoadTimeout?: string;
   /**
-   * Where release images pulled from registries are extracted, by manifest digest (default: `payloads` under
-   * the user's cache directory, `$XDG_CACHE_HOME/syncworker` or `~/.cache/syncworker`).
+   * Where release images pulled from registries are extracted, by manifest digest (default: `$SYNCWORKER_PAYLOAD_CACHE`,
+   * else `payloads` under the user's cache directory, `$XDG_CACHE_HOME/syncworker` or `~/.cache/syncworker`).
    */
   payloadCache?: string;
   /**
@@ -192,6 +192,17 @@ function blastRadiusLimits({ maxDeletions, maxChangedPercent }: ServeOptions): C
     throw new ValueError("max-changed-percent", `must be a percentage from 0 to 100, got ${maxChangedPercent}`);
   }
   return Object.freeze({ ...(maxDeletions === undefined ? {} : { maxDeletions }), ...(maxChangedPercent === undefined ? {} : { maxChangedPercent }) });
+}
+
+/**
+ * The environment variables that set the writable paths when their flags are absent: a pod names its volumes
+ * there once (deploy/deployment.yaml, the Containerfile) instead of in every command line.
+ */
+export const PATH_ENV = { stateDir: "SYNCWORKER_STATE_DIR", payloadCache: "SYNCWORKER_PAYLOAD_CACHE" } as const;
+
+/** `--payload-cache`, else `$SYNCWORKER_PAYLOAD_CACHE`, else the user's cache directory; for `serve` and the commands that pull. */
+export function payloadCacheDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(flag ?? (env[PATH_ENV.payloadCache] || defaultPayloadCache(env)));
 }
 
 /** Validates a feature set name ("" and `Default` both mean the default set). */
@@ -336,7 +347,7 @@ function namespaceName(value: string): string {
 /**
  * Applies defaults and validates once; everything downstream reads the frozen result.
  * @param defaultStateDir where the state file goes without --state-dir (resolved by the caller from the environment)
- * @param env where the registry defaults come from (`REGISTRY_AUTH_FILE`, `DOCKER_CONFIG`, `XDG_CACHE_HOME`)
+ * @param env where the path and registry defaults come from ({@link PATH_ENV}, `REGISTRY_AUTH_FILE`, `DOCKER_CONFIG`, `XDG_CACHE_HOME`)
  */
 export function compileServeOptions(options: ServeOptions, random: () => number, defaultStateDir = "", env: NodeJS.ProcessEnv = process.env): Readonly<CompiledServeOptions> {
   const kubeconfig = options.kubeconfig ?? "";
@@ -344,7 +355,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
   if (options.stateDir !== undefined && kubeconfig) throw new ValueError("state-dir", "is for the embedded cluster; with --kubeconfig the state is a ConfigMap in --namespace");
   if (options.namespace !== undefined && !kubeconfig) throw new ValueError("namespace", "needs --kubeconfig; the embedded cluster keeps its state in --state-dir");
   if (options.kubeBurst !== undefined && options.kubeQps === undefined) throw new ValueError("kube-burst", "needs --kube-qps: without a fixed rate the client adapts to the server");
-  const stateDir = options.stateDir ?? defaultStateDir;
+  const stateDir = options.stateDir ?? (env[PATH_ENV.stateDir] || defaultStateDir);
   if (!kubeconfig && !stateDir) throw new ValueError("state-dir", "is required: no default state directory could be determined");
   const reconcileIntervalMs =
     options.reconcileInterval === undefined ? 120_000 * (1 + random()) : parseDuration("reconcile-interval", options.reconcileInterval);
@@ -374,7 +385,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     security: compileSecurity(options, listen, kubeconfig),
     payloadRoots: payloadRoots(options.payloadRoot ?? [], listen),
     payloadLoadTimeoutMs: positiveNumber("payload-load-timeout", parseDuration("payload-load-timeout", options.payloadLoadTimeout ?? "2m")),
-    registry: Object.freeze({ cacheDir: resolve(options.payloadCache ?? defaultPayloadCache(env)), ...compileRegistryAccess(options, env) }),
+    registry: Object.freeze({ cacheDir: payloadCacheDir(options.payloadCache, env), ...compileRegistryAccess(options, env) }),
     verification: compileVerification(options),
     debugEndpoints: options.debugEndpoints ?? false,
     maxWatchesPerClient: positiveInteger("max-watches-per-client", options.maxWatchesPerClient ?? 100),

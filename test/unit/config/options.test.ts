@@ -83,6 +83,17 @@ test("the state lives in --state-dir on the embedded cluster, and the kube clien
   assert.deepEqual(compileServeOptions({ kubeconfig: "/k" }, () => 0).kube, {}, "no fixed rate by default");
 });
 
+test("the writable paths come from SYNCWORKER_STATE_DIR and SYNCWORKER_PAYLOAD_CACHE when their flags are absent", () => {
+  const env = { SYNCWORKER_STATE_DIR: "/volumes/state", SYNCWORKER_PAYLOAD_CACHE: "/volumes/cache", XDG_CACHE_HOME: "/xdg-cache" };
+  const fromEnv = compileServeOptions({}, () => 0, "/home/state", env);
+  assert.deepEqual([fromEnv.stateDir, fromEnv.registry.cacheDir], ["/volumes/state", "/volumes/cache"]);
+  const fromFlags = compileServeOptions({ stateDir: "/flag/state", payloadCache: "/flag/cache" }, () => 0, "/home/state", env);
+  assert.deepEqual([fromFlags.stateDir, fromFlags.registry.cacheDir], ["/flag/state", "/flag/cache"], "a flag wins");
+  assert.equal(compileServeOptions({ kubeconfig: "/k" }, () => 0, "", env).stateDir, "", "a real cluster keeps its state in a ConfigMap, whatever the environment says");
+  const empty = compileServeOptions({}, () => 0, "/home/state", { SYNCWORKER_STATE_DIR: "", SYNCWORKER_PAYLOAD_CACHE: "", XDG_CACHE_HOME: "/xdg-cache" });
+  assert.deepEqual([empty.stateDir, empty.registry.cacheDir], ["/home/state", "/xdg-cache/syncworker/payloads"], "set but empty is unset");
+});
+
 test("beyond loopback a client CA, a token file or --authn kube is enough, and --insecure overrides; loopback needs none", () => {
   assert.equal(compile({}).security.authn, "none");
   for (const listen of ["127.0.0.1:0", "127.1.2.3:50051", "localhost:0", "[::1]:0"]) assert.equal(formatHostPort(compile({ listen }).listen), listen);
