@@ -67,7 +67,7 @@ async function apply(obj: DeployObject, dryRun: boolean): Promise<void> {
 
 test("kustomize renders the base: the service's namespace, two leader-electing replicas, locked-down pods", () => {
   assert.deepEqual(objects.map((o) => o.kind).sort(), [
-    "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Namespace", "PodDisruptionBudget", "PrometheusRule", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
+    "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "PrometheusRule", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
   ]);
   const namespace = find("Namespace").metadata.name;
   assert.equal(namespace, "openshift-cluster-version", "the service's default namespace");
@@ -92,6 +92,48 @@ test("kustomize renders the base: the service's namespace, two leader-electing r
     { path: "/readyz", port: "admin" },
     { path: "/healthz", port: "admin" },
   ]);
+});
+
+type Container = { args: string[]; env?: Array<{ name: string; value?: string }>; ports: Array<{ name: string; containerPort: number }>; volumeMounts?: Array<{ name: string; mountPath: string }> };
+type PodSpec = { containers: Container[]; volumes?: Array<{ name: string; emptyDir?: object }> };
+const podTemplate = (): { metadata: { labels: Record<string, string> }; spec: PodSpec } =>
+  (find("Deployment")["spec"] as { template: { metadata: { labels: Record<string, string> }; spec: PodSpec } }).template;
+
+test("every path the service writes is on a volume: the read-only root and an unwritable HOME leave it nothing else", () => {
+  const { spec } = podTemplate();
+  const [container] = spec.containers;
+  assert.ok(container);
+  const mounts = container.volumeMounts ?? [];
+  const onVolume = (path: string): boolean => mounts.some((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
+  // The writable paths come from SYNCWORKER_* (src/config/options.ts PATH_ENV); the state dir is for the embedded cluster only.
+  const paths = (container.env ?? []).filter((e) => e.name.startsWith("SYNCWORKER_"));
+  assert.deepEqual(paths.map((e) => e.name), ["SYNCWORKER_PAYLOAD_CACHE"], "the payload cache; --kubeconfig keeps the state in a ConfigMap");
+  assert.ok(container.args.includes("--kubeconfig=in-cluster"));
+  for (const { name, value = "" } of paths) assert.ok(onVolume(value), `${name}=${value} is on a mounted volume`);
+  assert.ok(onVolume("/tmp"), "/tmp, for what node and its libraries write there");
+  for (const { name } of mounts) assert.ok(spec.volumes?.find((v) => v.name === name)?.emptyDir, `volume ${name} is an emptyDir: nothing survives the pod but the cluster's state`);
+});
+
+test("the NetworkPolicy admits gRPC from the labelled namespaces and /metrics from the monitoring namespace, nothing else", () => {
+  const policy = find("NetworkPolicy")["spec"] as {
+    podSelector: { matchLabels: Record<string, string> };
+    policyTypes: string[];
+    ingress: Array<{ from: Array<Record<string, unknown>>; ports: Array<{ protocol: string; port: string | number }> }>;
+  };
+  const template = podTemplate();
+  for (const [key, value] of Object.entries(policy.podSelector.matchLabels)) assert.equal(template.metadata.labels[key], value, `it selects the Deployment's pods (${key})`);
+  assert.deepEqual(policy.policyTypes, ["Ingress"], "ingress only: the service reaches the API server and registries itself");
+  // Port names as the container declares them, so a renumbered port stays admitted.
+  const ports = template.spec.containers[0]!.ports;
+  const admitted = policy.ingress.map((rule) => ({ ports: rule.ports.map((p) => ports.find((c) => c.name === p.port)?.containerPort), from: rule.from }));
+  assert.deepEqual(admitted, [
+    { ports: [50051], from: [{ namespaceSelector: { matchLabels: { "syncworker-client": "true" } } }] },
+    { ports: [9090], from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }] },
+  ]);
+  const metricsPort = ports.find((p) => p.name === "metrics")?.containerPort;
+  assert.ok(template.spec.containers[0]!.args.includes(`--metrics-listen=0.0.0.0:${metricsPort}`), "the port admitted from monitoring serves /metrics");
+  const grpcPort = ports.find((p) => p.name === "grpc")?.containerPort;
+  assert.ok(template.spec.containers[0]!.args.includes(`--listen=0.0.0.0:${grpcPort}`), "the port admitted from the callers serves gRPC");
 });
 
 test("the API server accepts every object under server-side dry-run with strict field validation", { timeout: 120_000 }, async () => {
