@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
 import { SyncWorkerClient, type SyncWorkerStatus } from "@syncworker/client";
@@ -46,13 +47,20 @@ export async function startServer(extraArgs: readonly string[] = [], env: NodeJS
   const stateArgs = extraArgs.includes("--kubeconfig") || extraArgs.includes("--state-dir") ? [] : ["--state-dir", mkdtempSync(join(tmpdir(), "syncworker-state-"))];
   const args = [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...stateArgs, ...extraArgs];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "info", ...env } });
+  return superviseServer(child, args.includes("--metrics-listen"));
+}
+
+/**
+ * A started `syncworker serve` (spawned with piped stdout and stderr) once it printed its addresses, or a failure
+ * naming why it did not. The process is killed when the test process exits, even if a test fails.
+ */
+export async function superviseServer(child: ChildProcessByStdio<null, Readable, Readable>, wantMetrics: boolean): Promise<ServerProcess> {
   const kill = (): void => void child.kill("SIGKILL");
   process.once("exit", kill);
   let stderr = "";
   let stdout = "";
-  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  const wantMetrics = args.includes("--metrics-listen");
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
   let address = "";
   let adminAddress = "";
