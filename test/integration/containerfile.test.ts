@@ -5,6 +5,7 @@
 // there, skopeo reads back its config. hadolint lints it.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,8 +67,11 @@ test("the runtime stage holds what the package ships, runs as a numeric non-root
   assert.deepEqual(entrypoint, ["node", "/app/bin/syncworker.js"], "node is PID 1 and receives SIGTERM itself");
 });
 
-/** The tag of this run's build; buildah's layer cache makes a rebuild of unchanged sources cheap. */
-const TAG = "localhost/syncworker:test";
+/**
+ * The build of this checkout, tagged by its path so checkouts tested side by side do not swap images; kept, since
+ * removing it drops cached layers: buildah's layer cache makes a rebuild of unchanged sources cheap.
+ */
+const TAG = `localhost/syncworker:test-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12)}`;
 const signal = new AbortController().signal;
 let registry: TestRegistry;
 let timings = "";
