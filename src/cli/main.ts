@@ -201,7 +201,7 @@ export function program(): Command {
 
   withConnection(cli.command("diff"))
     .description("preview what an update would change in the cluster, as kubectl diff (exit 1: changes, 0: none, 2: error)")
-    .requiredOption("--image <dir>", "payload directory (or file:// URL)")
+    .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (a tag is resolved to its digest by the service, as for update)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--max-deletions <n>", "report the plan as over this limit of deletions", integer)
     .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)
