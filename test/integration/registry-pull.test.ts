@@ -185,11 +185,10 @@ interface PrintedStatus {
   readonly actual?: { readonly version?: string };
 }
 
-/** `syncworker update` of `image` pinned to `plan`: the status it printed. */
-async function updatePinned(image: string, plan: string): Promise<PrintedStatus> {
+/** `syncworker update` of `image` pinned to `plan`: the status it printed, and its exit code and stderr. */
+async function updatePinned(image: string, plan: string): Promise<PrintedStatus & { readonly code: number; readonly stderr: string }> {
   const run = await runCli(["update", "--address", server.address, "--image", image, "--plan", plan, "--generation", String(++generation)]);
-  assert.equal(run.code, 0, run.stderr);
-  return JSON.parse(run.stdout) as PrintedStatus;
+  return { ...(JSON.parse(run.stdout) as PrintedStatus), code: run.code, stderr: run.stderr };
 }
 
 // Preview what you apply, by tag (issue 21): diff resolves the tag to its digest as update does.
@@ -201,6 +200,7 @@ test("diff by tag, then update by the same tag pinned to the previewed plan, app
   assert.ok(previewed.stdout.includes(`(release 1.0.0 ${image})`), previewed.stdout);
 
   const accepted = await updatePinned(tag, previewed.plan);
+  assert.equal(accepted.code, 0, accepted.stderr);
   assert.equal(accepted.loadPayloadStatus?.failure, undefined, JSON.stringify(accepted.loadPayloadStatus));
   assert.equal(accepted.loadPayloadStatus?.step, "PayloadLoaded");
   await waitForStatus(server.client, completed(image), 120_000);
@@ -227,5 +227,7 @@ test("a tag moved between diff and update is refused naming both image digests; 
   const digestOf = (image: string): string => image.slice(image.indexOf("@") + 1);
   const message = load?.failure?.message ?? "";
   assert.ok(message.includes(digestOf(first)) && message.includes(digestOf(second)), `names the previewed and the current image digest: ${message}`);
+  assert.equal(refused.code, 1, "a refused update is no success for a script");
+  assert.ok(refused.stderr.includes(digestOf(first)) && refused.stderr.includes(digestOf(second)), refused.stderr);
   assert.equal(refused.actual?.version, "1.0.0", "the previous release stays in effect");
 });
