@@ -130,10 +130,14 @@ export class ApiServer {
       scope.end(serviceError.code ?? grpc.status.UNKNOWN, serviceError.details);
       return serviceError;
     };
-    const admit = (image: string): Promise<string> =>
-      this.deps.admitImage(image).catch((err: unknown) => {
+    // Update and Preview admit the image alike, a tag resolved to its digest: a plan previewed by tag is then the
+    // plan an Update of that tag computes, and both name the image they used.
+    const admitted = async <T extends { readonly desired: { readonly image: string } }>(request: T): Promise<T> => {
+      const image = await this.deps.admitImage(request.desired.image).catch((err: unknown) => {
         throw new InvalidArgumentError("desired.image", err instanceof Error ? err.message : String(err));
       });
+      return { ...request, desired: { ...request.desired, image } };
+    };
     // PauseUpdate and ResumeUpdate: a write that answers with the status it left.
     const answerStatus = <Req extends object>(
       rpc: string,
@@ -159,8 +163,7 @@ export class ApiServer {
         call.on("cancelled", () => controller.abort());
         void scope.run(async () => {
           try {
-            const input = fromProtoPreview(accepted(call.request));
-            await admit(input.desired.image);
+            const input = await admitted(fromProtoPreview(accepted(call.request)));
             const result = await service.preview(input, (object) => call.write(toProtoObjectPreview(object)), controller.signal);
             call.write(toProtoPreviewSummary(result));
             scope.end(grpc.status.OK);
@@ -179,10 +182,9 @@ export class ApiServer {
         // Inside the call's span, so payload retrieve/load spans and log lines belong to this call.
         void scope.run(async () => {
           try {
-            const request = { ...fromProtoUpdate(accepted(call.request)), ...fromProtoUpdateControls(call.request) };
             // A tag comes back resolved to its digest: the service keeps and reports the release it pulls.
-            const image = await admit(request.desired.image);
-            const snapshot = await service.update({ ...request, desired: { ...request.desired, image }, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
+            const request = await admitted({ ...fromProtoUpdate(accepted(call.request)), ...fromProtoUpdateControls(call.request) });
+            const snapshot = await service.update({ ...request, ...(scope.span ? { cause: scope.span } : {}) }, controller.signal);
             scope.end(grpc.status.OK);
             callback(null, { status: toProtoStatus(snapshot) });
           } catch (err) {

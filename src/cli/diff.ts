@@ -1,7 +1,8 @@
 /**
  * `syncworker diff`: asks the service for a Preview of an update and prints it as `kubectl diff` does: a unified
- * diff per changed object, then what would be created or deleted, then the plan's counts and digest. The exit code
- * says whether anything would change (1) or not (0); 2 and above are errors.
+ * diff per changed object, then what would be created or deleted, then the image previewed (a tag resolved to its
+ * digest), the plan's counts and digest. The exit code says whether anything would change (1) or not (0); 2 and
+ * above are errors.
  */
 import { PreviewAction, type PreviewInput, type PreviewSummary, type SyncWorkerClient } from "@syncworker/client";
 import { objectName } from "./render.js";
@@ -47,6 +48,9 @@ export async function diff(client: SyncWorkerClient, o: DiffOptions, write: (tex
   if (!summary) throw new Error("the preview ended without its summary");
   for (const line of listed) write(`${line}\n`);
   const release = summary.release;
+  // The service previews a tag as it would apply it, by the digest the tag names now.
+  const requested = o.input.desired.image;
+  if (release && release.image !== requested) write(`Resolved ${requested} to ${release.image}\n`);
   write(`Plan: ${planLine(summary)}${release ? ` (release ${release.version} ${release.image})` : ""}\n`);
   write(`Plan digest: ${summary.planDigest}\n`);
   for (const violation of summary.limitViolations) write(`Over a blast-radius limit: ${violation}\n`);

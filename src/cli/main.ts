@@ -12,6 +12,7 @@ import { payloadLocation } from "./image-arg.js";
 import { render, type RenderOptions } from "./render.js";
 import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
+import { notTaken } from "./update-outcome.js";
 import { watch } from "./watch.js";
 
 function integer(value: string): number {
@@ -179,7 +180,7 @@ export function program(): Command {
     });
 
   withConnection(cli.command("update"))
-    .description("set the desired release")
+    .description("set the desired release (exit 1, naming why on stderr, when the service refuses it or its payload does not load)")
     .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (by digest; a tag is resolved by the service)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--force", "apply even if verification or preconditions fail", false)
@@ -197,11 +198,13 @@ export function program(): Command {
         }),
       );
       process.stdout.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2)}\n`);
+      const refused = notTaken(status);
+      if (refused !== undefined) throw new Error(refused);
     });
 
   withConnection(cli.command("diff"))
     .description("preview what an update would change in the cluster, as kubectl diff (exit 1: changes, 0: none, 2: error)")
-    .requiredOption("--image <dir>", "payload directory (or file:// URL)")
+    .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (a tag is resolved to its digest by the service, as for update)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--max-deletions <n>", "report the plan as over this limit of deletions", integer)
     .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)

@@ -1,7 +1,7 @@
 import type { PayloadInfo, PayloadRetriever, PayloadSource } from "../payload/retrieve.js";
 import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
 import { runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
-import { checkPlan, planScope, type PlanDeps } from "./preview.js";
+import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./preview.js";
 import type { StatusWrapper } from "./reporter.js";
 import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
 import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
@@ -32,7 +32,7 @@ const q = (s: string): string => JSON.stringify(s);
  */
 export async function syncPayload(
 deps: PayloadSyncDeps,
-current: { readonly payload: PayloadUpdate | undefined; readonly verified: boolean },
+current: { readonly payload: PayloadUpdate | undefined; readonly verified: boolean; readonly previewed: PreviewedImages },
 work: SyncWork,
 reporter: StatusWrapper,
 signal: AbortSignal,
@@ -139,7 +139,7 @@ signal: AbortSignal,
 
   // With blast-radius limits or an expected plan digest, the plan of this payload decides too (issue 17).
   const scope = planScope(loaded, current.payload, work.capabilities, work.overrides);
-  const planned = await checkPlan(deps, loaded, scope, work, signal);
+  const planned = await checkPlan(deps, loaded, scope, work, current.previewed, signal);
   if (planned.failure) {
     const message = `Preconditions failed for payload loaded ${names()}: ${planned.failure.message}`;
     events.event("Warning", "PreconditionBlock", message);

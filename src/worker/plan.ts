@@ -94,7 +94,10 @@ export type PlanCounts = Readonly<Record<PlanAction, number>>;
 
 export interface Plan {
   readonly counts: PlanCounts;
-  /** `sha256:<hex>` over the set of creates, changes and deletes (identity and fingerprint), in a fixed order. */
+  /**
+   * `sha256:<hex>` over the release image the plan is of and the set of creates, changes and deletes (identity and
+   * fingerprint), in a fixed order.
+   */
   readonly digest: string;
   /** The payload's included manifests: the base of `max_changed_percent`. */
   readonly manifests: number;
@@ -171,12 +174,15 @@ export async function computePlan(
     if (action !== "unchanged") entries.push(JSON.stringify([action, identity.group, identity.kind, identity.namespace, identity.name, fingerprint]));
     emit({ action, ...identity, diff, skippedReason: "" });
   }
-  return { counts, digest: planDigest(entries), manifests: payload.manifests.length };
+  return { counts, digest: planDigest(payload.release.image, entries), manifests: payload.manifests.length };
 }
 
-/** The digest of a set of change entries. */
-export function planDigest(entries: readonly string[]): string {
+/** The digest of a set of change entries of release image `image`. */
+export function planDigest(image: string, entries: readonly string[]): string {
   const hash = createHash("sha256");
+  // The image too: a plan pinned by digest applies only to the image it was previewed with (by digest, once a
+  // tag is resolved), even where another image would make the same changes.
+  hash.update(`${image}\n`);
   // Sorted: the digest is of the set of changes, whatever order the payload lists them in.
   for (const entry of [...entries].sort()) hash.update(entry).update("\n");
   return `sha256:${hash.digest("hex")}`;

@@ -74,6 +74,31 @@ export async function previewUpdate(
   return { plan, release: loaded.release, limitViolations: limitViolations(plan, effectiveLimits(input.limits, deps.limits)) };
 }
 
+/** How many previews' images a worker remembers: far more than one person or script previews before applying. */
+const REMEMBERED_PREVIEWS = 32;
+
+/**
+ * The release image of each recent preview by its plan digest, so that an update refused because its image is not
+ * the previewed one (a tag that moved since) names both. Memory only: after a restart or a change of leader the
+ * update is refused all the same, naming its own image only.
+ */
+export class PreviewedImages {
+  readonly #images = new Map<string, string>();
+
+  record(planDigest: string, image: string): void {
+    this.#images.delete(planDigest);
+    this.#images.set(planDigest, image);
+    for (const oldest of this.#images.keys()) {
+      if (this.#images.size <= REMEMBERED_PREVIEWS) break;
+      this.#images.delete(oldest);
+    }
+  }
+
+  imageOf(planDigest: string): string | undefined {
+    return this.#images.get(planDigest);
+  }
+}
+
 /**
  * The plan check before a payload is accepted (at PreconditionChecks): with blast-radius limits or an expected
  * plan digest, the plan is computed again; a digest that differs refuses the update, and so does a limit it
@@ -85,6 +110,7 @@ export async function checkPlan(
   loaded: PayloadUpdate,
   scope: PlanScope,
   work: UpdateControls & { readonly desired: DesiredUpdate },
+  previewed: PreviewedImages,
   signal: AbortSignal,
 ): Promise<{ readonly failure?: UpdateError; readonly risk?: string }> {
   const limits = effectiveLimits(work.limits, deps.limits);
@@ -102,9 +128,17 @@ export async function checkPlan(
     return failed("PlanFailed", `PreconditionChecks: the update's plan could not be computed: ${err instanceof Error ? err.message : String(err)}`, err);
   }
   if (expected !== "" && plan.digest !== expected) {
+    const image = loaded.release.image;
+    const previewedImage = previewed.imageOf(expected);
+    if (previewedImage !== undefined && previewedImage !== image) {
+      return failed(
+        "PlanDigestMismatch",
+        `PreconditionChecks: the release image is not the one previewed: plan digest ${expected} was previewed with ${previewedImage}, this update's image is ${image} (plan digest ${plan.digest}); a tag that moved since the preview names another digest: preview again, or update by the previewed image to apply what was previewed`,
+      );
+    }
     return failed(
       "PlanDigestMismatch",
-      `PreconditionChecks: the plan changed since it was previewed: expected plan digest ${expected}, computed ${plan.digest} (the payload, the request or the live objects changed; preview again)`,
+      `PreconditionChecks: the plan changed since it was previewed: expected plan digest ${expected}, computed ${plan.digest} for release image ${image} (the payload, the request or the live objects changed; preview again)`,
     );
   }
   const violations = limitViolations(plan, limits);

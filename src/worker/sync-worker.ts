@@ -4,7 +4,7 @@ import type { Backoff } from "../graph/index.js";
 import { PassRunner } from "./pass.js";
 import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
 import type { PlannedObject, UpdateControls } from "./plan.js";
-import { previewUpdate, type PreviewInput, type PreviewResult } from "./preview.js";
+import { PreviewedImages, previewUpdate, type PreviewInput, type PreviewResult } from "./preview.js";
 import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import type { ResourceApplier } from "./task-run.js";
@@ -93,6 +93,8 @@ export class SyncWorker {
   #published: SyncWorkerStatus = EMPTY_STATUS;
   /** The signal of the running loop; loads stop with it. Set once by start(). */
   #lifetime: AbortSignal | undefined;
+  /** The images of recent previews, which a refused plan digest names. */
+  readonly #previewed = new PreviewedImages();
   /** Closed while paused: passes, nodes, tasks and retries wait on it. */
   readonly #gate: PauseGate;
   /** Runs the passes and keeps the position of one a pause holds. */
@@ -166,9 +168,11 @@ export class SyncWorker {
    * What an Update of `input` would do to each object of the live cluster, from the payload and capabilities
    * this worker holds now; writes nothing and leaves the worker's status alone. Runs beside the loop.
    */
-  preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult> {
+  async preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult> {
     const base = { payload: this.#payload, enabled: this.#work?.capabilities.enabled ?? new Set<string>() };
-    return previewUpdate(this.#o, base, input, onObject, this.#lifetime ? AbortSignal.any([signal, this.#lifetime]) : signal);
+    const result = await previewUpdate(this.#o, base, input, onObject, this.#lifetime ? AbortSignal.any([signal, this.#lifetime]) : signal);
+    this.#previewed.record(result.plan.digest, result.release.image);
+    return result;
   }
 
   /**
@@ -288,7 +292,7 @@ export class SyncWorker {
   async #loadUpdatedPayload(work: SyncWork, signal: AbortSignal): Promise<readonly string[]> {
     const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
     const loadSignal = this.#lifetime ? AbortSignal.any([signal, this.#lifetime]) : signal;
-    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified }, work, reporter, loadSignal);
+    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified, previewed: this.#previewed }, work, reporter, loadSignal);
     if (loaded) this.#payload = loaded;
     return implicit;
   }

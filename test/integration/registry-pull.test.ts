@@ -1,7 +1,8 @@
 // Release images pulled from a real OCI registry (Debian's docker-registry) by a real `syncworker serve`:
 // updates by digest complete and report the digest, an index picks this node's architecture, a Docker v2
 // schema 2 image copied by skopeo loads, a second pull of a digest is served from the cache, and every kind of
-// broken or hostile image fails at RetrievePayload naming the cause while the running release stays.
+// broken or hostile image fails at RetrievePayload naming the cause while the running release stays; `diff` and
+// `update --plan` by tag apply what was previewed, and a tag moved between them is refused naming both digests.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
@@ -13,6 +14,7 @@ import type { SyncWorkerStatus, UpdateInput } from "@syncworker/client";
 import { goArch, RegistryClient } from "../../src/payload/index.js";
 import { payloadLayer, pushImage, pushIndex, pushPayload, sha256Digest } from "../../src/payload/registry/index.js";
 import { runCli } from "../harness/cli.js";
+import { writePayload } from "../harness/payload-gen.js";
 import { loseBlob, startRegistry, tamperBlob, tarLayer, type LayerEntry, type TestRegistry } from "../harness/registry.js";
 import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
@@ -166,4 +168,66 @@ test("the CLI publishes a payload directory (push-payload), renders it by refere
   assert.equal(updated.code, 0, updated.stderr);
   assert.equal((JSON.parse(updated.stdout) as { loadPayloadStatus?: { step?: string } }).loadPayloadStatus?.step, "PayloadLoaded");
   await waitForStatus(server.client, completed(image), 120_000);
+});
+
+/** `syncworker diff` of `image`: its output, and the plan digest it printed. */
+async function diff(image: string): Promise<{ stdout: string; plan: string }> {
+  const run = await runCli(["diff", "--address", server.address, "--image", image]);
+  assert.equal(run.code, 1, `the update would change something: ${run.stderr}`);
+  const [, plan] = /^Plan digest: (sha256:[0-9a-f]{64})$/m.exec(run.stdout) ?? [];
+  assert.ok(plan, run.stdout);
+  return { stdout: run.stdout, plan };
+}
+
+/** What the tests read of the status `syncworker update` prints. */
+interface PrintedStatus {
+  readonly loadPayloadStatus?: { readonly step?: string; readonly failure?: { readonly reason?: string; readonly message?: string } };
+  readonly actual?: { readonly version?: string };
+}
+
+/** `syncworker update` of `image` pinned to `plan`: the status it printed, and its exit code and stderr. */
+async function updatePinned(image: string, plan: string): Promise<PrintedStatus & { readonly code: number; readonly stderr: string }> {
+  const run = await runCli(["update", "--address", server.address, "--image", image, "--plan", plan, "--generation", String(++generation)]);
+  return { ...(JSON.parse(run.stdout) as PrintedStatus), code: run.code, stderr: run.stderr };
+}
+
+// Preview what you apply, by tag (issue 21): diff resolves the tag to its digest as update does.
+test("diff by tag, then update by the same tag pinned to the previewed plan, applies it", { timeout: 120_000 }, async () => {
+  const tag = `${registry.host}/release/previewed:1.0.0`;
+  const image = await pushPayload(client, DEMO_1, tag, ARCH, signal);
+  const previewed = await diff(tag);
+  assert.ok(previewed.stdout.includes(`Resolved ${tag} to ${image}\n`), `diff names the digest it previewed:\n${previewed.stdout}`);
+  assert.ok(previewed.stdout.includes(`(release 1.0.0 ${image})`), previewed.stdout);
+
+  const accepted = await updatePinned(tag, previewed.plan);
+  assert.equal(accepted.code, 0, accepted.stderr);
+  assert.equal(accepted.loadPayloadStatus?.failure, undefined, JSON.stringify(accepted.loadPayloadStatus));
+  assert.equal(accepted.loadPayloadStatus?.step, "PayloadLoaded");
+  await waitForStatus(server.client, completed(image), 120_000);
+});
+
+test("a tag moved between diff and update is refused naming both image digests; the running release stays", { timeout: 120_000 }, async () => {
+  const tag = `${registry.host}/release/previewed:next`;
+  const first = await pushPayload(client, DEMO_2, tag, ARCH, signal);
+  const previewed = await diff(tag);
+  assert.ok(previewed.stdout.includes(`Resolved ${tag} to ${first}\n`), previewed.stdout);
+
+  // Someone pushes another release to the same tag.
+  const other = await mkdtemp(join(tmpdir(), "syncworker-moved-"));
+  await writePayload(other, "1.2.0", [
+    { file: "0000_50_moved_00_config.yaml", obj: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "moved", namespace: "demo-config" }, data: { release: "1.2.0" } } },
+  ]);
+  const second = await pushPayload(client, other, tag, ARCH, signal);
+  assert.notEqual(second, first);
+
+  const refused = await updatePinned(tag, previewed.plan);
+  const load = refused.loadPayloadStatus;
+  assert.equal(load?.step, "PreconditionChecks", JSON.stringify(load));
+  assert.equal(load?.failure?.reason, "PlanDigestMismatch");
+  const digestOf = (image: string): string => image.slice(image.indexOf("@") + 1);
+  const message = load?.failure?.message ?? "";
+  assert.ok(message.includes(digestOf(first)) && message.includes(digestOf(second)), `names the previewed and the current image digest: ${message}`);
+  assert.equal(refused.code, 1, "a refused update is no success for a script");
+  assert.ok(refused.stderr.includes(digestOf(first)) && refused.stderr.includes(digestOf(second)), refused.stderr);
+  assert.equal(refused.actual?.version, "1.0.0", "the previous release stays in effect");
 });

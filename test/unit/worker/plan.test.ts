@@ -7,6 +7,7 @@ import { ObjectStore } from "../../../src/cluster/embedded/index.js";
 import { ClusterPlanner } from "../../../src/cluster/planner.js";
 import { NO_CAPABILITIES, setCapabilities, type ComponentOverride } from "../../../src/policy/index.js";
 import { computePlan, effectiveLimits, limitViolations, planDigest, type PlannedObject } from "../../../src/worker/index.js";
+import { checkPlan, PreviewedImages } from "../../../src/worker/preview.js";
 import { configMap, manifest, payload } from "../../harness/worker-harness.js";
 
 const cm = (name: string, data: Record<string, string>, annotations: Record<string, string> = {}) =>
@@ -18,9 +19,9 @@ function cluster(): { store: ObjectStore; planner: ClusterPlanner } {
   return { store, planner: new ClusterPlanner(new EmbeddedObjectClient(store, () => Promise.resolve())) };
 }
 
-async function plan(planner: ClusterPlanner, manifests: Parameters<typeof payload>[2], overrides: ComponentOverride[] = []) {
+async function plan(planner: ClusterPlanner, manifests: Parameters<typeof payload>[2], overrides: ComponentOverride[] = [], image = "/p") {
   const objects: PlannedObject[] = [];
-  const result = await computePlan(payload("2.0.0", "/p", manifests), { overrides, capabilities: setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()) }, planner, (o) => objects.push(o), AbortSignal.timeout(5_000));
+  const result = await computePlan(payload("2.0.0", image, manifests), { overrides, capabilities: setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()) }, planner, (o) => objects.push(o), AbortSignal.timeout(5_000));
   return { ...result, objects };
 }
 
@@ -46,7 +47,7 @@ test("each object's action: create, change with a diff of the changed field, unc
   assert.deepEqual(store.list().map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`), before, "a plan writes nothing");
 });
 
-test("the digest is stable while nothing changes and moves when the payload or a live object does", async () => {
+test("the digest is stable while nothing changes and moves when the payload, its image or a live object does", async () => {
   const { store, planner } = cluster();
   store.apply(cm("a", { v: "1" }).obj);
   const manifests = [cm("a", { v: "2" }), cm("b", { v: "1" })];
@@ -55,12 +56,13 @@ test("the digest is stable while nothing changes and moves when the payload or a
   assert.equal(again.digest, first.digest, "same changes, same digest, whatever the order");
   assert.match(first.digest, /^sha256:[0-9a-f]{64}$/);
   assert.notEqual((await plan(planner, [cm("a", { v: "3" }), cm("b", { v: "1" })])).digest, first.digest, "another payload");
+  assert.notEqual((await plan(planner, manifests, [], "/q")).digest, first.digest, "another release image making the same changes");
   store.apply(cm("a", { v: "9" }).obj);
   assert.notEqual((await plan(planner, manifests)).digest, first.digest, "a live object changed since");
   store.apply(cm("a", { v: "2" }).obj);
   store.apply(cm("b", { v: "1" }).obj);
   const applied = await plan(planner, manifests);
-  assert.equal(applied.digest, planDigest([]), "nothing left to change: the empty plan's digest");
+  assert.equal(applied.digest, planDigest("/p", []), "nothing left to change: the empty plan's digest");
   assert.deepEqual(applied.counts, { create: 0, change: 0, unchanged: 2, delete: 0, skipped: 0 });
 });
 
@@ -85,4 +87,38 @@ test("blast-radius arithmetic: deletions and the changed share against their lim
   assert.deepEqual(limitViolations({ counts: { ...counts, delete: 0, create: 0, change: 0 }, manifests: 0 }, { maxChangedPercent: 0 }), [], "an empty payload changes nothing");
   assert.deepEqual(effectiveLimits({ maxDeletions: 3 }, { maxDeletions: 10, maxChangedPercent: 50 }), { maxDeletions: 3, maxChangedPercent: 50 }, "the request's fields over the defaults");
   assert.deepEqual(effectiveLimits(undefined, undefined), {});
+});
+
+test("a plan digest previewed with another image is refused naming both images; an unknown one names this update's", async () => {
+  const { planner } = cluster();
+  const manifests = [cm("a", { v: "1" })];
+  const scope = { overrides: [], capabilities: setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()) };
+  const previewedImage = `registry.example/release@sha256:${"1".repeat(64)}`;
+  const movedImage = `registry.example/release@sha256:${"2".repeat(64)}`;
+  const previewed = new PreviewedImages();
+  const expected = (await plan(planner, manifests, [], previewedImage)).digest;
+  previewed.record(expected, previewedImage);
+  const check = (image: string, expectedPlanDigest: string) =>
+    checkPlan({ planner }, payload("2.0.0", image, manifests), scope, { desired: { version: "", image, force: false }, expectedPlanDigest }, previewed, AbortSignal.timeout(5_000));
+
+  assert.deepEqual(await check(previewedImage, expected), {}, "the previewed image with its plan applies");
+  const moved = (await check(movedImage, expected)).failure;
+  assert.equal(moved?.reason, "PlanDigestMismatch");
+  assert.match(moved?.message ?? "", new RegExp(`plan digest ${expected} was previewed with ${previewedImage}, this update's image is ${movedImage} \\(plan digest sha256:[0-9a-f]{64}\\); a tag that moved`));
+  const unknown = `sha256:${"0".repeat(64)}`;
+  const stale = (await check(movedImage, unknown)).failure;
+  assert.match(stale?.message ?? "", new RegExp(`expected plan digest ${unknown}, computed sha256:[0-9a-f]{64} for release image ${movedImage} \\(the payload, the request or the live objects changed; preview again\\)`));
+});
+
+test("the previewed images kept are the most recent ones, a preview again counting as recent", () => {
+  const previewed = new PreviewedImages();
+  for (let i = 0; i < 40; i++) {
+    previewed.record(`plan-${i}`, `image-${i}`);
+    if (i === 20) previewed.record("plan-0", "image-0");
+  }
+  assert.equal(previewed.imageOf("plan-0"), "image-0", "previewed again at 20: among the 32 most recent");
+  assert.equal(previewed.imageOf("plan-1"), undefined, "the oldest are forgotten");
+  assert.equal(previewed.imageOf("plan-8"), undefined);
+  assert.equal(previewed.imageOf("plan-9"), "image-9");
+  assert.equal(previewed.imageOf("plan-39"), "image-39");
 });

@@ -1089,9 +1089,12 @@ type PreviewSummary struct {
 	Unchanged int32                  `protobuf:"varint,3,opt,name=unchanged,proto3" json:"unchanged,omitempty"`
 	Delete    int32                  `protobuf:"varint,4,opt,name=delete,proto3" json:"delete,omitempty"`
 	Skipped   int32                  `protobuf:"varint,5,opt,name=skipped,proto3" json:"skipped,omitempty"`
-	// Digest over the exact set of object changes; pin it with UpdateRequest.expected_plan_digest.
-	PlanDigest string   `protobuf:"bytes,6,opt,name=plan_digest,json=planDigest,proto3" json:"plan_digest,omitempty"`
-	Release    *Release `protobuf:"bytes,7,opt,name=release,proto3" json:"release,omitempty"`
+	// Digest over the release image and the exact set of object changes; pin it with
+	// UpdateRequest.expected_plan_digest.
+	PlanDigest string `protobuf:"bytes,6,opt,name=plan_digest,json=planDigest,proto3" json:"plan_digest,omitempty"`
+	// The release previewed. Its image is the one an Update of the same desired.image applies: a tag is resolved
+	// to its digest, as Update resolves it.
+	Release *Release `protobuf:"bytes,7,opt,name=release,proto3" json:"release,omitempty"`
 	// Blast-radius limits the plan exceeds (empty when within them), each naming the count and the limit.
 	LimitViolations []string `protobuf:"bytes,8,rep,name=limit_violations,json=limitViolations,proto3" json:"limit_violations,omitempty"`
 	unknownFields   protoimpl.UnknownFields

@@ -365,8 +365,15 @@ export interface PreviewSummary {
   unchanged: number;
   delete: number;
   skipped: number;
-  /** Digest over the exact set of object changes; pin it with UpdateRequest.expected_plan_digest. */
+  /**
+   * Digest over the release image and the exact set of object changes; pin it with
+   * UpdateRequest.expected_plan_digest.
+   */
   planDigest: string;
+  /**
+   * The release previewed. Its image is the one an Update of the same desired.image applies: a tag is resolved
+   * to its digest, as Update resolves it.
+   */
   release?:
     | Release
     | undefined;
