@@ -3,7 +3,7 @@
 // it; that project's copy of the update-and-watch example then completes an update on one real server.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, before, test } from "node:test";
@@ -42,6 +42,18 @@ async function project(name: string): Promise<string> {
 const flags = (version: string): string[] => ["--address", server.address, "--image", join(REPO_ROOT, `examples/payloads/demo-${version}`), "--version", version];
 const COMPLETED = /^completed (\d+)\/\1$/;
 
+/**
+ * The install command of a client's row in the README's Clients table, as words; it must be the one this file runs,
+ * so the README cannot name an artifact or a version that the release does not make.
+ */
+async function readmeInstall(client: "TypeScript" | "Go" | "Python", expected: string): Promise<string[]> {
+  const row = (await readFile(join(REPO_ROOT, "README.md"), "utf8")).split("\n").find((line) => line.startsWith(`| ${client} |`));
+  assert.ok(row, `the README's Clients table has a ${client} row`);
+  // Columns: client, where, install, use.
+  assert.equal(row.split("|")[3]?.trim(), `\`${expected}\``, `the README's install line for ${client}`);
+  return expected.split(" ");
+}
+
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
@@ -70,13 +82,18 @@ test("the release holds the three artifacts, and SHA256SUMS the digest of each f
   for (const [file, digest] of sums) assert.equal(createHash("sha256").update(await readFile(join(release, file))).digest("hex"), digest, file);
 });
 
-test("TypeScript: the npm tarball in a new project type-checks its import and runs the example", { timeout: 300_000 }, async () => {
+test("TypeScript: the npm tarball, installed as the README says into a new project, type-checks its import and runs the example", { timeout: 300_000 }, async () => {
   const dir = await project("ts-app");
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "syncworker-client-user", private: true, type: "module" }));
   // The same TypeScript and Node types the repository uses; the client's peers (grpc-js, protobuf) come with it.
   const { devDependencies: dev } = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
-  const tarball = join(release, `npm/syncworker-client-${VERSION}.tgz`);
-  await runCommand("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `typescript@${dev["typescript"]}`, `@types/node@${dev["@types/node"]}`], { cwd: dir });
+  const tarball = `syncworker-client-${VERSION}.tgz`;
+  await copyFile(join(release, "npm", tarball), join(dir, tarball));
+  const [npm, ...install] = await readmeInstall("TypeScript", `npm install ./${tarball}`);
+  // From the local npm cache where it can, as the repository's `npm ci` filled it.
+  const cached = ["--prefer-offline", "--no-audit", "--no-fund"];
+  // One npm run for it and the compiler a TypeScript project has anyway (each run resolves the whole tree again).
+  await runCommand(npm!, [...install, ...cached, `typescript@${dev["typescript"]}`, `@types/node@${dev["@types/node"]}`], { cwd: dir });
   await writeFile(
     join(dir, "tsconfig.json"),
     // No skipLibCheck: the package's own declarations are checked too.
@@ -86,6 +103,19 @@ test("TypeScript: the npm tarball in a new project type-checks its import and ru
   await copyFile(join(REPO_ROOT, "clients/ts/examples/update-and-watch.ts"), join(dir, "update-and-watch.ts"));
   await runCommand(join(dir, "node_modules/.bin/tsc"), ["-p", "."], { cwd: dir });
   assert.match(await lastLine(process.execPath, ["out/update-and-watch.js", ...flags("1.0.0")], { cwd: dir }), COMPLETED);
+});
+
+test("TypeScript: installed from a path, the package builds itself (prepare) and imports", { timeout: 300_000 }, async () => {
+  // A copy of clients/ts without dist/, in a tree whose node_modules is the repository's, as in a checkout after
+  // `npm ci`: prepare builds there, never in the checkout that other tests read.
+  const source = join(scratch, "ts-source");
+  await cp(join(REPO_ROOT, "clients/ts"), join(source, "client"), { recursive: true, filter: (path) => !/\/(dist|node_modules)$/.test(path) });
+  await symlink(join(REPO_ROOT, "node_modules"), join(source, "node_modules"));
+  const dir = await project("ts-path-app");
+  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "syncworker-client-path-user", private: true, type: "module" }));
+  await runCommand("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(source, "client")], { cwd: dir });
+  const exported = await runCommand(process.execPath, ["--input-type=module", "-e", 'console.log(typeof (await import("@syncworker/client")).SyncWorkerClient)'], { cwd: dir });
+  assert.equal(exported.trim(), "function");
 });
 
 test("Go: go get from the release's module proxy into a new module, which builds and runs the example", { timeout: 300_000 }, async () => {
@@ -105,7 +135,8 @@ test("Go: go get from the release's module proxy into a new module, which builds
   };
   await runCommand("go", ["mod", "init", "example.com/syncworker-client-user"], { cwd: dir, env });
   await copyFile(join(REPO_ROOT, "clients/go/examples/update-and-watch/main.go"), join(dir, "main.go"));
-  await runCommand("go", ["get", `${GO_MODULE}@v${VERSION}`], { cwd: dir, env });
+  const [go, ...get] = await readmeInstall("Go", `go get ${GO_MODULE}@v${VERSION}`);
+  await runCommand(go!, get, { cwd: dir, env });
   assert.equal((await runCommand("go", ["list", "-m", GO_MODULE], { cwd: dir, env })).trim(), `${GO_MODULE} v${VERSION}`);
   await runCommand("go", ["build", "-trimpath", "-o", "update-and-watch", "."], { cwd: dir, env, timeoutMs: 280_000 });
   assert.match(await lastLine(join(dir, "update-and-watch"), flags("1.1.0"), { cwd: dir }), COMPLETED);
@@ -116,8 +147,11 @@ test("Python: the wheel in a new venv runs the example; the sdist carries the so
   const venv = join(scratch, "venv");
   await runCommand(PYTHON, ["-m", "venv", venv], { cwd: dir });
   const python = join(venv, "bin/python");
-  // Its dependencies (grpcio, grpcio-status, protobuf) from the package index, through pip's cache.
-  await runCommand(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", join(release, `python/syncworker_client-${VERSION}-py3-none-any.whl`)], { cwd: dir });
+  const wheel = `syncworker_client-${VERSION}-py3-none-any.whl`;
+  await copyFile(join(release, "python", wheel), join(dir, wheel));
+  const [pip, ...install] = await readmeInstall("Python", `pip install ./${wheel}`);
+  // The venv's pip; the wheel's dependencies (grpcio, grpcio-status, protobuf) from the package index, through pip's cache.
+  await runCommand(python, ["-m", pip!, ...install, "--quiet", "--disable-pip-version-check"], { cwd: dir });
   await copyFile(join(REPO_ROOT, "clients/python/examples/update_and_watch.py"), join(dir, "update_and_watch.py"));
   assert.match(await lastLine(python, ["update_and_watch.py", ...flags("1.0.0")], { cwd: dir }), COMPLETED);
 
