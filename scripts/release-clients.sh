@@ -25,6 +25,12 @@ copy() {
   tar -C "$root/clients/$1" --exclude=./dist --exclude=./build --exclude=./node_modules --exclude='*.egg-info' \
     --exclude=__pycache__ --exclude=.pytest_cache -cf - . | tar -C "$stage/$1" -xf -
 }
+# A build step's output goes to a log, shown only when the step fails (npm prints a failed build's errors to stdout).
+quiet() {
+  log="$stage/$1.log"
+  shift
+  "$@" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+}
 rm -rf "$out"
 mkdir -p "$out/npm" "$out/python" "$out/go"
 
@@ -32,12 +38,11 @@ copy ts
 # The copy finds the repository's TypeScript and type packages where npm run and tsc look: an ancestor's node_modules.
 ln -s "$root/node_modules" "$stage/node_modules"
 # npm pack runs the package's `prepare`, which builds dist/.
-(cd "$stage/ts" && npm pack --silent --pack-destination "$out/npm" >/dev/null)
+(cd "$stage/ts" && quiet npm npm pack --pack-destination "$out/npm")
 
 copy python
 # An isolated build, as PyPI's tooling does it: the build backend comes from pyproject.toml's build-system.
-"$SYNCWORKER_PYTHON" -m build --outdir "$out/python" "$stage/python" >"$stage/python-build.log" 2>&1 ||
-  { cat "$stage/python-build.log" >&2; exit 1; }
+quiet python "$SYNCWORKER_PYTHON" -m build --outdir "$out/python" "$stage/python"
 for artifact in "syncworker_client-$version-py3-none-any.whl" "syncworker_client-$version.tar.gz"; do
   [ -f "$out/python/$artifact" ] || {
     echo "no python/$artifact: clients/python/pyproject.toml's version must be $version, as clients/ts/package.json's" >&2
@@ -46,7 +51,7 @@ for artifact in "syncworker_client-$version-py3-none-any.whl" "syncworker_client
 done
 
 # The version's time is the release commit's, so the same commit always gives the same .info.
-(cd "$root/scripts/goproxy" && go run . -module-dir "$root/clients/go" -version "v$version" \
+(cd "$root/scripts/goproxy" && go run -buildvcs=false . -module-dir "$root/clients/go" -version "v$version" \
   -time "$(git -C "$root" log -1 --format=%cI)" -out "$out/go")
 
 (cd "$out" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
