@@ -2,7 +2,7 @@
 //   npx tsx examples/update-and-watch.ts --address 127.0.0.1:50051 --image /abs/payload --version 1.0.0
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { isComplete, SyncWorkerClient, SyncWorkerError } from "../src/index.js";
+import { isComplete, SyncWorkerClient, SyncWorkerError } from "@syncworker/client";
 
 const { values } = parseArgs({
   options: {
