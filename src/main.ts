@@ -189,8 +189,10 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     metricsAddress: metricsServer?.address ?? "",
     stop: async () => {
       await api.shutdown(5_000);
-      // The worker stops and saves its last state before the cluster's controllers and clients stop.
-      await service.stop();
+      // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
+      // save is reported (a non-zero exit) once everything else has stopped.
+      let unsaved: unknown;
+      await service.stop().catch((err: unknown) => (unsaved = err));
       lifetime.abort();
       await loader.close();
       await registryClient.close();
@@ -200,6 +202,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       await metricsServer?.close();
       // Last, so the spans of the final pass and of the shutdown are exported.
       await tracing.shutdown();
+      if (unsaved !== undefined) throw unsaved;
     },
   };
 }
