@@ -191,8 +191,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       await api.shutdown(5_000);
       // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
       // save is reported (a non-zero exit) once everything else has stopped.
-      let unsaved: unknown;
-      await service.stop().catch((err: unknown) => (unsaved = err));
+      let unsaved: Error | undefined;
+      await service.stop().catch((err: unknown) => (unsaved = err instanceof Error ? err : new Error(String(err))));
       lifetime.abort();
       await loader.close();
       await registryClient.close();

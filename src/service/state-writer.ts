@@ -1,3 +1,4 @@
+import { asError } from "../worker/payload-sync.js";
 import type { Clock } from "../worker/index.js";
 import type { PersistedState } from "./state.js";
 import { StateNotSavedError } from "./errors.js";
@@ -19,7 +20,7 @@ interface Waiter {
   readonly draft: (state: PersistedState) => PersistedState;
   /** Applies the change and settles the commit (with what apply returned or threw). */
   readonly applied: () => void;
-  readonly reject: (err: unknown) => void;
+  readonly reject: (err: Error) => void;
 }
 
 const unchanged = (state: PersistedState): PersistedState => state;
@@ -42,7 +43,7 @@ export class StateWriter {
   #waiters: Waiter[] = [];
   #stopped = false;
   /** The last save's failure, undefined once one succeeds: what an orderly stop reports. */
-  #failure: unknown;
+  #failure: Error | undefined;
   /** Aborted by stop(): a save in flight is abandoned. */
   readonly #lifetime = new AbortController();
 
@@ -77,7 +78,7 @@ export class StateWriter {
         try {
           resolve(change.apply());
         } catch (err) {
-          reject(err);
+          reject(asError(err));
         }
       };
       this.#enqueue(change.draft, applied, (err) => reject(new StateNotSavedError(change.name, err)));
@@ -89,7 +90,7 @@ export class StateWriter {
     return new Promise<void>((resolve, reject) => this.#enqueue(unchanged, resolve, reject));
   }
 
-  #enqueue(draft: Waiter["draft"], applied: () => void, reject: (err: unknown) => void): void {
+  #enqueue(draft: Waiter["draft"], applied: () => void, reject: (err: Error) => void): void {
     if (this.#stopped) return reject(new Error("the state writer is stopped"));
     // The ticket is taken before the save starts: building the state may request another save (a held
     // status published on the way), which must not leave this one waiting for the next, throttled save.
@@ -100,7 +101,7 @@ export class StateWriter {
   }
 
   /** The error of the last save when it failed (none has succeeded since); undefined otherwise. */
-  get failure(): unknown {
+  get failure(): Error | undefined {
     return this.#failure;
   }
 
@@ -149,9 +150,9 @@ export class StateWriter {
         this.#lifetime.signal,
       );
     } catch (err) {
-      this.#failure = err;
+      this.#failure = asError(err);
       this.onError(err);
-      this.#fail(err, ticket);
+      this.#fail(this.#failure, ticket);
       this.#finish();
       return;
     }
@@ -169,7 +170,7 @@ export class StateWriter {
   }
 
   /** Rejects the commits a failed save was to cover: their changes are dropped, never applied. */
-  #fail(err: unknown, ticket: number): void {
+  #fail(err: Error, ticket: number): void {
     const failed = this.#waiters.filter((w) => w.ticket <= ticket);
     this.#waiters = this.#waiters.filter((w) => w.ticket > ticket);
     for (const waiter of failed) waiter.reject(err);

@@ -34,7 +34,7 @@ import {
   type PreviewResult,
 } from "../worker/index.js";
 import { chooseState } from "./choose-state.js";
-import { NotLeaderError, StaleGenerationError, type StateNotSavedError } from "./errors.js";
+import { NotLeaderError, StaleGenerationError } from "./errors.js";
 import type { LeaderElector } from "./leader-election.js";
 import { OperatorWaits } from "./operator-waits.js";
 import { settledSpec, type DesiredSpec, type PersistedState } from "./state.js";
@@ -146,7 +146,7 @@ export class SyncService {
   #running: Promise<void> | undefined;
   #started = false;
   /** Why the final save of an orderly stop failed; undefined when it succeeded. */
-  #unsaved: unknown;
+  #unsaved: Error | undefined;
 
   constructor(options: SyncServiceOptions) {
     this.#o = options;
@@ -234,7 +234,7 @@ export class SyncService {
   /**
    * Sets the desired release and returns the snapshot right after it was taken. The request is saved
    * before the worker is given it, so an Update whose call returned survives a crash, and one whose save
-   * failed is refused ({@link StateNotSavedError}) and changes nothing. An Update older than the last
+   * failed is refused (a StateNotSavedError) and changes nothing. An Update older than the last
    * accepted one is refused ({@link StaleGenerationError}).
    */
   async update(request: UpdateRequest, signal: AbortSignal): Promise<Snapshot<ServiceStatus>> {

@@ -122,9 +122,9 @@ test("a failed save fails the flush waiting on it and is retried after the inter
 
 test("a flush whose save publishes a held status (another save request) is not left waiting for the interval", async () => {
   // Building the state flushes a throttled status, which schedules a save: that save's state already holds it.
-  let writer: StateWriter | undefined;
-  const h = setup(1000, () => writer?.schedule());
-  writer = h.writer;
+  const built = { writer: undefined as StateWriter | undefined };
+  const h = setup(1000, () => built.writer?.schedule());
+  const writer = (built.writer = h.writer);
   for (const r of [1, 2, 3]) {
     h.set(r);
     let done = false;
