@@ -17,6 +17,7 @@ import type { ServiceStatus } from "./status/index.js";
 import {
   apiMetrics,
   clusterVersionMetrics,
+  closeHttp,
   coalescedSnapshots,
   kubeClientMetrics,
   listenHttp,
@@ -198,7 +199,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       await registryClient.close();
       await verification.close();
       await fileState?.unlock();
-      await new Promise<void>((resolve) => (admin ? admin.server.close(() => resolve()) : resolve()));
+      if (admin) await closeHttp(admin.server);
       await metricsServer?.close();
       // Last, so the spans of the final pass and of the shutdown are exported.
       await tracing.shutdown();
