@@ -118,12 +118,8 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
     return serviceError(Status.UNAVAILABLE, err.message, errorInfo("StateNotSaved", { change: err.change }));
   }
   if (err instanceof StaleGenerationError) {
-    // The generation is valid in itself; the service's last accepted one is in the way (as for a PauseError).
-    return serviceError(
-      Status.FAILED_PRECONDITION,
-      err.message,
-      errorInfo("StaleGeneration", { generation: String(err.generation), accepted: String(err.accepted) }),
-    );
+    // The field the client must change, like any other refused field (a retry as sent is refused the same way).
+    return serviceError(Status.INVALID_ARGUMENT, err.message, badRequest("generation", err.message));
   }
   if (err instanceof PauseError) {
     // Pausing a paused update, resuming a running one: the worker's state, not the request, is in the way.

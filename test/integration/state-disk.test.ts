@@ -4,7 +4,7 @@
 // directory, once there is room, shows the release it had accepted before, not the refused one.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -104,4 +104,40 @@ test("on a full state disk an Update, pause and resume are refused and change no
   assert.equal((await second.client.getStatus()).pause?.reason, "maintenance", "still paused");
   await unfill(stateDir);
   assert.equal(await second.stop(), 0);
+});
+
+test("an Update older than the last accepted one is refused naming both generations, before and after a restart", { timeout: 240_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-generation-"));
+  const stale = (caught: unknown): boolean => {
+    const err = SyncWorkerError.from(caught);
+    assert.equal(err.code, Code.InvalidArgument, err.rawMessage);
+    assert.deepEqual(err.fieldViolations, [{ field: "generation", description: "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher" }]);
+    return true;
+  };
+  const first = await startServer(["--state-dir", dir]);
+  assert.equal((await update(first, REAL_A, 10)).generation, 10);
+  await assert.rejects(update(first, REAL_B, 5), stale);
+  assert.equal(await first.stop(), 0);
+  const second = await startServer(["--state-dir", dir]);
+  const resumed = await second.client.getStatus();
+  assert.deepEqual([resumed.generation, resumed.loadPayloadStatus?.update?.image], [10, REAL_A], "the restart shows the accepted generation");
+  await assert.rejects(update(second, REAL_B, 5), stale);
+  assert.equal(await second.stop(), 0);
+});
+
+test("start-up takes a lock whose pid now belongs to another live process, removes an interrupted save's temporary file, and refuses a state.json that is a FIFO", { timeout: 240_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-start-"));
+  const bootId = (await readFile("/proc/sys/kernel/random/boot_id", "utf8")).trim();
+  // This test process is alive and no syncworker: a lock naming it with another start time was left by a process
+  // whose pid it reused.
+  await writeFile(join(dir, "lock"), `${process.pid} 1 ${bootId}\n`);
+  await writeFile(join(dir, "state.json.4242.tmp"), "{");
+  const server = await startServer(["--state-dir", dir]);
+  assert.deepEqual((await readdir(dir)).sort(), ["lock", "state.json"], "the temporary file is gone");
+  assert.equal(await server.stop(), 0);
+
+  const fifoDir = await mkdtemp(join(tmpdir(), "syncworker-start-"));
+  const file = join(fifoDir, "state.json");
+  await run("mkfifo", [file]);
+  await assert.rejects(startServer(["--state-dir", fifoDir]), new RegExp(`exited early with 1: .*state file ${file}: is a FIFO, not a regular file`, "s"));
 });
