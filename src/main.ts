@@ -17,6 +17,7 @@ import type { ServiceStatus } from "./status/index.js";
 import {
   apiMetrics,
   clusterVersionMetrics,
+  closeHttp,
   coalescedSnapshots,
   kubeClientMetrics,
   listenHttp,
@@ -189,17 +190,20 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     metricsAddress: metricsServer?.address ?? "",
     stop: async () => {
       await api.shutdown(5_000);
-      // The worker stops and saves its last state before the cluster's controllers and clients stop.
-      await service.stop();
+      // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
+      // save is reported (a non-zero exit) once everything else has stopped.
+      let unsaved: Error | undefined;
+      await service.stop().catch((err: unknown) => (unsaved = err instanceof Error ? err : new Error(String(err))));
       lifetime.abort();
       await loader.close();
       await registryClient.close();
       await verification.close();
       await fileState?.unlock();
-      await new Promise<void>((resolve) => (admin ? admin.server.close(() => resolve()) : resolve()));
+      if (admin) await closeHttp(admin.server);
       await metricsServer?.close();
       // Last, so the spans of the final pass and of the shutdown are exported.
       await tracing.shutdown();
+      if (unsaved !== undefined) throw unsaved;
     },
   };
 }

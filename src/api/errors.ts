@@ -1,6 +1,6 @@
 import { hasBrand, UpdateError } from "../payload/update-error.js";
 import { PauseError, PlanError } from "../worker/index.js";
-import { NotLeaderError } from "../service/index.js";
+import { NotLeaderError, StaleGenerationError, StateNotSavedError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
 import type { Any } from "../gen/google/protobuf/any.js";
 import { BadRequest, ErrorInfo } from "../gen/google/rpc/error_details.js";
@@ -112,6 +112,14 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof NotLeaderError) {
     // The leader's identity rides in the ErrorInfo metadata, so a client can tell where writes go.
     return serviceError(Status.UNAVAILABLE, err.message, errorInfo("NotLeader", { leader: err.leader }));
+  }
+  if (err instanceof StateNotSavedError) {
+    // Nothing was changed and the cause (a full disk, a lost write) may pass: worth a retry, as UNAVAILABLE says.
+    return serviceError(Status.UNAVAILABLE, err.message, errorInfo("StateNotSaved", { change: err.change }));
+  }
+  if (err instanceof StaleGenerationError) {
+    // The field the client must change, like any other refused field (a retry as sent is refused the same way).
+    return serviceError(Status.INVALID_ARGUMENT, err.message, badRequest("generation", err.message));
   }
   if (err instanceof PauseError) {
     // Pausing a paused update, resuming a running one: the worker's state, not the request, is in the way.

@@ -67,11 +67,12 @@ class CommandError extends Error {
 
 async function serve(options: ServeOptions): Promise<void> {
   const service = await startService(compileServeOptions(options, Math.random, defaultStateDir()));
-  await new Promise<void>((done) => {
+  // A stop whose last state could not be saved fails: the exit code tells a supervisor.
+  await new Promise<void>((done, fail) => {
     const stop = (): void => {
       process.off("SIGTERM", stop);
       process.off("SIGINT", stop);
-      void service.stop().then(done);
+      service.stop().then(done, fail);
     };
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);

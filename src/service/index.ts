@@ -1,5 +1,5 @@
 export { SyncService, type ClusterPorts, type ClusterTarget, type ServiceLogger, type SyncServiceOptions, type UpdateRequest } from "./sync-service.js";
-export { NotLeaderError } from "./errors.js";
+export { NotLeaderError, StaleGenerationError, StateNotSavedError } from "./errors.js";
 export { FileStateStore, defaultStateDir } from "./file-state-store.js";
 export { StateConflictError, type StateStore } from "./state-store.js";
 export { StateError, decodeState, encodeState, type DesiredSpec, type PersistedState } from "./state.js";

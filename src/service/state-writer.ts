@@ -1,21 +1,39 @@
+import { asError } from "../worker/payload-sync.js";
 import type { Clock } from "../worker/index.js";
 import type { PersistedState } from "./state.js";
+import { StateNotSavedError } from "./errors.js";
 import type { StateStore } from "./state-store.js";
+
+/**
+ * A change that is saved before it is made: `draft` edits the state a save builds into the state as it will be,
+ * `apply` makes the change live once that state is stored. Drafts compose in the order the changes were committed.
+ */
+export interface StateChange<T> {
+  /** What is changed, for the refusal: `Update`, `PauseUpdate`, `ResumeUpdate`. */
+  readonly name: string;
+  readonly draft: (state: PersistedState) => PersistedState;
+  readonly apply: () => T;
+}
 
 interface Waiter {
   readonly ticket: number;
-  readonly resolve: () => void;
-  readonly reject: (err: unknown) => void;
+  readonly draft: (state: PersistedState) => PersistedState;
+  /** Applies the change and settles the commit (with what apply returned or threw). */
+  readonly applied: () => void;
+  readonly reject: (err: Error) => void;
 }
+
+const unchanged = (state: PersistedState): PersistedState => state;
 
 /**
  * Saves the service's state through a {@link StateStore} without ever having two saves in flight and
  * without writing on every status: `schedule()` saves within `intervalMs` of the previous save (edges
- * may pass `urgent`), changes in between coalesce into one save of the latest state. `flush()` resolves
- * only once a save that began after the call succeeded, which is what an accepted Update waits for.
+ * may pass `urgent`), changes in between coalesce into one save of the latest state. `commit()` saves a
+ * change before making it, which is what an accepted Update, pause or resume waits for: an acknowledged
+ * change is stored, and a change whose save failed is never made.
  */
 export class StateWriter {
-  /** Incremented by every request to save; a save covers every ticket up to the one it started with. */
+  /** Incremented by every request to save; a save covers every ticket up to the one it built its state at. */
   #requested = 0;
   #saved = 0;
   #lastSaveAt = Number.NEGATIVE_INFINITY;
@@ -24,12 +42,14 @@ export class StateWriter {
   #timer: AbortController | undefined;
   #waiters: Waiter[] = [];
   #stopped = false;
+  /** The last save's failure, undefined once one succeeds: what an orderly stop reports. */
+  #failure: Error | undefined;
   /** Aborted by stop(): a save in flight is abandoned. */
   readonly #lifetime = new AbortController();
 
   /**
    * @param build the state to save, built when a save starts (so it is the latest)
-   * @param onError a failed save (it is retried after `intervalMs`); a flush waiting on it fails too
+   * @param onError a failed save (it is retried after `intervalMs`); the commits waiting on it fail too
    */
   constructor(
     private readonly store: StateStore,
@@ -47,22 +67,50 @@ export class StateWriter {
     this.#kick();
   }
 
-  /** Saves the current state now (after a save in flight) and resolves when it is stored. */
-  flush(): Promise<void> {
-    if (this.#stopped) return Promise.reject(new Error("the state writer is stopped"));
-    this.schedule(true);
-    const ticket = this.#requested;
-    return new Promise((resolve, reject) => {
-      this.#waiters.push({ ticket, resolve, reject });
+  /**
+   * Saves the state with `change` drafted in (after a save in flight), then applies it and resolves with what
+   * `apply` returned. A failed save rejects with a {@link StateNotSavedError} and the change is never applied. `apply` runs in the
+   * same turn as the save's end, so no later save is built from a state without the change.
+   */
+  commit<T>(change: StateChange<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const applied = (): void => {
+        try {
+          resolve(change.apply());
+        } catch (err) {
+          reject(asError(err));
+        }
+      };
+      this.#enqueue(change.draft, applied, (err) => reject(new StateNotSavedError(change.name, err)));
     });
   }
 
-  /** No more saves start; a save in flight is abandoned and pending flushes fail. */
+  /** Saves the current state now (after a save in flight) and resolves when it is stored. */
+  flush(): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.#enqueue(unchanged, resolve, reject));
+  }
+
+  #enqueue(draft: Waiter["draft"], applied: () => void, reject: (err: Error) => void): void {
+    if (this.#stopped) return reject(new Error("the state writer is stopped"));
+    // The ticket is taken before the save starts: building the state may request another save (a held
+    // status published on the way), which must not leave this one waiting for the next, throttled save.
+    this.#requested++;
+    this.#urgent = true;
+    this.#waiters.push({ ticket: this.#requested, draft, applied, reject });
+    this.#kick();
+  }
+
+  /** The error of the last save when it failed (none has succeeded since); undefined otherwise. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  /** No more saves start; a save in flight is abandoned and pending commits fail. */
   stop(): void {
     this.#stopped = true;
     this.#lifetime.abort(new Error("the state writer is stopped"));
     this.#timer?.abort();
-    this.#settle(new Error("the state writer is stopped"));
+    this.#fail(new Error("the state writer is stopped"), Number.POSITIVE_INFINITY);
   }
 
   #kick(): void {
@@ -90,30 +138,41 @@ export class StateWriter {
   async #save(): Promise<void> {
     this.#running = true;
     this.#urgent = false;
-    const ticket = this.#requested;
+    let ticket = this.#requested;
+    let covered: Waiter[] = [];
     try {
-      await this.store.save(this.build(), this.#lifetime.signal);
-      this.#saved = Math.max(this.#saved, ticket);
-      this.#settle(undefined);
+      const built = this.build();
+      // Taken after building: whatever was requested while the state was built is in it.
+      ticket = this.#requested;
+      covered = this.#waiters.filter((w) => w.ticket <= ticket);
+      await this.store.save(
+        covered.reduce((state, w) => w.draft(state), built),
+        this.#lifetime.signal,
+      );
     } catch (err) {
+      this.#failure = asError(err);
       this.onError(err);
-      this.#settle(err, ticket);
-    } finally {
-      this.#lastSaveAt = this.clock.now().getTime();
-      this.#running = false;
+      this.#fail(this.#failure, ticket);
+      this.#finish();
+      return;
     }
+    this.#failure = undefined;
+    this.#saved = Math.max(this.#saved, ticket);
+    this.#waiters = this.#waiters.filter((w) => w.ticket > ticket);
+    for (const waiter of covered) waiter.applied();
+    this.#finish();
+  }
+
+  #finish(): void {
+    this.#lastSaveAt = this.clock.now().getTime();
+    this.#running = false;
     if (!this.#stopped) this.#kick();
   }
 
-  /** Resolves the flushes a save covered; on failure, rejects those it was meant to cover. */
-  #settle(err: unknown, failedTicket = Number.POSITIVE_INFINITY): void {
-    const remaining: Waiter[] = [];
-    for (const waiter of this.#waiters) {
-      if (err === undefined ? waiter.ticket <= this.#saved : waiter.ticket <= failedTicket) {
-        if (err === undefined) waiter.resolve();
-        else waiter.reject(err);
-      } else remaining.push(waiter);
-    }
-    this.#waiters = remaining;
+  /** Rejects the commits a failed save was to cover: their changes are dropped, never applied. */
+  #fail(err: Error, ticket: number): void {
+    const failed = this.#waiters.filter((w) => w.ticket <= ticket);
+    this.#waiters = this.#waiters.filter((w) => w.ticket > ticket);
+    for (const waiter of failed) waiter.reject(err);
   }
 }

@@ -34,7 +34,7 @@ import {
   type PreviewResult,
 } from "../worker/index.js";
 import { chooseState } from "./choose-state.js";
-import { NotLeaderError } from "./errors.js";
+import { NotLeaderError, StaleGenerationError } from "./errors.js";
 import type { LeaderElector } from "./leader-election.js";
 import { OperatorWaits } from "./operator-waits.js";
 import { settledSpec, type DesiredSpec, type PersistedState } from "./state.js";
@@ -145,6 +145,8 @@ export class SyncService {
   #term: Term | undefined;
   #running: Promise<void> | undefined;
   #started = false;
+  /** Why the final save of an orderly stop failed; undefined when it succeeded. */
+  #unsaved: Error | undefined;
 
   constructor(options: SyncServiceOptions) {
     this.#o = options;
@@ -196,13 +198,18 @@ export class SyncService {
     );
   }
 
-  /** Stops the worker (saving its last state while still the owner), flushes events, releases leadership. */
+  /**
+   * Stops the worker (saving its last state while still the owner), flushes events, releases leadership.
+   * Rejects with the save's error, once all is stopped, when the last state could not be saved: what was
+   * acknowledged is stored, but a restart will not find where the worker stood.
+   */
   async stop(): Promise<void> {
     this.#lifetime.abort(new Error("the service is stopping"));
     await this.#running;
     this.#progress?.stop();
     this.#statusLog.stop();
     await this.#cluster.events?.flush();
+    if (this.#unsaved !== undefined) throw this.#unsaved;
   }
 
   /** "leader" runs the worker; "standby" serves reads and waits for leadership. */
@@ -226,36 +233,67 @@ export class SyncService {
 
   /**
    * Sets the desired release and returns the snapshot right after it was taken. The request is saved
-   * before this resolves, so an Update whose call returned survives a crash.
+   * before the worker is given it, so an Update whose call returned survives a crash, and one whose save
+   * failed is refused (a StateNotSavedError) and changes nothing. An Update older than the last
+   * accepted one is refused ({@link StaleGenerationError}).
    */
   async update(request: UpdateRequest, signal: AbortSignal): Promise<Snapshot<ServiceStatus>> {
     const term = this.#leading();
-    const state = request.state ?? chooseState(this.#tracker.status.history, request.desired.image);
-    const status = await term.worker.update({ ...request, state }, signal);
-    // Saved even when refused, as the CVO keeps a spec it cannot apply: a restart checks it again, never applies it unchecked.
     const { cause: _cause, ...spec } = request;
-    this.#spec = settledSpec(spec, status);
-    await term.writer.flush();
+    this.#checkGeneration(spec.generation);
+    // Saved even when the worker then refuses it, as the CVO keeps a spec it cannot apply: a restart checks it again, never applies it unchecked.
+    const status = await term.writer.commit({
+      name: "Update",
+      draft: (state) => (state.spec && state.spec.generation > spec.generation ? state : { ...state, spec }),
+      apply: () => {
+        this.#checkGeneration(spec.generation);
+        this.#spec = spec;
+        const state = request.state ?? chooseState(this.#tracker.status.history, request.desired.image);
+        return term.worker.update({ ...request, state }, signal);
+      },
+    });
+    // A newer Update may have replaced the spec while this one loaded.
+    if (this.#spec === spec) this.#spec = settledSpec(spec, status);
+    // The request itself is stored; a failure to store the status it led to is logged by the writer and retried.
+    await term.writer.flush().catch(() => undefined);
     return this.latest();
   }
 
   /**
    * Holds the update at a task boundary (see SyncWorker.pause) and returns the snapshot that shows it. Saved before
-   * this resolves, so a restart comes back paused. A PauseError when already paused.
+   * it is made, so a restart comes back paused. A PauseError when already paused.
    */
   async pause(pausedBy: string, reason: string): Promise<Snapshot<ServiceStatus>> {
     const term = this.#leading();
-    term.worker.pause(pausedBy, reason);
-    await term.writer.flush();
+    const pause = { pausedBy, reason, pausedAt: this.#o.clock.now(), updatePending: false };
+    term.worker.checkPause(true);
+    await term.writer.commit({
+      name: "PauseUpdate",
+      draft: (state) => (state.status.pause ? state : { ...state, status: { ...state.status, pause } }),
+      apply: () => term.worker.pause(pausedBy, reason),
+    });
     return this.latest();
   }
 
-  /** Lets a paused update continue where it stood; a PauseError when not paused. */
+  /** Lets a paused update continue where it stood; a PauseError when not paused. Saved before it is made. */
   async resume(): Promise<Snapshot<ServiceStatus>> {
     const term = this.#leading();
-    term.worker.resume();
-    await term.writer.flush();
+    term.worker.checkPause(false);
+    await term.writer.commit({
+      name: "ResumeUpdate",
+      draft: ({ position: _held, ...state }) => {
+        const { pause: _pause, ...status } = state.status;
+        return { ...state, status };
+      },
+      apply: () => term.worker.resume(),
+    });
     return this.latest();
+  }
+
+  /** A generation below the last accepted Update's would go back to an older desired state. */
+  #checkGeneration(generation: number): void {
+    const accepted = this.#spec?.generation ?? 0;
+    if (generation < accepted) throw new StaleGenerationError(generation, accepted);
   }
 
   /** What an Update would do to each object (see SyncWorker.preview); only the leader's worker holds the payload. */
@@ -359,7 +397,10 @@ export class SyncService {
     // The last status is shown (and, on an orderly stop, saved below) even if a throttle held it.
     this.#progress?.flush();
     // An orderly stop saves the last status; a lost leadership must not write any more.
-    if (this.#lifetime.signal.aborted) await term.writer.flush().catch((err: unknown) => this.#o.log.warn(`saving the last state failed: ${String(err)}`));
+    if (this.#lifetime.signal.aborted) {
+      await term.writer.flush().catch((err: unknown) => this.#o.log.warn(`saving the last state failed: ${String(err)}`));
+      this.#unsaved = term.writer.failure;
+    }
     term.writer.stop();
   }
 

@@ -24,6 +24,17 @@ export async function listenHttp(server: Server, at: HostPort): Promise<string> 
 }
 
 /**
+ * Stops `server` at once: no new connections, and every open one ends, idle or with a request half sent
+ * (`close` alone waits for those, a half-sent request up to the 60 s headers timeout, holding up shutdown).
+ */
+export function closeHttp(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
  * Serves `registry` at `/metrics` on `at` (port 0 picks a free port), apart from the admin endpoints so
  * Prometheus can be given a port that exposes nothing else.
  */
@@ -37,6 +48,6 @@ export async function startMetricsServer(at: HostPort, registry: Registry): Prom
   });
   return {
     address: await listenHttp(server, at),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => closeHttp(server),
   };
 }

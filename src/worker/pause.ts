@@ -87,9 +87,15 @@ export class PauseGate {
     return this.#status;
   }
 
+  /** A {@link PauseError} when the gate cannot be closed (`pausing`) or opened now. */
+  check(pausing: boolean): void {
+    if (pausing && this.#status) throw new PauseError("AlreadyPaused", `the update is already paused ${describePause(this.#status)}; resume it first`);
+    if (!pausing && !this.#status) throw new PauseError("NotPaused", "the update is not paused; there is nothing to resume");
+  }
+
   /** Closes the gate; a {@link PauseError} when it already is. */
   pause(pausedBy: string, reason: string): PauseStatus {
-    if (this.#status) throw new PauseError("AlreadyPaused", `the update is already paused ${describePause(this.#status)}; resume it first`);
+    this.check(true);
     const status: PauseStatus = { pausedBy, reason, pausedAt: this.clock.now(), updatePending: false };
     this.#close(status);
     return status;
@@ -97,7 +103,7 @@ export class PauseGate {
 
   /** Opens the gate and lets every waiter go; a {@link PauseError} when it is not closed. */
   resume(): void {
-    if (!this.#status) throw new PauseError("NotPaused", "the update is not paused; there is nothing to resume");
+    this.check(false);
     this.#pausedBefore += this.#currentMs();
     this.#status = undefined;
     this.#open?.();

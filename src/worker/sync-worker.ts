@@ -137,6 +137,11 @@ export class SyncWorker {
     return this.#status;
   }
 
+  /** A PauseError when the worker cannot be paused (`pausing`) or resumed now; changes nothing. */
+  checkPause(pausing: boolean): void {
+    this.#gate.check(pausing);
+  }
+
   /** Lets the held work continue from where it stood. Throws a PauseError when not paused. */
   resume(): SyncWorkerStatus {
     this.#gate.resume();

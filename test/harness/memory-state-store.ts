@@ -8,12 +8,15 @@ export class MemoryStateStore implements StateStore {
   readonly where = "memory state";
   text: string | undefined;
   saves = 0;
+  /** While set, every save fails with it and stores nothing (a full disk, a lost connection). */
+  failure: Error | undefined;
 
   async load(): Promise<PersistedState | undefined> {
     return this.text === undefined ? undefined : decodeState(this.text, this.where);
   }
 
   async save(state: PersistedState): Promise<void> {
+    if (this.failure) throw this.failure;
     this.text = encodeState(state);
     this.saves++;
   }

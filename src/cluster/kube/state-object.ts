@@ -48,17 +48,26 @@ export class KubeStateStore implements StateStore {
   }
 
   async save(state: PersistedState, signal: AbortSignal): Promise<void> {
+    const text = encodeState(state);
     const object: ConfigMap = {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata: { name: this.name, namespace: this.namespace, labels: LABELS, ...(this.#version ? { resourceVersion: this.#version } : {}) },
-      data: { [DATA_KEY]: encodeState(state) },
+      data: { [DATA_KEY]: text },
     };
     try {
       const stored = (this.#version ? await this.client.replace(object, signal) : await createInNamespace(this.client, object, signal)) as ConfigMap;
       this.#version = stored.metadata.resourceVersion;
     } catch (err) {
-      if (err instanceof ApiError && err.code === 409) throw new StateConflictError(this.where, await this.#writer(signal));
+      // A write whose answer was lost (a dropped connection, a timeout, or the transport's retry of it meeting
+      // the first attempt's object as a conflict) may have landed: what the object holds tells, so a save
+      // reported failed (an Update refused) was never stored, and a stored one is not taken for another writer's.
+      const live = err instanceof ApiError && err.code !== 409 ? undefined : await this.#live(signal);
+      if (live?.data?.[DATA_KEY] === text) {
+        this.#version = live.metadata.resourceVersion;
+        return;
+      }
+      if (err instanceof ApiError && err.code === 409) throw new StateConflictError(this.where, live ? this.#writerOf(live) : "");
       if (err instanceof ApiError && err.code === 404 && this.#version) {
         // Deleted behind our back: nobody else owns it, so it is written afresh at the next save.
         this.#version = undefined;
@@ -103,11 +112,19 @@ export class KubeStateStore implements StateStore {
     return decodeState(text, `${this.where} (data.${DATA_KEY})`);
   }
 
-  /** Who wrote the object that won, for the conflict message. */
-  async #writer(signal: AbortSignal): Promise<string> {
+  /** The object as stored now; undefined when it cannot be read (the outcome of the write stays unknown). */
+  async #live(signal: AbortSignal): Promise<ConfigMap | undefined> {
     try {
-      const live = (await this.client.get(this.#ref(), signal)) as ConfigMap | undefined;
-      return live ? (this.#decode(live)?.writer ?? "") : "";
+      return (await this.client.get(this.#ref(), signal)) as ConfigMap | undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Who wrote the object that won, for the conflict message. */
+  #writerOf(live: ConfigMap): string {
+    try {
+      return this.#decode(live)?.writer ?? "";
     } catch {
       return "";
     }

@@ -7,13 +7,25 @@ import { Status } from "../../../clients/ts/src/gen/google/rpc/status.js";
 import { Code, SyncWorkerError, type ErrorDetail } from "../../../clients/ts/src/index.js";
 import { AccessError, InvalidArgumentError, toServiceError } from "../../../src/api/index.js";
 import { ResourceExhaustedError } from "../../../src/api/errors.js";
-import { NotLeaderError } from "../../../src/service/index.js";
+import { NotLeaderError, StaleGenerationError, StateError, StateNotSavedError } from "../../../src/service/index.js";
 
 const cases: [name: string, err: unknown, code: Code, details: ErrorDetail[]][] = [
   ["an invalid field", new InvalidArgumentError("desired.image", "desired.image: is required"), Code.InvalidArgument, [{ type: "BadRequest", fieldViolations: [{ field: "desired.image", description: "desired.image: is required" }] }]],
   ["a standby", new NotLeaderError("replica-a"), Code.Unavailable, [{ type: "ErrorInfo", reason: "NotLeader", domain: "syncworker.v1", metadata: { leader: "replica-a" } }]],
   ["a refused caller", new AccessError("PermissionDenied", "Update", "no"), Code.PermissionDenied, [{ type: "ErrorInfo", reason: "PermissionDenied", domain: "syncworker.v1", metadata: { rpc: "Update" } }]],
   ["too many watches", new ResourceExhaustedError("TooManyWatches", "too many"), Code.ResourceExhausted, [{ type: "ErrorInfo", reason: "TooManyWatches", domain: "syncworker.v1", metadata: {} }]],
+  [
+    "a change whose state was not saved",
+    new StateNotSavedError("Update", new StateError("state file /s/state.json", "cannot be written: ENOSPC")),
+    Code.Unavailable,
+    [{ type: "ErrorInfo", reason: "StateNotSaved", domain: "syncworker.v1", metadata: { change: "Update" } }],
+  ],
+  [
+    "a stale generation",
+    new StaleGenerationError(5, 10),
+    Code.InvalidArgument,
+    [{ type: "BadRequest", fieldViolations: [{ field: "generation", description: "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher" }] }],
+  ],
   ["anything else", new Error("boom"), Code.Internal, [{ type: "ErrorInfo", reason: "Internal", domain: "syncworker.v1", metadata: {} }]],
 ];
 /** What a client call fails with when the server answers with `status`. */

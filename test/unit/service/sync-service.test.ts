@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeState, encodeState } from "../../../src/service/index.js";
+import { decodeState, encodeState, StaleGenerationError, StateError, StateNotSavedError } from "../../../src/service/index.js";
 import type { UpdateError } from "../../../src/payload/update-error.js";
 import { SyncWorker } from "../../../src/worker/index.js";
 import { ManualClock } from "../../harness/manual-clock.js";
@@ -197,5 +197,52 @@ test("a restarted service shows the components and timing it saved at once, befo
   assert.equal(resumed.worker.components[0]?.finishedAt?.getTime(), running.worker.components[0]?.finishedAt?.getTime());
   assert.deepEqual(resumed.progress, saved.progress);
   assert.equal(resumed.progress?.timing?.startedAt.getTime(), running.progress.timing.startedAt.getTime(), "the same update's start");
+  await second.stop();
+});
+
+const IMG1 = "image/image:1";
+
+test("an Update, pause or resume whose state cannot be saved is refused and changes nothing; stop then fails", async () => {
+  const h = workerHarness({ payloads: [basic(), payload("1.1.0-def", IMG1, [configMap("a")])] });
+  await h.update(IMG0, { generation: 2 });
+  await h.start();
+  assert.equal(h.last().completed, 1);
+  const saved = h.state.text;
+  const before = h.service.latest();
+  const retrievals = h.retrievals.length;
+  h.state.failure = new StateError("memory state", "cannot be written: ENOSPC: no space left on device");
+  const refused = (change: string, cause = "ENOSPC: no space left on device") => (err: unknown) =>
+    err instanceof StateNotSavedError && err.change === change && err.message === `${change} was not applied because its state could not be saved: memory state: cannot be written: ${cause}`;
+  await assert.rejects(h.update(IMG1, { generation: 3 }), refused("Update"));
+  await assert.rejects(h.service.pause("alice", "window"), refused("PauseUpdate"));
+  await h.clock.advance(5_000);
+  const after = h.service.latest().value;
+  assert.equal(h.retrievals.length, retrievals, "the refused release was never retrieved");
+  assert.deepEqual([after.worker.actual.image, after.worker.generation, after.worker.pause], [IMG0, 2, undefined], "not updated, not paused");
+  assert.deepEqual(after.clusterVersion.history, before.value.clusterVersion.history);
+  assert.equal(h.state.text, saved, "nothing was stored");
+
+  h.state.failure = undefined;
+  await h.service.pause("alice", "window");
+  h.state.failure = new StateError("memory state", "cannot be written: EIO");
+  await assert.rejects(h.service.resume(), refused("ResumeUpdate", "EIO"));
+  assert.equal(h.service.latest().value.worker.pause?.pausedBy, "alice", "still paused");
+  await assert.rejects(h.service.stop(), /memory state: cannot be written: EIO/, "the last state was not saved: stop says so");
+});
+
+test("an Update older than the last accepted one is refused naming both generations, also after a restart", async () => {
+  const state = new MemoryStateStore();
+  const first = workerHarness({ payloads: [basic(), payload("1.1.0-def", IMG1, [configMap("a")])], state });
+  await first.update(IMG0, { generation: 10 });
+  const stale = (err: unknown) =>
+    err instanceof StaleGenerationError && err.message === "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher";
+  await assert.rejects(first.update(IMG1, { generation: 5 }), stale);
+  assert.equal(first.service.latest().value.worker.generation, 10);
+  await first.update(IMG0, { generation: 10 });
+  await first.stop();
+  assert.equal(decodeState(state.text!, "test").spec?.generation, 10);
+
+  const second = workerHarness({ payloads: [basic(), payload("1.1.0-def", IMG1, [configMap("a")])], state });
+  await assert.rejects(second.update(IMG1, { generation: 5 }), stale);
   await second.stop();
 });
