@@ -13,6 +13,9 @@ export type GoValue = null | boolean | number | bigint | string | GoValue[] | Ma
 /** Thrown when a value has no JSON form (Go: `json: unsupported value: NaN`). */
 export class UnsupportedValueError extends Error {}
 
+/** A value nested deeper than marshalling allows. */
+export class MaxDepthError extends UnsupportedValueError {}
+
 /**
  * Orders strings by UTF-8 bytes (Go's `sort.Strings`). UTF-16 order differs only when a surrogate meets
  * a BMP character at or above U+E000, and the surrogate (a code point ≥ U+10000) must sort last.
@@ -87,7 +90,7 @@ const MAX_DEPTH = 10000;
 /**
  * `json.Marshal` of a decoded YAML value: compact, map keys sorted bytewise, HTML-safe strings. The JSON
  * is collected as parts and joined once: repeated `+=` would leave millions of short-lived rope nodes
- * for a large document. Nesting deeper than `maxDepth` is an {@link UnsupportedValueError}.
+ * for a large document. Nesting deeper than `maxDepth` is a {@link MaxDepthError}.
  */
 export function goJsonMarshal(v: GoValue, maxDepth = MAX_DEPTH): string {
   const parts: string[] = [];
@@ -116,7 +119,7 @@ function marshalInto(v: GoValue, parts: string[], depth: number): void {
       else parts.push('"', v, '"');
       return;
   }
-  if (depth <= 0) throw new UnsupportedValueError("json: exceeded max depth");
+  if (depth <= 0) throw new MaxDepthError("json: exceeded max depth");
   if (Array.isArray(v)) {
     parts.push("[");
     for (let i = 0; i < v.length; i++) {

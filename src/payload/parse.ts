@@ -11,6 +11,7 @@ import {
   isJsonSpace,
   JsonSyntaxError,
   lineColumnOf,
+  MaxDepthError,
   scanJsonValue,
   UnsupportedValueError,
   type GoValue,
@@ -148,9 +149,9 @@ function parseYamlStream(text: string, budget: DecodeBudget, at: { document: num
     const fast = fastYamlToGo(chunk.text);
     if (fast !== undefined) {
       if (fast.value === null) continue;
-      const raw = marshalOrUndefined(fast.value, budget.limits.maxDepth);
+      at.line = chunk.line + fast.line - 1;
+      const raw = marshalOrUndefined(fast.value, budget.limits.maxDepth, at);
       if (raw !== undefined) {
-        at.line = chunk.line + fast.line - 1;
         add(raw, at.document, at.line);
         continue;
       }
@@ -166,11 +167,15 @@ function parseYamlStream(text: string, budget: DecodeBudget, at: { document: num
   }
 }
 
-/** The JSON of a fast-path value, or undefined when only the full path can word what is wrong with it (e.g. nesting). */
-function marshalOrUndefined(value: GoValue, maxDepth: number): string | undefined {
+/**
+ * The JSON of a fast-path value, or undefined when only the full path can word what is wrong with it. Too deep a
+ * value is refused here: the full path's parser would recurse once per level, which is what the limit prevents.
+ */
+function marshalOrUndefined(value: GoValue, maxDepth: number, at: { document: number; line: number }): string | undefined {
   try {
     return goJsonMarshal(value, maxDepth);
   } catch (e) {
+    if (e instanceof MaxDepthError) throw new ManifestParseError(`error parsing: yaml: exceeded max depth of ${maxDepth}${where(at.document, at.line)}`, at.line, at.document);
     if (e instanceof UnsupportedValueError) return undefined;
     throw e;
   }
