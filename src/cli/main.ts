@@ -124,7 +124,7 @@ export function program(): Command {
     .option("--insecure", "listen beyond loopback although nothing authenticates callers")
     .option("--payload-root <dir>", "a directory payload images must resolve under (repeatable; required beyond loopback)", (dir: string, dirs: string[]) => [...dirs, dir], [])
     .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
-    .option("--payload-max-alias-bytes <size>", "bytes YAML aliases may add to one payload when expanded (e.g. 512Ki, 16Mi)", "16Mi")
+    .option("--payload-max-alias-bytes <size>", "bytes YAML aliases and manifest template substitutions may add to one payload (e.g. 512Ki, 16Mi)", "16Mi")
     .option("--payload-max-depth <n>", "nesting of mappings and sequences one payload document may have", integer, 512)
     .option("--payload-cache <dir>", "where release images pulled from registries are extracted (default: $XDG_CACHE_HOME/syncworker/payloads)")
     .option("--verification-keys <dir>", "OpenPGP public keys release images must be signed with, one keyring per file, each must sign (default: no verification)")

@@ -74,8 +74,9 @@ export interface ServeOptions {
   /** How long one payload load may take, e.g. "2m" (the default); a load still running then fails. */
   payloadLoadTimeout?: string;
   /**
-   * Bytes YAML aliases (and merge keys) may add when one payload is expanded, e.g. "16Mi" (the default): a few
-   * bytes of alias can repeat a large anchored value, and a payload beyond this is refused naming the file.
+   * Bytes YAML aliases (and merge keys, and manifest template substitutions) may add when one payload is expanded,
+   * e.g. "16Mi" (the default): a few bytes of alias can repeat a large value, and a payload beyond this is refused
+   * naming the file.
    */
   payloadMaxAliasBytes?: string;
   /** Nesting of mappings and sequences one payload document may have (default 512); deeper is refused naming the file. */

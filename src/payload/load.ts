@@ -346,9 +346,14 @@ function parseFile(
   let source = text;
   if (renderData) {
     try {
-      source = renderTemplate(text, renderData);
+      source = renderTemplate(text, renderData, undefined, budget);
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
+      // Over the budget is the payload's fault, not a template an older CVO may not know: refused, not skipped.
+      if (err.phase === "limit") {
+        problems.push({ file, line: err.line, message: `render ${name}: ${err.message}` });
+        return [];
+      }
       const stage = err.phase === "parse" ? "failed to parse manifest" : "failed to execute template";
       warn?.(`Skipping manifest ${file}: template rendering failed (may require newer CVO): ${stage}: ${err.message}`);
       return [];

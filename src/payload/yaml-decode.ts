@@ -23,7 +23,10 @@ export const YAML_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions 
  * value nested thousands deep cannot cross to the service's thread (structured clone recurses per level).
  */
 export interface PayloadLimits {
-  /** Bytes that alias expansions may add, over one whole payload (every file and document together). */
+  /**
+   * Bytes that alias expansions (and merge keys, and the substitutions of `manifests/` templates) may add, over one
+   * whole payload (every file and document together).
+   */
   readonly maxAliasBytes: number;
   /** Nesting of mappings and sequences (JSON objects and arrays) in one document. */
   readonly maxDepth: number;

@@ -79,6 +79,14 @@ test("image-references share the alias budget", async () => {
   assert.match(err.message, /^release-manifests\/image-references: unmarshal image-references: yaml: aliases expand to more than 100000 bytes/);
 });
 
+test("a large image name substituted many times by a manifests/ template is refused, not skipped, naming the file and line", async () => {
+  const refs = `kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0-abc\nspec:\n  tags:\n  - name: big\n    from:\n      kind: DockerImage\n      name: quay.io/x@sha256:${"a".repeat(100_000)}\n`;
+  const uses = Array.from({ length: 200 }, (_, i) => `  k${i}: "{{ index .Images "big" }}"`).join("\n");
+  const err = await failure(loadFiles({ "release-manifests/image-references": refs, "manifests/0000_00_cvo.yaml": `${testObject("cvo")}data:\n${uses}\n` }));
+  assert.deepEqual([err.kind, err.reason, err.file, err.line], ["Manifests", "UpdatePayloadIntegrity", "manifests/0000_00_cvo.yaml", 175]);
+  assert.match(err.message, /render 0000_00_cvo\.yaml: template: manifest:175:\d+: substitutions expand to more than 16777216 bytes \(the payload's limit\)$/);
+});
+
 const DEEP = 5000;
 const flow = (levels: number): string => `${testObject("deep")}data:\n  x: ${"[".repeat(levels)}${"]".repeat(levels)}\n`;
 const block = (levels: number): string => `${testObject("deep")}data:\n${Array.from({ length: levels }, (_, i) => `${" ".repeat(i + 2)}k:`).join("\n")} v\n`;
