@@ -19,7 +19,8 @@ let generation = 1;
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), "syncworker-hostile-"));
-  server = await startServer();
+  // Limits below their defaults, to see that serve's flags reach the loader thread.
+  server = await startServer(["--payload-max-alias-bytes", "8Mi", "--payload-max-depth", "256"]);
   await server.client.update({ generation: generation++, desired: { image: DEMO } });
   await waitForStatus(server.client, (s) => s.actual?.version === "1.0.0" && s.completed >= 1 && !s.failure, 60_000);
 });
@@ -90,13 +91,13 @@ async function acceptedUnchanged(): Promise<void> {
 const configMap = (name: string): string =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: demo-web\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\n`;
 
-test("a 1 MiB anchored value aliased 300 times is refused at 16 MiB of expansion, without the 300 MB, in Update and Preview", { timeout: 120_000 }, async () => {
+test("a 1 MiB anchored value aliased 300 times is refused at --payload-max-alias-bytes, without the 300 MB, in Update and Preview", { timeout: 120_000 }, async () => {
   const bomb = `${configMap("bomb")}data:\n  big: &big ${"x".repeat(MiB)}\n${Array.from({ length: 300 }, (_, i) => `  k${i}: *big`).join("\n")}\n`;
   const image = await hostile("alias", "release-manifests/0000_90_z_bomb.yaml", bomb);
   const before = memory();
   const failure = await refusedUpdate(image);
   assert.equal(failure.reason, "UpdatePayloadIntegrity");
-  assert.match(failure.message, /parse 0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 16777216 bytes \(the payload's limit\) \(document 1, line 25\)/);
+  assert.match(failure.message, /parse 0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 8388608 bytes \(the payload's limit\) \(document 1, line 17\)/);
   await acceptedUnchanged();
 
   const previewError = await whileAnswering(
@@ -109,7 +110,7 @@ test("a 1 MiB anchored value aliased 300 times is refused at 16 MiB of expansion
   );
   assert.ok(previewError instanceof SyncWorkerError, String(previewError));
   assert.equal(previewError.code, Code.FailedPrecondition);
-  assert.match(previewError.rawMessage, /0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 16777216 bytes/);
+  assert.match(previewError.rawMessage, /0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 8388608 bytes/);
 
   // Before the fix the Update took the peak from ~200 MB to ~1.9 GB here, a Preview to ~1.4 GB.
   const grew = memory().peak - before.peak;
@@ -125,7 +126,7 @@ test("a document nested 5,000 levels deep is refused in the loader thread naming
 
   const yaml = `${configMap("deep")}data:\n${Array.from({ length: 5000 }, (_, i) => `${" ".repeat(i + 2)}k:`).join("\n")} v\n`;
   const deepYaml = await refusedUpdate(await hostile("deep-yaml", "release-manifests/0000_90_z_deep.yaml", yaml));
-  assert.match(deepYaml.message, /parse 0000_90_z_deep\.yaml: error parsing: yaml: exceeded max depth of 512 \(document 1, line 1\)/);
+  assert.match(deepYaml.message, /parse 0000_90_z_deep\.yaml: error parsing: yaml: exceeded max depth of 256 \(document 1, line 1\)/);
   await acceptedUnchanged();
 });
 
