@@ -102,6 +102,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     clusterProfile: options.clusterProfile,
     knownCapabilities: options.knownCapabilities,
     architecture: goArch(process.arch),
+    limits: options.payloadLimits,
   }, options.payloadLoadTimeoutMs, (message) => log.warn(message));
   loader.warm();
   const registryClient = new RegistryClient(options.registry);

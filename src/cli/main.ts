@@ -126,6 +126,8 @@ export function program(): Command {
     .option("--insecure", "listen beyond loopback although nothing authenticates callers")
     .option("--payload-root <dir>", "a directory payload images must resolve under (repeatable; required beyond loopback)", (dir: string, dirs: string[]) => [...dirs, dir], [])
     .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
+    .option("--payload-max-alias-bytes <size>", "bytes YAML aliases and manifest template substitutions may add to one payload (e.g. 512Ki, 16Mi)", "16Mi")
+    .option("--payload-max-depth <n>", "nesting of mappings and sequences one payload document may have", integer, 512)
     .option("--payload-cache <dir>", "where release images pulled from registries are extracted (default: $SYNCWORKER_PAYLOAD_CACHE, else $XDG_CACHE_HOME/syncworker/payloads)")
     .option("--verification-keys <dir>", "OpenPGP public keys release images must be signed with, one keyring per file, each must sign (default: no verification)")
     .option("--signature-store <url>", "a signature store in the CVO's layout, http(s):// or file:// (repeatable; read before the registry's sha256-<hex>.sig tag)", (url: string, urls: string[]) => [...urls, url], [])

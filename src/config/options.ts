@@ -1,7 +1,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { DEFAULT_FEATURE_SET, defaultAuthFile, defaultPayloadCache, KNOWN_FEATURE_SETS } from "../payload/index.js";
+import { DEFAULT_FEATURE_SET, DEFAULT_PAYLOAD_LIMITS, defaultAuthFile, defaultPayloadCache, KNOWN_FEATURE_SETS, type PayloadLimits } from "../payload/index.js";
 import { KNOWN_CAPABILITIES } from "../policy/index.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
 import { ValueError } from "./value-error.js";
@@ -74,6 +74,14 @@ export interface ServeOptions {
   /** How long one payload load may take, e.g. "2m" (the default); a load still running then fails. */
   payloadLoadTimeout?: string;
   /**
+   * Bytes YAML aliases (and merge keys, and manifest template substitutions) may add when one payload is expanded,
+   * e.g. "16Mi" (the default): a few bytes of alias can repeat a large value, and a payload beyond this is refused
+   * naming the file.
+   */
+  payloadMaxAliasBytes?: string;
+  /** Nesting of mappings and sequences one payload document may have (default 512); deeper is refused naming the file. */
+  payloadMaxDepth?: number;
+  /**
    * Where release images pulled from registries are extracted, by manifest digest (default: `$SYNCWORKER_PAYLOAD_CACHE`,
    * else `payloads` under the user's cache directory, `$XDG_CACHE_HOME/syncworker` or `~/.cache/syncworker`).
    */
@@ -128,6 +136,7 @@ export interface CompiledServeOptions {
   /** Resolved; empty: any directory. */
   readonly payloadRoots: readonly string[];
   readonly payloadLoadTimeoutMs: number;
+  readonly payloadLimits: PayloadLimits;
   readonly registry: RegistryOptions;
   readonly verification: VerificationOptions;
   readonly debugEndpoints: boolean;
@@ -165,6 +174,15 @@ export interface SecurityOptions {
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+const BYTE_UNITS: Record<string, number> = { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+/** Parses positive byte sizes such as "65536", "512Ki", "16Mi", "1Gi". */
+export function parseByteSize(option: string, text: string): number {
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(text.trim());
+  if (!match?.[1]) throw new ValueError(option, `"${text}" is not a size like 65536, 512Ki, 16Mi or 1Gi`);
+  return positiveInteger(option, Number(match[1]) * (BYTE_UNITS[match[2] ?? ""] ?? 1));
+}
 
 /** Parses durations such as "250ms", "5s", "2m", "1.5h". */
 export function parseDuration(option: string, text: string): number {
@@ -385,6 +403,10 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     security: compileSecurity(options, listen, kubeconfig),
     payloadRoots: payloadRoots(options.payloadRoot ?? [], listen),
     payloadLoadTimeoutMs: positiveNumber("payload-load-timeout", parseDuration("payload-load-timeout", options.payloadLoadTimeout ?? "2m")),
+    payloadLimits: Object.freeze({
+      maxAliasBytes: options.payloadMaxAliasBytes === undefined ? DEFAULT_PAYLOAD_LIMITS.maxAliasBytes : parseByteSize("payload-max-alias-bytes", options.payloadMaxAliasBytes),
+      maxDepth: positiveInteger("payload-max-depth", options.payloadMaxDepth ?? DEFAULT_PAYLOAD_LIMITS.maxDepth),
+    }),
     registry: Object.freeze({ cacheDir: payloadCacheDir(options.payloadCache, env), ...compileRegistryAccess(options, env) }),
     verification: compileVerification(options),
     debugEndpoints: options.debugEndpoints ?? false,

@@ -2,8 +2,9 @@
  * The one error type the payload room throws (style: one typed error per boundary). It is an
  * {@link UpdateError}, so the worker and the status derivation treat it exactly as upstream treats the
  * error it stands for: manifest failures keep reason `UpdatePayloadIntegrity`, retrieval failures
- * `UpdatePayloadRetrievalFailed`, and the failures upstream returns as plain errors (metadata, missing
- * files, version mismatch) have an empty reason and effect, which every consumer reads as "plain".
+ * `UpdatePayloadRetrievalFailed`. The failures upstream returns as plain errors (metadata, missing files) get a
+ * reason of their own, so a load failure never shows an empty one; a version mismatch and a missing image keep
+ * the empty reason and effect, which every consumer reads as "plain".
  */
 import { UpdateError, hasBrand } from "./update-error.js";
 
@@ -41,13 +42,13 @@ export const PAYLOAD_ERROR_POLICY: Readonly<Record<PayloadErrorKind, { readonly 
   Retrieval: { step: "RetrievePayload", reason: "UpdatePayloadRetrievalFailed" },
   OutsideRoot: { step: "RetrievePayload", reason: "UpdatePayloadRetrievalFailed" },
   Verification: { step: "RetrievePayload", reason: "ImageVerificationFailed" },
-  MissingFile: { step: "LoadPayload", reason: "" },
-  ReleaseMetadata: { step: "LoadPayload", reason: "" },
-  ImageReferences: { step: "LoadPayload", reason: "" },
+  MissingFile: { step: "LoadPayload", reason: "UpdatePayloadIncomplete" },
+  ReleaseMetadata: { step: "LoadPayload", reason: "ReleaseMetadataInvalid" },
+  ImageReferences: { step: "LoadPayload", reason: "ImageReferencesInvalid" },
   Manifests: { step: "LoadPayload", reason: "UpdatePayloadIntegrity" },
   VersionMismatch: { step: "VerifyPayloadVersion", reason: "" },
-  Timeout: { step: "LoadPayload", reason: "" },
-  Internal: { step: "LoadPayload", reason: "" },
+  Timeout: { step: "LoadPayload", reason: "UpdatePayloadLoadTimeout" },
+  Internal: { step: "LoadPayload", reason: "UpdatePayloadLoadFailed" },
 };
 
 /** One failing place in a payload. */

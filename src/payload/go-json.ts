@@ -13,6 +13,9 @@ export type GoValue = null | boolean | number | bigint | string | GoValue[] | Ma
 /** Thrown when a value has no JSON form (Go: `json: unsupported value: NaN`). */
 export class UnsupportedValueError extends Error {}
 
+/** A value nested deeper than marshalling allows. */
+export class MaxDepthError extends UnsupportedValueError {}
+
 /**
  * Orders strings by UTF-8 bytes (Go's `sort.Strings`). UTF-16 order differs only when a surrogate meets
  * a BMP character at or above U+E000, and the surrogate (a code point ≥ U+10000) must sort last.
@@ -81,18 +84,22 @@ export function goJsonFloat(f: number): string {
   return Object.is(f, -0) ? "-0" : String(f);
 }
 
+/** Go's decoder refuses deeper nesting; it also keeps our recursion far from the stack limit. */
+const MAX_DEPTH = 10000;
+
 /**
  * `json.Marshal` of a decoded YAML value: compact, map keys sorted bytewise, HTML-safe strings. The JSON
  * is collected as parts and joined once: repeated `+=` would leave millions of short-lived rope nodes
- * for a large document.
+ * for a large document. Nesting deeper than `maxDepth` is a {@link MaxDepthError}.
  */
-export function goJsonMarshal(v: GoValue): string {
+export function goJsonMarshal(v: GoValue, maxDepth = MAX_DEPTH): string {
   const parts: string[] = [];
-  marshalInto(v, parts);
+  marshalInto(v, parts, maxDepth);
   return parts.join("");
 }
 
-function marshalInto(v: GoValue, parts: string[]): void {
+/** Marshals `v` into `parts`; `depth` is how many more levels of arrays and objects may open. */
+function marshalInto(v: GoValue, parts: string[], depth: number): void {
   if (v === null) {
     parts.push("null");
     return;
@@ -112,11 +119,12 @@ function marshalInto(v: GoValue, parts: string[]): void {
       else parts.push('"', v, '"');
       return;
   }
+  if (depth <= 0) throw new MaxDepthError("json: exceeded max depth");
   if (Array.isArray(v)) {
     parts.push("[");
     for (let i = 0; i < v.length; i++) {
       if (i > 0) parts.push(",");
-      marshalInto(v[i] ?? null, parts);
+      marshalInto(v[i] ?? null, parts, depth - 1);
     }
     parts.push("]");
     return;
@@ -126,9 +134,9 @@ function marshalInto(v: GoValue, parts: string[]): void {
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] ?? "";
     if (i > 0) parts.push(",");
-    marshalInto(k, parts);
+    marshalInto(k, parts, depth);
     parts.push(":");
-    marshalInto(v.get(k) ?? null, parts);
+    marshalInto(v.get(k) ?? null, parts, depth - 1);
   }
   parts.push("}");
 }
@@ -171,14 +179,12 @@ export function quoteChar(c: string): string {
   return `'${c}'`;
 }
 
-/** Go's decoder refuses deeper nesting; it also keeps our recursion far from the stack limit. */
-const MAX_DEPTH = 10000;
 
 /**
  * Scans one JSON value starting at `start` (which must not be whitespace) and returns the index just past
- * it, validating the grammar as Go's scanner does. Throws {@link JsonSyntaxError}.
+ * it, validating the grammar as Go's scanner does, nesting up to `maxDepth`. Throws {@link JsonSyntaxError}.
  */
-export function scanJsonValue(s: string, start: number): number {
+export function scanJsonValue(s: string, start: number, maxDepth = MAX_DEPTH): number {
   let i = start;
   const fail = (context: string): never => {
     if (i >= s.length) throw new JsonSyntaxError("unexpected EOF", s.length, true);
@@ -259,7 +265,7 @@ export function scanJsonValue(s: string, start: number): number {
   for (;;) {
     const c = s[i];
     if (c === "{" || c === "[") {
-      if (open.length >= MAX_DEPTH) fail("exceeded max depth");
+      if (open.length >= maxDepth) fail("exceeded max depth");
       const close = c === "{" ? "}" : "]";
       i++;
       skipSpace();

@@ -5,6 +5,7 @@
  */
 export { loadUpdate, loadTimeFilter, verifyPayloadVersion, nodePayloadFs, validateDirectory, isNotExist, goArch, DEFAULT_CLUSTER_PROFILE } from "./load.js";
 export type { LoadOptions, PayloadFs } from "./load.js";
+export { DEFAULT_PAYLOAD_LIMITS, type PayloadLimits } from "./yaml-decode.js";
 export { PayloadError, PAYLOAD_ERROR_POLICY } from "./errors.js";
 export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } from "./errors.js";
 export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE, openPayload } from "./retrieve.js";

@@ -15,6 +15,8 @@ import { nameOf, namespaceOf, type ExcludedManifest, type Manifest, type Payload
 import { imagesFromImageRef, MetadataError, parseImageReferences, parseReleaseMetadata } from "./metadata.js";
 import { ManifestParseError, parseManifests } from "./parse.js";
 import { renderTemplate, TemplateError, type TemplateData } from "./template.js";
+import { decodeUtf8, InvalidUtf8Error } from "./utf8.js";
+import { decodeBudget, type DecodeBudget, type PayloadLimits } from "./yaml-decode.js";
 
 /** What a directory entry is, as `lstat` sees it (a symbolic link is not followed). */
 export type PayloadEntryType = "file" | "directory" | "symlink" | "fifo" | "socket" | "device";
@@ -24,8 +26,8 @@ export interface PayloadFs {
   /** Entries of `dir` with their lstat type; loading skips directories, as Go's lstat-based listing does. */
   readdir(dir: string): Promise<{ name: string; type: PayloadEntryType }[]>;
   /**
-   * The contents of a regular file as UTF-8. Anything else, and a symbolic link in the last component, is refused
-   * without blocking (a FIFO with no writer would hang a plain read forever).
+   * The contents of a regular file as UTF-8 (invalid UTF-8 is an {@link InvalidUtf8Error}). Anything else, and a
+   * symbolic link in the last component, is refused without blocking (a FIFO with no writer would hang a plain read forever).
    */
   readFile(path: string): Promise<string>;
   stat(path: string): Promise<{ isDirectory: boolean }>;
@@ -62,7 +64,7 @@ export const nodePayloadFs: PayloadFs = {
     try {
       const type = entryType(await handle.stat());
       if (type !== "file") throw new Error(`${path} is ${NOT_REGULAR[type]}, not a regular file`);
-      return await handle.readFile("utf8");
+      return decodeUtf8(await handle.readFile());
     } finally {
       await handle.close();
     }
@@ -117,6 +119,8 @@ export interface LoadOptions {
   onWarning?: (message: string) => void;
   /** Checked before each file, so a superseded load stops early; its reason is thrown as-is. */
   signal?: AbortSignal;
+  /** Bounds on alias expansion and nesting; default `DEFAULT_PAYLOAD_LIMITS` (yaml-decode.ts). */
+  limits?: PayloadLimits;
 }
 
 export const DEFAULT_CLUSTER_PROFILE = "self-managed-high-availability";
@@ -210,10 +214,11 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
     throw PayloadError.from(err, "MissingFile", typeof path === "string" ? relative(dir, path) : "");
   }
   const base = await fs.realpath(dir);
+  const budget = decodeBudget(opts.limits);
   const [cvoDir, releaseDir] = await Promise.all([payloadSubdirectory(fs, dir, base, CVO_MANIFEST_DIR), payloadSubdirectory(fs, dir, base, RELEASE_MANIFEST_DIR)]);
   const meta = await readMetadata(fs, base, releaseDir, RELEASE_METADATA_FILE, "ReleaseMetadata", (text) => parseReleaseMetadata(text, opts.architecture));
   for (const w of meta.warnings) opts.onWarning?.(w);
-  const imageRef = await readMetadata(fs, base, releaseDir, IMAGE_REFERENCES_FILE, "ImageReferences", (text) => parseImageReferences(text, meta.version));
+  const imageRef = await readMetadata(fs, base, releaseDir, IMAGE_REFERENCES_FILE, "ImageReferences", (text) => parseImageReferences(text, meta.version, budget));
 
   // The version is valid SemVer by now, so its major is the digits before the first dot.
   const filter = loadTimeFilter(opts, BigInt(meta.version.slice(0, meta.version.indexOf("."))));
@@ -240,10 +245,13 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
       if (ahead) reads[i + READ_AHEAD] = read(ahead);
       const file = `${task.name}/${entry.name}`;
       if ("error" in result) {
-        problems.push({ file, message: messageOf(result.error) }); // upstream passes read errors through unprefixed
+        const { error } = result;
+        // Upstream passes read errors through unprefixed (Go's name the path); a bad encoding is a parse failure.
+        if (error instanceof InvalidUtf8Error) problems.push({ file, line: error.line, message: `parse ${entry.name}: error parsing: ${error.message}` });
+        else problems.push({ file, message: messageOf(error) });
         continue;
       }
-      const parsed = parseFile(result.text, entry.name, file, task.render ? renderData : undefined, problems, opts.onWarning);
+      const parsed = parseFile(result.text, entry.name, file, task.render ? renderData : undefined, budget, problems, opts.onWarning);
       for (const m of parsed) {
         const reason = exclusionReason(m, filter);
         opts.onManifest?.(m, reason);
@@ -314,7 +322,7 @@ async function readMetadata<T>(fs: PayloadFs, base: string, releaseDir: string, 
   try {
     return parse(await readPayloadFile(fs, base, join(releaseDir, name), file));
   } catch (err) {
-    const line = err instanceof MetadataError ? err.line : undefined;
+    const line = err instanceof MetadataError || err instanceof InvalidUtf8Error ? err.line : undefined;
     const text = `${file}${line === undefined ? "" : `:${line}`}: ${messageOf(err)}`;
     throw new PayloadError({ kind, message: text, problems: [{ file, line, message: messageOf(err) }], cause: err });
   }
@@ -331,22 +339,28 @@ function parseFile(
   name: string,
   file: string,
   renderData: TemplateData | undefined,
+  budget: DecodeBudget,
   problems: PayloadProblem[],
   warn: ((message: string) => void) | undefined,
 ): Manifest[] {
   let source = text;
   if (renderData) {
     try {
-      source = renderTemplate(text, renderData);
+      source = renderTemplate(text, renderData, undefined, budget);
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
+      // Over the budget is the payload's fault, not a template an older CVO may not know: refused, not skipped.
+      if (err.phase === "limit") {
+        problems.push({ file, line: err.line, message: `render ${name}: ${err.message}` });
+        return [];
+      }
       const stage = err.phase === "parse" ? "failed to parse manifest" : "failed to execute template";
       warn?.(`Skipping manifest ${file}: template rendering failed (may require newer CVO): ${stage}: ${err.message}`);
       return [];
     }
   }
   try {
-    return parseManifests(source, name);
+    return parseManifests(source, name, budget);
   } catch (err) {
     if (!(err instanceof ManifestParseError)) throw err;
     problems.push({ file, document: err.document, line: err.line, message: `parse ${name}: ${err.message}` });

@@ -4,6 +4,7 @@
  */
 import { posix } from "node:path";
 import type { PayloadEntryType, PayloadFs } from "./load.js";
+import { decodeUtf8 } from "./utf8.js";
 
 export type PayloadNode = { readonly kind: "file"; readonly data: Buffer } | { readonly kind: "directory" } | { readonly kind: "symlink"; readonly target: string };
 
@@ -52,7 +53,7 @@ export class MemoryPayloadFs implements PayloadFs {
   async readFile(path: string): Promise<string> {
     const { node } = this.#lookup(path, "open", false);
     if (node.kind !== "file") throw new Error(`${path} is ${node.kind === "symlink" ? "a symbolic link" : "a directory"}, not a regular file`);
-    return node.data.toString("utf8");
+    return decodeUtf8(node.data);
   }
 
   async stat(path: string): Promise<{ isDirectory: boolean }> {

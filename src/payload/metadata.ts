@@ -16,7 +16,7 @@ import {
   type GoValue,
 } from "./go-json.js";
 import type { KubeObject } from "./manifest.js";
-import { YAML_PARSE_OPTIONS, yamlDocumentToGo } from "./yaml-decode.js";
+import { decodeBudget, YAML_PARSE_OPTIONS, yamlControlCharacter, yamlDocumentToGo, type DecodeBudget } from "./yaml-decode.js";
 
 /** A metadata file that cannot be used; `line` is set for syntax errors. The loader adds the file name. */
 export class MetadataError extends Error {
@@ -211,24 +211,26 @@ export function parseReleaseMetadata(text: string, processArchitecture: string):
 
 /**
  * Decodes `image-references` (YAML or JSON) and checks it is a v1 ImageStream named like the release
- * version (spec §1.3). Returns the ImageStream object.
+ * version (spec §1.3). Returns the ImageStream object. Aliases and nesting are bounded by `budget`.
  */
-export function parseImageReferences(text: string, version: string): KubeObject {
+export function parseImageReferences(text: string, version: string, budget: DecodeBudget = decodeBudget()): KubeObject {
+  const control = yamlControlCharacter(text);
+  if (control) throw new MetadataError(`unmarshal image-references: ${control.message}`, control.line);
   // Real image-references are plain YAML or JSON the fast path decodes; it defers everything else.
   const fast = fastYamlToGo(text);
-  return checkImageStream(fast === undefined ? decodeImageReferences(text) : fastValue(fast.value, text), version);
+  return checkImageStream(fast === undefined ? decodeImageReferences(text, budget) : fastValue(fast.value, text, budget), version);
 }
 
-function fastValue(value: GoValue, text: string): unknown {
+function fastValue(value: GoValue, text: string, budget: DecodeBudget): unknown {
   try {
-    return JSON.parse(goJsonMarshal(value));
+    return JSON.parse(goJsonMarshal(value, budget.limits.maxDepth));
   } catch {
-    return decodeImageReferences(text); // e.g. NaN, which has no JSON form: the full path words the error
+    return decodeImageReferences(text, budget); // e.g. NaN, which has no JSON form: the full path words the error
   }
 }
 
 /** The full YAML path for image-references: its first document as JSON-decoded data. */
-function decodeImageReferences(text: string): unknown {
+function decodeImageReferences(text: string, budget: DecodeBudget): unknown {
   const docs = parseAllDocuments(text, YAML_PARSE_OPTIONS);
   const doc = docs[0];
   const err = doc?.errors[0];
@@ -239,7 +241,7 @@ function decodeImageReferences(text: string): unknown {
   let value: unknown = null;
   if (doc) {
     try {
-      value = JSON.parse(goJsonMarshal(yamlDocumentToGo(doc, text.length)));
+      value = JSON.parse(goJsonMarshal(yamlDocumentToGo(doc, text.length, budget)));
     } catch (e) {
       throw new MetadataError(`unmarshal image-references: ${e instanceof Error ? e.message : String(e)}`, undefined, { cause: e });
     }

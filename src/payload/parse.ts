@@ -11,13 +11,14 @@ import {
   isJsonSpace,
   JsonSyntaxError,
   lineColumnOf,
+  MaxDepthError,
   scanJsonValue,
   UnsupportedValueError,
   type GoValue,
 } from "./go-json.js";
 import { gvkOf, type KubeObject, type Manifest } from "./manifest.js";
 import { fastYamlToGo } from "./fast-yaml.js";
-import { YAML_PARSE_OPTIONS, YamlDecodeError, yamlDocumentToGo } from "./yaml-decode.js";
+import { decodeBudget, YAML_PARSE_OPTIONS, yamlControlCharacter, YamlDecodeError, yamlDocumentToGo, type DecodeBudget } from "./yaml-decode.js";
 
 /**
  * A file that cannot become manifests. The message carries upstream's text (`error parsing: …`,
@@ -55,9 +56,10 @@ export function isJsonStream(text: string): boolean {
 
 /**
  * Parses every document of a file, in order, stamping `originalFilename`. Empty and `null` documents are
- * dropped. Throws {@link ManifestParseError} on the first bad document, as upstream does.
+ * dropped. Throws {@link ManifestParseError} on the first bad document, as upstream does. Alias expansion and
+ * nesting are bounded by `budget` (shared by every file of one payload).
  */
-export function parseManifests(text: string, originalFilename: string): Manifest[] {
+export function parseManifests(text: string, originalFilename: string, budget: DecodeBudget = decodeBudget()): Manifest[] {
   const out: Manifest[] = [];
   const seen = new Set<string>();
   // Where parsing is, so that even a stack overflow can name the document.
@@ -71,8 +73,8 @@ export function parseManifests(text: string, originalFilename: string): Manifest
     out.push(m);
   };
   try {
-    if (isJsonStream(text)) parseJsonStream(text, at, add);
-    else parseYamlStream(text, at, add);
+    if (isJsonStream(text)) parseJsonStream(text, budget.limits.maxDepth, at, add);
+    else parseYamlStream(text, budget, at, add);
   } catch (e) {
     // The yaml parser recurses per nesting level; a pathological file must stay a per-file error.
     if (e instanceof RangeError) throw new ManifestParseError(`error parsing: ${e.message}${where(at.document, at.line)}`, at.line, at.document);
@@ -83,7 +85,7 @@ export function parseManifests(text: string, originalFilename: string): Manifest
 
 type AddDocument = (raw: string, document: number, line: number) => void;
 
-function parseJsonStream(text: string, at: { document: number; line: number }, add: AddDocument): void {
+function parseJsonStream(text: string, maxDepth: number, at: { document: number; line: number }, add: AddDocument): void {
   let i = 0;
   let line = 1;
   let counted = 0; // newlines before `counted` are already in `line`
@@ -93,7 +95,7 @@ function parseJsonStream(text: string, at: { document: number; line: number }, a
     const start = i;
     at.document++;
     try {
-      i = scanJsonValue(text, start);
+      i = scanJsonValue(text, start, maxDepth);
     } catch (e) {
       if (!(e instanceof JsonSyntaxError)) throw e;
       const { line: errLine, column } = lineColumnOf(text, e.index);
@@ -132,24 +134,29 @@ export function splitYamlDocuments(text: string): { docs: { text: string; line: 
   return { docs };
 }
 
-function parseYamlStream(text: string, at: { document: number; line: number }, add: AddDocument): void {
+function parseYamlStream(text: string, budget: DecodeBudget, at: { document: number; line: number }, add: AddDocument): void {
   const { docs, bad } = splitYamlDocuments(text);
   for (const chunk of docs) {
     at.document++;
     at.line = chunk.line;
+    const control = yamlControlCharacter(chunk.text);
+    if (control) {
+      const line = chunk.line + control.line - 1;
+      throw new ManifestParseError(`error parsing: error converting YAML to JSON: ${control.message}${where(at.document, line)}`, line, at.document);
+    }
     // The fast path handles the plain subset real payloads use; on anything else, and for every error
     // (so that messages come from one place), the full path decides.
     const fast = fastYamlToGo(chunk.text);
     if (fast !== undefined) {
       if (fast.value === null) continue;
-      const raw = marshalOrUndefined(fast.value);
+      at.line = chunk.line + fast.line - 1;
+      const raw = marshalOrUndefined(fast.value, budget.limits.maxDepth, at);
       if (raw !== undefined) {
-        at.line = chunk.line + fast.line - 1;
         add(raw, at.document, at.line);
         continue;
       }
     }
-    const decoded = decodeYamlChunk(chunk, at.document);
+    const decoded = decodeYamlChunk(chunk, at.document, budget);
     if (decoded === undefined) continue;
     at.line = decoded.line;
     add(decoded.raw, at.document, decoded.line);
@@ -160,17 +167,22 @@ function parseYamlStream(text: string, at: { document: number; line: number }, a
   }
 }
 
-function marshalOrUndefined(value: GoValue): string | undefined {
+/**
+ * The JSON of a fast-path value, or undefined when only the full path can word what is wrong with it. Too deep a
+ * value is refused here: the full path's parser would recurse once per level, which is what the limit prevents.
+ */
+function marshalOrUndefined(value: GoValue, maxDepth: number, at: { document: number; line: number }): string | undefined {
   try {
-    return goJsonMarshal(value);
+    return goJsonMarshal(value, maxDepth);
   } catch (e) {
+    if (e instanceof MaxDepthError) throw new ManifestParseError(`error parsing: yaml: exceeded max depth of ${maxDepth}${where(at.document, at.line)}`, at.line, at.document);
     if (e instanceof UnsupportedValueError) return undefined;
     throw e;
   }
 }
 
 /** The full YAML path (the `yaml` package, then yaml.v2 resolution): raw JSON, or undefined for an empty document. */
-function decodeYamlChunk(chunk: { text: string; line: number }, document: number): { raw: string; line: number } | undefined {
+function decodeYamlChunk(chunk: { text: string; line: number }, document: number, budget: DecodeBudget): { raw: string; line: number } | undefined {
   const lc = new LineCounter();
   // Like yaml.v2's Unmarshal, only the first document of a chunk counts (a `...` marker ends it).
   const doc = parseAllDocuments(chunk.text, { ...YAML_PARSE_OPTIONS, lineCounter: lc })[0];
@@ -185,7 +197,7 @@ function decodeYamlChunk(chunk: { text: string; line: number }, document: number
   }
   const line = lineOf(doc.contents?.range[0] ?? doc.range[0]);
   try {
-    const value = yamlDocumentToGo(doc, chunk.text.length);
+    const value = yamlDocumentToGo(doc, chunk.text.length, budget);
     return value === null ? undefined : { raw: goJsonMarshal(value), line };
   } catch (e) {
     if (!(e instanceof YamlDecodeError || e instanceof UnsupportedValueError)) throw e;

@@ -4,11 +4,16 @@
  * (`{{ "{{ $labels.name }}" }}` is how Prometheus templates are escaped), raw strings, comments and the
  * `{{-` / `-}}` trim markers. Anything else is rejected rather than mis-rendered.
  */
+import { decodeBudget, type DecodeBudget } from "./yaml-decode.js";
 
-/** A template failure; `phase` mirrors Go's split between parse errors and execution errors. */
+/**
+ * A template failure; `phase` mirrors Go's split between parse errors and execution errors, plus `limit`: the
+ * substitutions outgrew the payload's expansion budget (an image name from image-references can be large, and
+ * each `{{ index .Images "x" }}` of a few bytes repeats it).
+ */
 export class TemplateError extends Error {
   constructor(
-    readonly phase: "parse" | "execute",
+    readonly phase: "parse" | "execute" | "limit",
     readonly line: number,
     message: string,
   ) {
@@ -32,21 +37,28 @@ const INDEX = /^index[ \t\r\n]+\.([\p{L}_][\p{L}\p{Nd}_]*)[ \t\r\n]+("(?:[^"\\\n
  * Output outside actions is byte-for-byte the input. Throws {@link TemplateError} naming the line and the
  * offending action; the whole template is parsed before anything executes, as in Go.
  */
-export function renderTemplate(text: string, data: TemplateData, name = "manifest"): string {
+export function renderTemplate(text: string, data: TemplateData, name = "manifest", budget: DecodeBudget = decodeBudget()): string {
   let out = "";
   for (const seg of parseTemplate(text, name)) {
     if ("text" in seg) {
       out += seg.text;
       continue;
     }
+    const where = `template: ${name}:${seg.line}:${seg.column}`;
     const fail = (detail: string): never => {
-      throw new TemplateError("execute", seg.line, `template: ${name}:${seg.line}:${seg.column}: executing "${name}" at <.${seg.field}>: ${detail}`);
+      throw new TemplateError("execute", seg.line, `${where}: executing "${name}" at <.${seg.field}>: ${detail}`);
     };
     const value = Object.hasOwn(data, seg.field) ? data[seg.field] : fail(`can't evaluate field ${seg.field} (known fields: ${Object.keys(data).join(", ")})`);
-    if (seg.key === undefined) out += typeof value === "string" ? value : goMapText(value ?? {});
-    else if (typeof value === "string") fail(`error calling index: can't index item of type string`);
+    let piece: string;
+    if (seg.key === undefined) piece = typeof value === "string" ? value : goMapText(value ?? {});
+    else if (typeof value === "string") piece = fail(`error calling index: can't index item of type string`);
     // Go's index of a missing map key is the element type's zero value: an empty string.
-    else out += Object.hasOwn(value ?? {}, seg.key) ? (value?.[seg.key] ?? "") : "";
+    else piece = Object.hasOwn(value ?? {}, seg.key) ? (value?.[seg.key] ?? "") : "";
+    budget.aliasBytes += piece.length;
+    if (budget.aliasBytes > budget.limits.maxAliasBytes) {
+      throw new TemplateError("limit", seg.line, `${where}: substitutions expand to more than ${budget.limits.maxAliasBytes} bytes (the payload's limit)`);
+    }
+    out += piece;
   }
   return out;
 }

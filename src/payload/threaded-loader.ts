@@ -59,7 +59,7 @@ const THREAD_ENTRY = import.meta.url.endsWith(".ts") ? "./load-thread-entry.mjs"
 export class ThreadedPayloadLoader {
   #worker: Worker | undefined;
   #nextId = 1;
-  readonly #pending = new Map<number, { resolve: (u: PayloadUpdate) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<number, { directory: string; resolve: (u: PayloadUpdate) => void; reject: (e: Error) => void }>();
 
   /**
    * @param deadlineMs how long one load may take; a payload still loading then fails with a {@link PayloadError}
@@ -84,7 +84,7 @@ export class ThreadedPayloadLoader {
    */
   load(source: PayloadSource, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
     const deadline = new AbortController();
-    const text = `the payload did not load within ${this.deadlineMs / 1000}s`;
+    const text = `the payload ${source.directory} did not load within ${this.deadlineMs / 1000}s`;
     const timer = setTimeout(() => deadline.abort(new PayloadError({ kind: "Timeout", message: text, problems: [{ file: "", message: text }] })), this.deadlineMs);
     return this.#load(source, releaseImage, AbortSignal.any([signal, deadline.signal])).finally(() => clearTimeout(timer));
   }
@@ -104,7 +104,7 @@ export class ThreadedPayloadLoader {
         signal.removeEventListener("abort", onAbort);
         fn(value);
       };
-      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      this.#pending.set(id, { directory: source.directory, resolve: settle(resolve), reject: settle(reject) });
       worker.postMessage({ id, source: { directory: source.directory, ...(source.archive ? { archive: source.archive } : {}) }, releaseImage, options: this.options } satisfies LoadRequest);
     });
   }
@@ -127,17 +127,26 @@ export class ThreadedPayloadLoader {
       for (const w of reply.warnings) this.onWarning?.(w);
       pending.resolve(reply.update);
     });
-    worker.on("error", (err) => this.#failAll(PayloadError.from(err)));
+    // A reply that cannot be deserialized (e.g. nested too deep for structured clone) names no load: every
+    // waiting one fails at once, with the reason, rather than at its deadline; the thread stops working on them.
+    worker.on("messageerror", (err) => {
+      for (const id of this.#pending.keys()) worker.postMessage({ cancel: id } satisfies CancelRequest);
+      this.#failAll((directory) => `the payload ${directory} was loaded but could not be passed back from the loader thread: ${err.message}`);
+    });
+    worker.on("error", (err) => this.#failAll((directory) => `the payload loader thread failed while loading ${directory}: ${err.message}`));
     worker.on("exit", (code) => {
       if (this.#worker === worker) this.#worker = undefined;
-      this.#failAll(PayloadError.from(new Error(`the payload loader thread exited with code ${code}`)));
+      this.#failAll((directory) => `the payload loader thread exited with code ${code} while loading ${directory}`);
     });
     this.#worker = worker;
     return worker;
   }
 
-  #failAll(err: Error): void {
-    for (const { reject } of this.#pending.values()) reject(err);
+  #failAll(message: (directory: string) => string): void {
+    for (const { directory, reject } of this.#pending.values()) {
+      const text = message(directory);
+      reject(new PayloadError({ kind: "Internal", message: text, problems: [{ file: "", message: text }] }));
+    }
     this.#pending.clear();
   }
 }

@@ -8,7 +8,7 @@
  */
 import { isAlias, isMap, isScalar, isSeq } from "yaml";
 import type { Document, DocumentOptions, ParseOptions, SchemaOptions, Scalar, YAMLMap } from "yaml";
-import { UnsupportedValueError, type GoValue } from "./go-json.js";
+import { lineColumnOf, UnsupportedValueError, type GoValue } from "./go-json.js";
 
 /** Options for `parseAllDocuments`: failsafe schema, duplicate keys allowed (yaml.v2: last wins). */
 export const YAML_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
@@ -16,6 +16,34 @@ export const YAML_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions 
   uniqueKeys: false,
   merge: false,
 };
+
+/**
+ * Bounds on what decoding may build from an outsider's payload. An alias costs a few bytes of source but
+ * re-decodes its whole anchored value, so the node budget alone lets 1 MiB used 300 times become 300 MB; and a
+ * value nested thousands deep cannot cross to the service's thread (structured clone recurses per level).
+ */
+export interface PayloadLimits {
+  /**
+   * Bytes that alias expansions (and merge keys, and the substitutions of `manifests/` templates) may add, over one
+   * whole payload (every file and document together).
+   */
+  readonly maxAliasBytes: number;
+  /** Nesting of mappings and sequences (JSON objects and arrays) in one document. */
+  readonly maxDepth: number;
+}
+
+export const DEFAULT_PAYLOAD_LIMITS: PayloadLimits = { maxAliasBytes: 16 * 1024 * 1024, maxDepth: 512 };
+
+/** {@link PayloadLimits} while decoding one payload: the alias bytes spent so far are shared by all its files. */
+export interface DecodeBudget {
+  readonly limits: PayloadLimits;
+  aliasBytes: number;
+}
+
+/** A fresh budget for one payload. */
+export function decodeBudget(limits: PayloadLimits = DEFAULT_PAYLOAD_LIMITS): DecodeBudget {
+  return { limits, aliasBytes: 0 };
+}
 
 /** A decoding failure, with the source offset of the offending node when known. */
 export class YamlDecodeError extends Error {
@@ -25,6 +53,20 @@ export class YamlDecodeError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * What yaml.v2's reader refuses anywhere in a stream ("control characters are not allowed"): C0 controls other
+ * than tab, LF and CR, DEL, C1 controls other than NEL, and the non-characters U+FFFE and U+FFFF.
+ */
+const YAML_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]/;
+
+/** yaml.v2's refusal of a control character in `text`, as its message and 1-based line within `text`; undefined when none. */
+export function yamlControlCharacter(text: string): { message: string; line: number } | undefined {
+  const found = YAML_CONTROL.exec(text);
+  if (!found) return undefined;
+  const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  return { message: `yaml: control characters are not allowed (U+${code})`, line: lineColumnOf(text, found.index).line };
 }
 
 const TAG = "tag:yaml.org,2002:";
@@ -187,34 +229,59 @@ export function goFloat32G(f: number): string {
 
 /**
  * Converts a parsed YAML document to a Go value. Aliases are expanded (yaml.v2 re-decodes them) with a
- * budget against alias bombs; `<<` merge keys follow yaml.v2 (applied in order, earlier list entries win).
+ * budget against alias bombs (nodes per document, bytes per payload in `budget`); nesting beyond
+ * `budget.limits.maxDepth` is refused; `<<` merge keys follow yaml.v2 (applied in order, earlier list entries win).
  */
-export function yamlDocumentToGo(doc: Document, sourceLength: number): GoValue {
-  let budget = 4 * sourceLength + 10_000;
+export function yamlDocumentToGo(doc: Document, sourceLength: number, budget: DecodeBudget = decodeBudget()): GoValue {
+  let nodes = 4 * sourceLength + 10_000;
+  const { maxAliasBytes, maxDepth } = budget.limits;
   const active = new Set<unknown>();
+  let depth = 0;
+  /** The outermost alias being expanded (where an overspent budget is reported), if any. */
+  let expanding: { range?: [number, number, number] | null } | undefined;
+
+  /** Charges what an alias expansion adds to the output, roughly its JSON size. */
+  const spend = (bytes: number): void => {
+    if (expanding === undefined) return;
+    budget.aliasBytes += bytes;
+    if (budget.aliasBytes > maxAliasBytes) {
+      throw new YamlDecodeError(`yaml: aliases expand to more than ${maxAliasBytes} bytes (the payload's limit)`, expanding.range?.[0]);
+    }
+  };
 
   const decode = (node: unknown): GoValue => {
-    if (--budget < 0) throw new YamlDecodeError("yaml: document contains excessive aliasing", undefined);
+    if (--nodes < 0) throw new YamlDecodeError("yaml: document contains excessive aliasing", undefined);
     if (node === null || node === undefined) return null;
     if (isAlias(node)) {
       const target = node.resolve(doc);
       if (target === undefined) throw new YamlDecodeError(`yaml: unknown anchor '${node.source}' referenced`, node.range?.[0]);
       if (active.has(target)) throw new YamlDecodeError(`yaml: anchor '${node.source}' value contains itself`, node.range?.[0]);
       active.add(target);
+      const outer = expanding;
+      expanding ??= node;
       try {
         return decode(target);
       } finally {
         active.delete(target);
+        expanding = outer;
       }
     }
-    if (isScalar(node)) return decodeScalar(node);
-    if (isSeq(node)) return node.items.map(decode);
-    if (isMap(node)) {
+    if (isScalar(node)) {
+      const value = decodeScalar(node);
+      spend(typeof value === "string" ? value.length + 2 : 8);
+      return value;
+    }
+    if (!isSeq(node) && !isMap(node)) throw new YamlDecodeError("yaml: unsupported node", undefined);
+    if (++depth > maxDepth) throw new YamlDecodeError(`yaml: exceeded max depth of ${maxDepth}`, node.range?.[0]);
+    try {
+      spend(2);
+      if (isSeq(node)) return node.items.map(decode);
       const out = new Map<string, GoValue>();
       decodeMapInto(node, out);
       return out;
+    } finally {
+      depth--;
     }
-    throw new YamlDecodeError("yaml: unsupported node", undefined);
   };
 
   const asMap = (node: unknown): YAMLMap<unknown, unknown> | undefined => {
@@ -222,7 +289,18 @@ export function yamlDocumentToGo(doc: Document, sourceLength: number): GoValue {
     return isMap(target) ? target : undefined;
   };
 
-  const mergeInto = (value: unknown, out: Map<string, GoValue>, offset: number | undefined): void => {
+  const mergeInto = (key: Scalar, value: unknown, out: Map<string, GoValue>): void => {
+    // A merge copies its maps (usually aliased) into this one: charged as an alias expansion.
+    const outer = expanding;
+    expanding ??= key;
+    try {
+      mergeMaps(value, out, key.range?.[0]);
+    } finally {
+      expanding = outer;
+    }
+  };
+
+  const mergeMaps = (value: unknown, out: Map<string, GoValue>, offset: number | undefined): void => {
     const single = asMap(value);
     if (single) return decodeMapInto(single, out);
     if (isSeq(value)) {
@@ -241,7 +319,7 @@ export function yamlDocumentToGo(doc: Document, sourceLength: number): GoValue {
       const k = pair.key;
       const offset = (k as { range?: [number, number, number] } | null)?.range?.[0];
       if (isScalar(k) && k.value === "<<" && ((k.type === "PLAIN" && k.tag === undefined) || k.tag === `${TAG}merge`)) {
-        mergeInto(pair.value, out, offset);
+        mergeInto(k, pair.value, out);
         continue;
       }
       if (isMap(k) || isSeq(k)) throw new YamlDecodeError("yaml: invalid map key: a collection cannot be a key", offset);

@@ -47,6 +47,9 @@ const INVALID: [name: string, options: Parameters<typeof compileServeOptions>[0]
   ["a payload root that does not exist", { payloadRoot: ["/nonexistent/payloads"] }, "payload-root"],
   ["a payload root that is a file", { payloadRoot: ["/etc/hostname"] }, "payload-root"],
   ["a payload load timeout of zero", { payloadLoadTimeout: "0s" }, "payload-load-timeout"],
+  ["an alias byte limit that is not a size", { payloadMaxAliasBytes: "16MB" }, "payload-max-alias-bytes"],
+  ["an alias byte limit of zero", { payloadMaxAliasBytes: "0" }, "payload-max-alias-bytes"],
+  ["a payload depth of zero", { payloadMaxDepth: 0 }, "payload-max-depth"],
   ["no watches per client", { maxWatchesPerClient: 0 }, "max-watches-per-client"],
 ];
 for (const [name, options, option] of INVALID) {
@@ -54,6 +57,13 @@ for (const [name, options, option] of INVALID) {
     assert.throws(() => compile(options), (err: unknown) => err instanceof ValueError && err.option === option);
   });
 }
+
+test("payload limits: 16 MiB of alias expansion and 512 levels by default; sizes in bytes, Ki, Mi or Gi", () => {
+  assert.deepEqual(compile({}).payloadLimits, { maxAliasBytes: 16 * 1024 * 1024, maxDepth: 512 });
+  assert.deepEqual(compile({ payloadMaxAliasBytes: "512Ki", payloadMaxDepth: 64 }).payloadLimits, { maxAliasBytes: 512 * 1024, maxDepth: 64 });
+  assert.equal(compile({ payloadMaxAliasBytes: "65536" }).payloadLimits.maxAliasBytes, 65536);
+  assert.equal(compile({ payloadMaxAliasBytes: "1Gi" }).payloadLimits.maxAliasBytes, 1024 ** 3);
+});
 
 test("input limits: payload roots resolved, a 2m load deadline, debug routes off and 100 watches per client by default", async () => {
   const c = compile({});

@@ -161,7 +161,7 @@ test("a single malformed file gives an unbracketed message; identical messages c
 test("missing directory: the first stat failure, Go-worded, as a not-exist error", async () => {
   await assert.rejects(loadUpdate("/nonexistent-payload", "img", OPTS), (err: unknown) => {
     assert.ok(err instanceof PayloadError);
-    assert.equal(err.reason, "", "a plain error upstream: no UpdateError reason");
+    assert.equal(err.reason, "UpdatePayloadIncomplete", "a plain error upstream, with a reason of its own here");
     assert.deepEqual([err.kind, err.step, err.file], ["MissingFile", "LoadPayload", "manifests"]);
     assert.equal(err.message, "stat /nonexistent-payload/manifests: no such file or directory");
     assert.ok(isNotExist(err));
@@ -193,7 +193,7 @@ test("metadata errors abort the load with upstream's message after the file's na
   try {
     await assert.rejects(loadUpdate(dir, "img", OPTS), (err: unknown) => {
       assert.ok(err instanceof PayloadError);
-      assert.deepEqual([err.kind, err.step, err.reason, err.file], ["ReleaseMetadata", "LoadPayload", "", "release-manifests/release-metadata"]);
+      assert.deepEqual([err.kind, err.step, err.reason, err.file], ["ReleaseMetadata", "LoadPayload", "ReleaseMetadataInvalid", "release-manifests/release-metadata"]);
       assert.equal(err.message, 'release-manifests/release-metadata: Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found');
       return true;
     });

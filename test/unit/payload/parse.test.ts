@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isJsonStream, ManifestParseError, parseManifests } from "../../../src/payload/parse.js";
+import { decodeBudget, DEFAULT_PAYLOAD_LIMITS } from "../../../src/payload/yaml-decode.js";
 
 // A YAML file full of YAML 1.1 / Go-decoder corner cases, and the Raw that library-go's
 // manifest.ParseManifests (yaml.v2 + sigs.k8s.io/yaml + encoding/json) produced for it.
@@ -208,10 +209,11 @@ for (const [input, goMessage] of GO_JSON_ERRORS) {
   });
 }
 
-test("JSON nesting: Go's limit of 10000 levels, without exhausting the JS stack", () => {
+test("JSON nesting: Go's limit of 10000 levels when allowed, without exhausting the JS stack", () => {
   const nested = (n: number) => `{"kind":"A","metadata":{"name":"a"},"x":${"[".repeat(n)}${"]".repeat(n)}}`;
-  assert.equal(parseManifests(nested(9998), "deep.json").length, 1);
-  assert.throws(() => parseManifests(nested(10001), "deep.json"), { message: /^error parsing: json: offset 10040: invalid character '\[' exceeded max depth/ });
+  const goLimits = decodeBudget({ ...DEFAULT_PAYLOAD_LIMITS, maxDepth: 10000 });
+  assert.equal(parseManifests(nested(9998), "deep.json", goLimits).length, 1);
+  assert.throws(() => parseManifests(nested(10001), "deep.json", goLimits), { message: /^error parsing: json: offset 10040: invalid character '\[' exceeded max depth/ });
 });
 
 test("deeply nested YAML is a per-file parse error, not a crash", () => {

@@ -27,7 +27,7 @@ test("a cancelled load rejects with the signal's reason and the thread goes on s
 test("a load still running at its deadline fails with a Timeout PayloadError", async () => {
   const loader = new ThreadedPayloadLoader(options, 1);
   try {
-    await assert.rejects(loader.load({ directory: REAL_A }, "real-a", never), { kind: "Timeout", step: "LoadPayload", message: "the payload did not load within 0.001s" });
+    await assert.rejects(loader.load({ directory: REAL_A }, "real-a", never), { kind: "Timeout", step: "LoadPayload", reason: "UpdatePayloadLoadTimeout", message: `the payload ${REAL_A} did not load within 0.001s` });
   } finally {
     await loader.close();
   }
