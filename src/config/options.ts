@@ -2,7 +2,8 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { DEFAULT_FEATURE_SET, defaultAuthFile, defaultPayloadCache, KNOWN_FEATURE_SETS } from "../payload/index.js";
-import { KNOWN_CAPABILITIES } from "../policy/index.js";
+import { KNOWN_CAPABILITIES, unknownCapabilities } from "../policy/index.js";
+import { listText } from "../status/text.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
 import { ValueError } from "./value-error.js";
 
@@ -210,6 +211,14 @@ export function capabilityNames(option: string, names: readonly string[]): strin
   return [...new Set(names)].sort();
 }
 
+/** `--known-capabilities`: only names this release knows; one it does not know could never be enabled or shown. */
+function knownCapabilitiesOption(names: readonly string[]): string[] {
+  const checked = capabilityNames("known-capabilities", names);
+  const unknown = unknownCapabilities(checked);
+  if (unknown.length > 0) throw new ValueError("known-capabilities", `${listText(unknown.map((name) => `"${name}"`))}: not known to this release (it knows ${KNOWN_CAPABILITIES.join(", ")})`);
+  return checked;
+}
+
 /** `localhost`, 127.0.0.0/8 or ::1 (a bare host, as parseHostPort gives it): only processes on this host can connect. */
 export function isLoopbackHost(host: string): boolean {
   if (host === "localhost") return true;
@@ -361,7 +370,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     exclude: options.exclude ?? "",
     clusterProfile: options.clusterProfile || "self-managed-high-availability",
     featureSet: featureSetOption(options.featureSet ?? DEFAULT_FEATURE_SET),
-    knownCapabilities: Object.freeze(capabilityNames("known-capabilities", options.knownCapabilities ?? KNOWN_CAPABILITIES)),
+    knownCapabilities: Object.freeze(knownCapabilitiesOption(options.knownCapabilities ?? KNOWN_CAPABILITIES)),
     backoffSteps: positiveInteger("backoff-steps", options.backoffSteps ?? 3),
     stateDir: kubeconfig ? "" : stateDir,
     namespace: namespaceName(options.namespace ?? ""),

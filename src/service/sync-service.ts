@@ -2,6 +2,7 @@ import type { Backoff } from "../graph/index.js";
 import type { PayloadRetriever } from "../payload/index.js";
 import type { Precondition } from "../policy/index.js";
 import {
+  boundStatus,
   ClusterVersionTracker,
   EMPTY_CLUSTER_VERSION,
   isSnapshotEdge,
@@ -179,7 +180,7 @@ export class SyncService {
     const signal = this.#lifetime.signal;
     const saved = await this.#o.state.load(signal);
     const value = saved ? shown(saved) : { worker: EMPTY_STATUS, clusterVersion: EMPTY_CLUSTER_VERSION };
-    this.#store = new SnapshotStore<ServiceStatus>(value, Date.now, setImmediate, this.#o.onCoalesced, saved?.revision.published ?? 1);
+    this.#store = new SnapshotStore<ServiceStatus>(value, Date.now, setImmediate, this.#o.onCoalesced, saved?.revision.published ?? 1, boundStatus);
     const election = this.#o.election;
     if (!election) {
       const term = await this.#openTerm(signal);

@@ -70,9 +70,12 @@ test("input limits: payload roots resolved, a 2m load deadline, debug routes off
   }
 });
 
-test("known capabilities may name capabilities newer than this build; duplicates collapse, order is sorted", () => {
-  assert.deepEqual(compile({ knownCapabilities: ["NewCap", "Console", "NewCap"] }).knownCapabilities, ["Console", "NewCap"]);
+test("known capabilities: duplicates collapse, order is sorted; names this build does not know are refused, listed with how many more", () => {
+  assert.deepEqual(compile({ knownCapabilities: ["Ingress", "Console", "Ingress"] }).knownCapabilities, ["Console", "Ingress"]);
   assert.deepEqual(compile({ knownCapabilities: [] }).knownCapabilities, []);
+  assert.throws(() => compile({ knownCapabilities: ["Console", "NewCap"] }), (err: Error) => err instanceof ValueError && err.message.includes('"NewCap"'));
+  const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
+  assert.throws(() => compile({ knownCapabilities: invented }), (err: Error) => err.message.includes("… and 19950 more") && err.message.length < 2000);
 });
 
 test("the state lives in --state-dir on the embedded cluster, and the kube client takes its limits from flags", () => {
