@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { DEFAULT_FEATURE_SET, defaultAuthFile, defaultPayloadCache, KNOWN_FEATURE_SETS } from "../payload/index.js";
 import { KNOWN_CAPABILITIES, unknownCapabilities } from "../policy/index.js";
-import { listText } from "../status/text.js";
+import { listText, redactCredentials } from "../status/text.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
 import { ValueError } from "./value-error.js";
 
@@ -316,9 +316,9 @@ function compileVerification(options: ServeOptions): VerificationOptions {
     try {
       url = new URL(text);
     } catch {
-      throw new ValueError("signature-store", `"${text}" is not a URL`);
+      throw new ValueError("signature-store", `"${redactCredentials(text)}" is not a URL`);
     }
-    if (!["http:", "https:", "file:"].includes(url.protocol)) throw new ValueError("signature-store", `"${text}" is not an http, https or file URL`);
+    if (!["http:", "https:", "file:"].includes(url.protocol)) throw new ValueError("signature-store", `"${redactCredentials(text)}" is not an http, https or file URL`);
     return url;
   });
   const keys = options.verificationKeys ?? "";

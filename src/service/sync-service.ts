@@ -9,6 +9,7 @@ import {
   isStatusEdge,
   NO_DURATIONS,
   SnapshotStore,
+  statusText,
   ThrottledNotifier,
   UpdateTimingTracker,
   type Deliver,
@@ -310,7 +311,8 @@ export class SyncService {
       backoff: this.#o.backoff,
       reports: { status: (status) => this.#onStatus(status), attemptsRestarted: () => this.#waits.clear() },
       events: {
-        event: (type, reason, message) => {
+        event: (type, reason, text) => {
+          const message = statusText(text);
           if (type === "Warning") eventLog.warn(`${reason}: ${message}`);
           else eventLog.info(`${reason}: ${message}`);
           this.#cluster.events?.event(type, reason, message);
