@@ -290,11 +290,14 @@ export function compileRegistryAccess(options: Pick<ServeOptions, "pullSecret" |
     if (!caPem.includes("-----BEGIN CERTIFICATE-----")) throw new ValueError("registry-ca", `${options.registryCa} holds no PEM certificate`);
   }
   if (options.pullSecret !== undefined) {
+    let isDirectory: boolean;
     try {
-      statSync(options.pullSecret);
+      isDirectory = statSync(options.pullSecret).isDirectory();
     } catch (err) {
       throw new ValueError("pull-secret", `${options.pullSecret}: ${(err as Error).message}`);
     }
+    // Read at each pull (a rotated secret takes effect), so a directory would otherwise fail every pull instead.
+    if (isDirectory) throw new ValueError("pull-secret", `${options.pullSecret} is a directory, not a Docker config.json file`);
   }
   const insecureHosts = (options.insecureRegistry ?? []).map((host) => {
     const name = /^\[([^\]]+)\](?::\d+)?$/.exec(host)?.[1] ?? host.replace(/:\d+$/, "");

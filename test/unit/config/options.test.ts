@@ -106,6 +106,7 @@ test("registry options: the cache and credentials default from the environment; 
   const dir = await mkdtemp(join(tmpdir(), "syncworker-registry-options-"));
   assert.throws(() => compile({ pullSecret: join(dir, "absent.json") }), (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && /absent\.json/.test(err.message));
   assert.throws(() => compile({ registryCa: join(dir, "absent.pem") }), (err: unknown) => err instanceof ValueError && err.option === "registry-ca");
+  assert.throws(() => compile({ pullSecret: dir }), (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && err.message.includes(`${dir} is a directory`));
   await rm(dir, { recursive: true });
 });
 
