@@ -13,7 +13,7 @@ import { DirectoryRetriever, goArch, ImageRetriever, nodePayloadFs, RegistryClie
 import { configureVerifier, loadKeyrings, type Keyring } from "./payload/verify/index.js";
 import { builtInPreconditions, enabledFeatureGates } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
-import type { ServiceStatus } from "./status/index.js";
+import { redactCredentials, type ServiceStatus } from "./status/index.js";
 import {
   apiMetrics,
   clusterVersionMetrics,
@@ -72,7 +72,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
   const tracing = await startTracing(process.env, version);
   // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
-  const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", ...(tracing.tracer ? { mixin: traceLogMixin } : {}) }, pino.destination(2));
+  // Every line is redacted of URL credentials as written: errors quote the URLs they were given (a signature store's).
+  const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", hooks: { streamWrite: redactCredentials }, ...(tracing.tracer ? { mixin: traceLogMixin } : {}) }, pino.destination(2));
   const lifetime = new AbortController();
   const clock = systemClock;
   const registry = new Registry();

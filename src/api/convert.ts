@@ -1,7 +1,7 @@
 import * as pb from "../gen/syncworker/v1/syncworker.js";
 import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
-import { isKnownCapabilitySet } from "../policy/index.js";
-import type { Condition, HistoryEntry, ServiceStatus, Snapshot } from "../status/index.js";
+import { isKnownCapabilitySet, unknownCapabilities } from "../policy/index.js";
+import { listText, truncateText, type Condition, type HistoryEntry, type ServiceStatus, type Snapshot } from "../status/index.js";
 import type { DesiredSpec } from "../service/index.js";
 import type { PayloadState } from "../worker/index.js";
 import { toProtoComponents, toProtoTiming } from "./convert-progress.js";
@@ -40,8 +40,57 @@ function toProtoHistory(history: readonly HistoryEntry[]): pb.UpdateHistory[] {
   }));
 }
 
-/** The wire form of a published snapshot. */
+/**
+ * The most a status may take encoded: a quarter of gRPC's default 4 MiB receive limit (grpc-js, grpc-go, grpcurl and
+ * the generated clients keep it), so every default client can read any status, with room for the rest of a response.
+ */
+export const MAX_STATUS_BYTES = 1024 * 1024;
+
+/** Ever harder cuts for a status over {@link MAX_STATUS_BYTES}: characters per text, entries per list. */
+const SHRINK_STEPS: readonly { readonly text: number; readonly list: number }[] = [
+  { text: 1024, list: 1000 },
+  { text: 256, list: 100 },
+  { text: 64, list: 10 },
+];
+
+/** `value` with every string cut to `text` characters (saying how many more there were) and every list to `list` entries. */
+function shrunk<T>(value: T, cut: (typeof SHRINK_STEPS)[number]): T {
+  if (typeof value === "string") return truncateText(value, cut.text) as T;
+  if (Array.isArray(value)) return value.slice(0, cut.list).map((v: unknown) => shrunk(v, cut)) as T;
+  if (value === null || typeof value !== "object" || value instanceof Date || value instanceof Uint8Array) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shrunk(v, cut)])) as T;
+}
+
+/**
+ * `status` if it fits {@link MAX_STATUS_BYTES} encoded, else cut down until it does, its message saying so. The texts
+ * are bounded before publishing (status/bound.ts); this is the hard bound for what they do not cover (long lists).
+ */
+function fitted(status: pb.SyncWorkerStatus): pb.SyncWorkerStatus {
+  const size = pb.SyncWorkerStatus.encode(status).finish().length;
+  if (size <= MAX_STATUS_BYTES) return status;
+  for (const cut of SHRINK_STEPS) {
+    const note = `(status shortened from ${size} bytes to fit ${MAX_STATUS_BYTES}: texts cut to ${cut.text} characters, lists to ${cut.list} entries)`;
+    const candidate = { ...shrunk(status, cut), message: `${truncateText(status.message, cut.text)} ${note}` };
+    if (pb.SyncWorkerStatus.encode(candidate).finish().length <= MAX_STATUS_BYTES) return candidate;
+  }
+  // Unreachable with today's fields (64-character texts, 10 entries per list); a bound must hold regardless.
+  return pb.SyncWorkerStatus.fromPartial({ generation: status.generation, revision: status.revision, publishedAt: status.publishedAt, message: `status of ${size} bytes withheld: it does not fit ${MAX_STATUS_BYTES}` });
+}
+
+/** Each snapshot's wire form, made (and bounded) once however many calls and watchers read it. */
+const wireForms = new WeakMap<Snapshot<ServiceStatus>, pb.SyncWorkerStatus>();
+
+/** The wire form of a published snapshot, at most {@link MAX_STATUS_BYTES} encoded. */
 export function toProtoStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerStatus {
+  let status = wireForms.get(snapshot);
+  if (!status) {
+    status = fitted(wireStatus(snapshot));
+    wireForms.set(snapshot, status);
+  }
+  return status;
+}
+
+function wireStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerStatus {
   const s = snapshot.value.worker;
   const load = s.loadPayloadStatus;
   return {
@@ -127,7 +176,11 @@ export function fromProtoUpdate(req: pb.UpdateRequest): DesiredSpec {
     if (!ov.name) throw new InvalidArgumentError(`overrides[${i}].name`, `overrides[${i}].name is required`);
     for (const key of ["kind", "group", "namespace", "name"] as const) bounded(`overrides[${i}].${key}`, ov[key], STRING_LIMITS.name);
   });
-  req.capabilities?.additionalEnabledCapabilities.forEach((name, i) => bounded(`capabilities.additional_enabled_capabilities[${i}]`, name, STRING_LIMITS.name));
+  const unknown = unknownCapabilities(req.capabilities?.additionalEnabledCapabilities ?? []);
+  if (unknown.length > 0) {
+    const names = listText(unknown.map((name) => JSON.stringify(truncateText(name, STRING_LIMITS.name))));
+    throw new InvalidArgumentError("capabilities.additional_enabled_capabilities", `capabilities.additional_enabled_capabilities names ${unknown.length} unknown capabilities: ${names}`);
+  }
   const baseline = req.capabilities?.baselineCapabilitySet ?? "";
   if (!isKnownCapabilitySet(baseline)) {
     throw new InvalidArgumentError("capabilities.baseline_capability_set", `capabilities.baseline_capability_set "${baseline}" is not a known capability set`);

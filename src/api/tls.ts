@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
-import { X509Certificate } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import * as grpc from "@grpc/grpc-js";
 import { ValueError } from "../config/index.js";
 
@@ -49,6 +49,17 @@ class LoadedCertificates implements grpc.experimental.CertificateProvider {
 export function serverCredentials(tls: TlsFiles | undefined): grpc.ServerCredentials {
   if (!tls) return grpc.ServerCredentials.createInsecure();
   const identity = { certificate: readPem("tls-cert", tls.cert), privateKey: readPem("tls-key", tls.key) };
+  // Each file is parsed on its own first: the pair's check below cannot tell which of them is garbage.
+  try {
+    new X509Certificate(identity.certificate);
+  } catch (err) {
+    throw new ValueError("tls-cert", `${tls.cert} holds no PEM certificate: ${(err as Error).message}`);
+  }
+  try {
+    createPrivateKey(identity.privateKey);
+  } catch (err) {
+    throw new ValueError("tls-key", `${tls.key} holds no PEM private key: ${(err as Error).message}`);
+  }
   try {
     createSecureContext({ cert: identity.certificate, key: identity.privateKey });
   } catch (err) {

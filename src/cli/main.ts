@@ -14,6 +14,7 @@ import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
 import { notTaken } from "./update-outcome.js";
 import { watch } from "./watch.js";
+import { terminalSafe } from "./terminal-text.js";
 
 function integer(value: string): number {
   const n = Number(value);
@@ -200,7 +201,7 @@ export function program(): Command {
           expectedPlanDigest: o.plan ?? "",
         }),
       );
-      process.stdout.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2)}\n`);
+      process.stdout.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2), true)}\n`);
       const refused = notTaken(status);
       if (refused !== undefined) throw new Error(refused);
     });
@@ -218,7 +219,7 @@ export function program(): Command {
       exitOnClosedPipe(DIFF_EXIT.changes);
       try {
         const input = { desired: { version: o.version, image: payloadLocation(o.image) }, limits: limitsOf(o) };
-        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped }, (text) => process.stdout.write(text)));
+        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped }, (text) => process.stdout.write(terminalSafe(text, true))));
       } catch (err) {
         throw new CommandError(err, DIFF_EXIT.error);
       }
@@ -239,7 +240,7 @@ export function program(): Command {
     .description("print the current status")
     .action(async (o: ConnectOptions) => {
       const status = await withClient(o, (client) => client.getStatus());
-      process.stdout.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2)}\n`);
+      process.stdout.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2), true)}\n`);
     });
 
   withConnection(cli.command("notify"))
@@ -255,14 +256,14 @@ export function program(): Command {
     .option("--reason <text>", "why; shown in the status", "")
     .action(async (o: ConnectOptions & { reason: string }) => {
       const status = await withClient(o, (client) => client.pauseUpdate(o.reason));
-      process.stdout.write(`${status.message}\n`);
+      process.stdout.write(`${terminalSafe(status.message)}\n`);
     });
 
   withConnection(cli.command("resume"))
     .description("resume a paused update from where it stood")
     .action(async (o: ConnectOptions) => {
       const status = await withClient(o, (client) => client.resumeUpdate());
-      process.stdout.write(`${status.message}\n`);
+      process.stdout.write(`${terminalSafe(status.message)}\n`);
     });
   return cli;
 }
@@ -278,7 +279,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (caught) {
     const err = caught instanceof CommandError ? caught.cause : caught;
     const message = err instanceof SyncWorkerError ? `${codeName(err.code)}: ${err.rawMessage}` : err instanceof Error ? err.message : String(err);
-    process.stderr.write(`syncworker: ${message}\n`);
+    // An error's text may quote the server (a registry's error, a refused request's field).
+    process.stderr.write(`syncworker: ${terminalSafe(message, true)}\n`);
     process.exitCode = caught instanceof CommandError ? caught.exitCode : 1;
   }
 }

@@ -35,7 +35,12 @@ export async function signPayload(image: string, options: SignPayloadOptions, re
   } catch (err) {
     throw new ValueError("image", (err as Error).message);
   }
-  const passphrase = options.passphraseFile ? (await readFile(options.passphraseFile, "utf8")).split("\n")[0] : undefined;
+  let passphrase: string | undefined;
+  try {
+    passphrase = options.passphraseFile ? (await readFile(options.passphraseFile, "utf8")).split("\n")[0] : undefined;
+  } catch (err) {
+    throw new ValueError("passphrase-file", `${options.passphraseFile}: ${(err as Error).message}`);
+  }
   let key;
   try {
     key = await readSigningKey(await readFile(options.key, "utf8"), passphrase);

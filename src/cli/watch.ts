@@ -2,6 +2,7 @@
 import cliProgress, { MultiBar, type GenericBar } from "cli-progress";
 import { ComponentState, isComplete, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
 import { doneLine, liveLines, overallText } from "./progress-view.js";
+import { terminalSafe } from "./terminal-text.js";
 
 export interface WatchOptions {
   /** Stop once this version (or any, when "") is completely applied. */
@@ -29,7 +30,7 @@ class LiveArea {
 
   constructor(out: NodeJS.WriteStream) {
     this.#multi = new MultiBar({ stream: out, hideCursor: true, forceRedraw: true, barsize: 30 }, cliProgress.Presets.shades_classic);
-    this.#overall = this.#multi.create(1, 0, {}, { format: (options, params) => `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% | ${this.#status ? overallText(this.#status, new Date()) : ""}` });
+    this.#overall = this.#multi.create(1, 0, {}, { format: (options, params) => `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% | ${this.#status ? terminalSafe(overallText(this.#status, new Date())) : ""}` });
   }
 
   show(status: SyncWorkerStatus): void {
@@ -44,13 +45,13 @@ class LiveArea {
       if (c.state === ComponentState.COMPONENT_STATE_DONE && !this.#reported.has(key)) {
         this.#reported.add(key);
         // cli-progress writes logged lines over the area's old rows without clearing them: erase each row first.
-        this.#multi.log(`${ERASE_LINE}${doneLine(c, status.timing?.startedAt)}\n`);
+        this.#multi.log(`${ERASE_LINE}${terminalSafe(doneLine(c, status.timing?.startedAt))}\n`);
       }
     }
     const rows = liveLines(status, new Date()).length;
     while (this.#rows.length < rows) {
       const i = this.#rows.length;
-      this.#rows.push(this.#multi.create(1, 0, {}, { format: () => (this.#status ? (liveLines(this.#status, new Date())[i] ?? "") : "") }));
+      this.#rows.push(this.#multi.create(1, 0, {}, { format: () => terminalSafe(this.#status ? (liveLines(this.#status, new Date())[i] ?? "") : "") }));
     }
     while (this.#rows.length > rows) this.#multi.remove(this.#rows.pop()!);
     this.#overall.setTotal(Math.max(status.total, 1));
@@ -78,9 +79,9 @@ export async function watch(client: SyncWorkerClient, options: WatchOptions): Pr
       if (live) {
         live.show(status);
       } else if (options.plain === "lines") {
-        options.out.write(`[rev ${status.revision}] ${status.done}/${status.total} ${status.message}\n`);
+        options.out.write(`[rev ${status.revision}] ${status.done}/${status.total} ${terminalSafe(status.message)}\n`);
       } else {
-        options.out.write(`${JSON.stringify(SyncWorkerStatus.toJSON(status))}\n`);
+        options.out.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(status)))}\n`);
       }
       if (options.untilComplete !== undefined && isComplete(status, options.untilComplete)) break;
     }

@@ -2,7 +2,8 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { DEFAULT_FEATURE_SET, DEFAULT_PAYLOAD_LIMITS, defaultAuthFile, defaultPayloadCache, KNOWN_FEATURE_SETS, type PayloadLimits } from "../payload/index.js";
-import { KNOWN_CAPABILITIES } from "../policy/index.js";
+import { KNOWN_CAPABILITIES, unknownCapabilities } from "../policy/index.js";
+import { listText, redactCredentials } from "../status/text.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
 import { ValueError } from "./value-error.js";
 
@@ -239,6 +240,14 @@ export function capabilityNames(option: string, names: readonly string[]): strin
   return [...new Set(names)].sort();
 }
 
+/** `--known-capabilities`: only names this release knows; one it does not know could never be enabled or shown. */
+function knownCapabilitiesOption(names: readonly string[]): string[] {
+  const checked = capabilityNames("known-capabilities", names);
+  const unknown = unknownCapabilities(checked);
+  if (unknown.length > 0) throw new ValueError("known-capabilities", `${listText(unknown.map((name) => `"${name}"`))}: not known to this release (it knows ${KNOWN_CAPABILITIES.join(", ")})`);
+  return checked;
+}
+
 /** `localhost`, 127.0.0.0/8 or ::1 (a bare host, as parseHostPort gives it): only processes on this host can connect. */
 export function isLoopbackHost(host: string): boolean {
   if (host === "localhost") return true;
@@ -310,11 +319,14 @@ export function compileRegistryAccess(options: Pick<ServeOptions, "pullSecret" |
     if (!caPem.includes("-----BEGIN CERTIFICATE-----")) throw new ValueError("registry-ca", `${options.registryCa} holds no PEM certificate`);
   }
   if (options.pullSecret !== undefined) {
+    let isDirectory: boolean;
     try {
-      statSync(options.pullSecret);
+      isDirectory = statSync(options.pullSecret).isDirectory();
     } catch (err) {
       throw new ValueError("pull-secret", `${options.pullSecret}: ${(err as Error).message}`);
     }
+    // Read at each pull (a rotated secret takes effect), so a directory would otherwise fail every pull instead.
+    if (isDirectory) throw new ValueError("pull-secret", `${options.pullSecret} is a directory, not a Docker config.json file`);
   }
   const insecureHosts = (options.insecureRegistry ?? []).map((host) => {
     const name = /^\[([^\]]+)\](?::\d+)?$/.exec(host)?.[1] ?? host.replace(/:\d+$/, "");
@@ -336,9 +348,9 @@ function compileVerification(options: ServeOptions): VerificationOptions {
     try {
       url = new URL(text);
     } catch {
-      throw new ValueError("signature-store", `"${text}" is not a URL`);
+      throw new ValueError("signature-store", `"${redactCredentials(text)}" is not a URL`);
     }
-    if (!["http:", "https:", "file:"].includes(url.protocol)) throw new ValueError("signature-store", `"${text}" is not an http, https or file URL`);
+    if (!["http:", "https:", "file:"].includes(url.protocol)) throw new ValueError("signature-store", `"${redactCredentials(text)}" is not an http, https or file URL`);
     return url;
   });
   const keys = options.verificationKeys ?? "";
@@ -390,7 +402,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     exclude: options.exclude ?? "",
     clusterProfile: options.clusterProfile || "self-managed-high-availability",
     featureSet: featureSetOption(options.featureSet ?? DEFAULT_FEATURE_SET),
-    knownCapabilities: Object.freeze(capabilityNames("known-capabilities", options.knownCapabilities ?? KNOWN_CAPABILITIES)),
+    knownCapabilities: Object.freeze(knownCapabilitiesOption(options.knownCapabilities ?? KNOWN_CAPABILITIES)),
     backoffSteps: positiveInteger("backoff-steps", options.backoffSteps ?? 3),
     stateDir: kubeconfig ? "" : stateDir,
     namespace: namespaceName(options.namespace ?? ""),

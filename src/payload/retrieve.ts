@@ -82,16 +82,27 @@ export class DirectoryRetriever implements PayloadRetriever {
     try {
       ({ isDirectory } = await this.fs.stat(directory));
     } catch (err) {
-      throw retrievalFailed(statError(directory, err));
+      throw retrievalFailed(this.#unprobeable(statError(directory, err)));
     }
-    if (!isDirectory) throw retrievalFailed(new Error(`stat ${directory}: not a directory`));
+    if (!isDirectory) throw retrievalFailed(this.#unprobeable(statError(directory, { code: "ENOTDIR" })));
     signal.throwIfAborted();
     try {
       await validateDirectory(directory, this.fs);
     } catch (err) {
-      throw retrievalFailed(err);
+      throw retrievalFailed(this.#unprobeable(err));
     }
     return { directory, local: false, verified: false };
+  }
+
+  /**
+   * Without payload roots an Update may name any path of this host: a path that cannot be used then reads as
+   * missing whatever the cause (forbidden, not a directory), so a caller cannot tell what exists. Under a root the
+   * cause is shown.
+   */
+  #unprobeable(err: unknown): unknown {
+    const { path, code } = (typeof err === "object" && err !== null ? err : {}) as { path?: unknown; code?: unknown };
+    if (this.roots.length > 0 || typeof path !== "string" || code === "ENOENT") return err;
+    return statError(path, { code: "ENOENT" });
   }
 
   /** The resolved `directory`, which must lie under a root; unchanged without roots. */

@@ -92,13 +92,29 @@ export function isKnownCapabilitySet(name: string): boolean {
   return name === "" || CAPABILITY_SETS.has(name);
 }
 
+const KNOWN = new Set(KNOWN_CAPABILITIES);
+
+/**
+ * Whether this release knows the capability. Only known names are ever enabled, shown or made metric series: each
+ * name costs a status entry and a `cluster_version_capability` series, and requests and payloads may name any.
+ */
+export function isKnownCapability(name: string): boolean {
+  return KNOWN.has(name);
+}
+
+/** The names in `names` this release does not know, in order, each once. */
+export function unknownCapabilities(names: Iterable<string>): string[] {
+  return [...new Set([...names].filter((name) => !isKnownCapability(name)))];
+}
+
 /**
  * Computes capabilities from the spec; anything enabled before stays enabled (implicitly), because
  * capabilities can never be turned off once on. Capabilities whose feature gates are all off are
- * neither known nor enabled (CVO `SetCapabilities`).
+ * neither known nor enabled (CVO `SetCapabilities`), nor are names this release does not know (a
+ * state saved before names were checked may hold some).
  */
 export function setCapabilities(spec: CapabilitiesSpec, priorEnabled: ReadonlySet<string>, gates: ReadonlySet<string> = new Set()): ClusterCapabilities {
-  const off = gatedOff(gates);
+  const off = new Set([...gatedOff(gates), ...unknownCapabilities([...spec.additionalEnabledCapabilities, ...priorEnabled])]);
   const baseline = spec.baselineCapabilitySet || DEFAULT_CAPABILITY_SET;
   const enabled = new Set<string>([...(CAPABILITY_SETS.get(baseline) ?? []), ...spec.additionalEnabledCapabilities]);
   const implicitlyEnabled: string[] = [];
@@ -115,9 +131,10 @@ export function setCapabilities(spec: CapabilitiesSpec, priorEnabled: ReadonlySe
   };
 }
 
-/** Replaces the implicit list and enables each of its capabilities. */
+/** Replaces the implicit list and enables each of its capabilities the cluster knows (a payload's annotations may name any). */
 export function setFromImplicitlyEnabled(implicit: readonly string[], caps: ClusterCapabilities): ClusterCapabilities {
-  return { known: caps.known, enabled: new Set([...caps.enabled, ...implicit]), implicitlyEnabled: [...implicit] };
+  const known = implicit.filter((c) => caps.known.has(c));
+  return { known: caps.known, enabled: new Set([...caps.enabled, ...known]), implicitlyEnabled: known };
 }
 
 /** Compares only the enabled sets, as upstream does. */

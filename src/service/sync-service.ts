@@ -2,12 +2,14 @@ import type { Backoff } from "../graph/index.js";
 import type { PayloadRetriever } from "../payload/index.js";
 import type { Precondition } from "../policy/index.js";
 import {
+  boundStatus,
   ClusterVersionTracker,
   EMPTY_CLUSTER_VERSION,
   isSnapshotEdge,
   isStatusEdge,
   NO_DURATIONS,
   SnapshotStore,
+  statusText,
   ThrottledNotifier,
   UpdateTimingTracker,
   type Deliver,
@@ -181,7 +183,7 @@ export class SyncService {
     const signal = this.#lifetime.signal;
     const saved = await this.#o.state.load(signal);
     const value = saved ? shown(saved) : { worker: EMPTY_STATUS, clusterVersion: EMPTY_CLUSTER_VERSION };
-    this.#store = new SnapshotStore<ServiceStatus>(value, Date.now, setImmediate, this.#o.onCoalesced, saved?.revision.published ?? 1);
+    this.#store = new SnapshotStore<ServiceStatus>(value, Date.now, setImmediate, this.#o.onCoalesced, saved?.revision.published ?? 1, boundStatus);
     const election = this.#o.election;
     if (!election) {
       const term = await this.#openTerm(signal);
@@ -347,7 +349,8 @@ export class SyncService {
       backoff: this.#o.backoff,
       reports: { status: (status) => this.#onStatus(status), attemptsRestarted: () => this.#waits.clear() },
       events: {
-        event: (type, reason, message) => {
+        event: (type, reason, text) => {
+          const message = statusText(text);
           if (type === "Warning") eventLog.warn(`${reason}: ${message}`);
           else eventLog.info(`${reason}: ${message}`);
           this.#cluster.events?.event(type, reason, message);

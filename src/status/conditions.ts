@@ -4,6 +4,7 @@ import { describePause, type PauseStatus } from "../worker/pause.js";
 import type { SyncWorkerStatus } from "../worker/types.js";
 import type { HistoryEntry } from "./history.js";
 import { progressCounts } from "./progress.js";
+import { listText } from "./text.js";
 
 export type ConditionStatus = "True" | "False" | "Unknown";
 
@@ -84,11 +85,11 @@ function updatingProgress(failure: UpdateError, now: Date, startedAt: (operator:
   const exceeded = names.filter((n) => isSlowOperator(n, startedAt(n), now));
   const machineConfig = exceeded.includes("machine-config");
   const others = exceeded.filter((n) => n !== "machine-config");
-  if (exceeded.length === 0) return { reason: failure.reason, message: `waiting on ${names.join(", ")}`, skip: true, slow: false };
+  if (exceeded.length === 0) return { reason: failure.reason, message: `waiting on ${listText(names)}`, skip: true, slow: false };
   const message =
     others.length === 0
       ? "waiting on machine-config over 90 minutes which is longer than expected"
-      : `waiting on ${others.join(", ")} over 30 minutes${machineConfig ? " and machine-config over 90 minutes" : ""} which is longer than expected`;
+      : `waiting on ${listText(others)} over 30 minutes${machineConfig ? " and machine-config over 90 minutes" : ""} which is longer than expected`;
   return { reason: failure.reason, message, skip: true, slow: true };
 }
 
@@ -110,7 +111,7 @@ function errorToProgressing(failure: Error | undefined, now: Date, startedAt: (o
         return !started || started.getTime() < now.getTime() - OPERATOR_GRACE_MS;
       });
       if (exceeded.length > 0) {
-        return { reason: failure.reason, message: `wait has exceeded 40 minutes for these operators: ${exceeded.join(", ")}`, skip: false, slow: false };
+        return { reason: failure.reason, message: `wait has exceeded 40 minutes for these operators: ${listText(exceeded)}`, skip: false, slow: false };
       }
       return { reason: failure.reason, message: `waiting up to 40 minutes on ${failure.objectName}`, skip: true, slow: false };
     }
@@ -158,7 +159,7 @@ export function deriveConditions(
   setCondition(
     conditions,
     implicit.length > 0
-      ? { type: "ImplicitlyEnabledCapabilities", status: "True", reason: "CapabilitiesImplicitlyEnabled", message: `The following capabilities could not be disabled: ${implicit.join(", ")}` }
+      ? { type: "ImplicitlyEnabledCapabilities", status: "True", reason: "CapabilitiesImplicitlyEnabled", message: `The following capabilities could not be disabled: ${listText(implicit)}` }
       : { type: "ImplicitlyEnabledCapabilities", status: "False", reason: "AsExpected", message: "Capabilities match configured spec" },
     now,
   );

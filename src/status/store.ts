@@ -36,6 +36,7 @@ export class SnapshotStore<T> {
    * @param schedule runs the fan-out after the current turn (setImmediate in the service)
    * @param onCoalesced told how many snapshots a watcher skipped each time it receives one (for a metric)
    * @param firstRevision the revision of `initial`; a restarted service starts above what it published before
+   * @param bound applied to every value before it is published or mirrored (the service bounds its texts)
    */
   constructor(
     initial: T,
@@ -43,8 +44,9 @@ export class SnapshotStore<T> {
     private readonly schedule: (fn: () => void) => void = queueMicrotask,
     private readonly onCoalesced: (skipped: number) => void = () => undefined,
     firstRevision = 1,
+    private readonly bound: (value: T) => T = (value) => value,
   ) {
-    this.#latest = { revision: firstRevision, publishedAt: now(), value: deepFreeze(initial) };
+    this.#latest = { revision: firstRevision, publishedAt: now(), value: deepFreeze(bound(initial)) };
   }
 
   latest(): Snapshot<T> {
@@ -57,7 +59,7 @@ export class SnapshotStore<T> {
 
   /** Publishes a new snapshot; watchers receive it after the current turn. */
   publish(value: T): Snapshot<T> {
-    return this.#publish({ revision: this.#latest.revision + 1, publishedAt: this.now(), value: deepFreeze(value) });
+    return this.#publish({ revision: this.#latest.revision + 1, publishedAt: this.now(), value: deepFreeze(this.bound(value)) });
   }
 
   /**
@@ -66,7 +68,7 @@ export class SnapshotStore<T> {
    */
   mirror(snapshot: Snapshot<T>): Snapshot<T> {
     if (snapshot.revision <= this.#latest.revision) return this.#latest;
-    return this.#publish({ ...snapshot, value: deepFreeze(snapshot.value) });
+    return this.#publish({ ...snapshot, value: deepFreeze(this.bound(snapshot.value)) });
   }
 
   #publish(snapshot: Snapshot<T>): Snapshot<T> {

@@ -1,5 +1,6 @@
 import { Gauge, type Registry } from "prom-client";
 import type { KubeObject } from "../payload/index.js";
+import { isKnownCapability } from "../policy/index.js";
 import type { Condition, HistoryEntry, ServiceStatus } from "../status/index.js";
 import type { MetricsSink } from "../worker/index.js";
 
@@ -66,9 +67,13 @@ function mostRecent(history: readonly HistoryEntry[], conditions: readonly Condi
   return Math.max(created, ...times);
 }
 
-/** `cluster_version_capability{name}`: 1 for an enabled capability, 0 for one known but not enabled. */
+/**
+ * `cluster_version_capability{name}`: 1 for an enabled capability, 0 for one known but not enabled. Only names this
+ * release knows: each name is a series, and a state saved before names were checked may hold any number.
+ */
 export function capabilitySeries({ worker }: ServiceStatus): Sample<"name">[] {
-  const { enabled, known } = worker.capabilitiesStatus;
+  const enabled = worker.capabilitiesStatus.enabled.filter(isKnownCapability);
+  const known = worker.capabilitiesStatus.known.filter(isKnownCapability);
   const on = new Set(enabled);
   return [...enabled.map((name) => ({ labels: { name }, value: 1 })), ...known.filter((name) => !on.has(name)).map((name) => ({ labels: { name }, value: 0 }))];
 }

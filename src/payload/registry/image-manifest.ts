@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { isDigest } from "./reference.js";
+import { listText } from "../../status/text.js";
 
 /** A content descriptor (OCI image spec): what a manifest says about one blob. */
 export interface Descriptor {
@@ -57,7 +58,7 @@ export function parseManifest(bytes: Buffer, servedType: string): ParsedManifest
 export function selectPlatform(manifests: readonly Descriptor[], architecture: string): Descriptor {
   const match = manifests.find((m) => (m.platform?.os ?? "linux") === "linux" && m.platform?.architecture === architecture);
   if (match) return match;
-  const offered = manifests.map((m) => `${m.platform?.os ?? "?"}/${m.platform?.architecture ?? "?"}`).join(", ");
+  const offered = listText(manifests.map((m) => `${m.platform?.os ?? "?"}/${m.platform?.architecture ?? "?"}`));
   throw new Error(`the image index has no manifest for linux/${architecture} (it has ${offered || "none"})`);
 }
 

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { getGlobalDispatcher, interceptors, type Dispatcher } from "undici";
+import { redactCredentials } from "../../status/text.js";
 import { messageOf } from "../errors.js";
 
 /** A source of signatures for one digest. */
@@ -44,7 +45,7 @@ export function signatureStore(base: URL, dispatcher: Dispatcher = getGlobalDisp
   // Go's http.Client, which the CVO reads stores with, follows redirects; a store behind a CDN may use them.
   const client = dispatcher.compose(interceptors.redirect({ maxRedirections: 10 }));
   return {
-    description: `containers/image signature store under ${base.href}`,
+    description: `containers/image signature store under ${redactCredentials(base.href)}`,
     async *signatures(digest, _reference, signal) {
       const dir = `${root}${digestPathSegment(digest)}/signature-`;
       for (let i = 1; i <= MAX_SIGNATURES; i++) {
@@ -55,11 +56,11 @@ export function signatureStore(base: URL, dispatcher: Dispatcher = getGlobalDisp
           fetched = await httpSignature(client, url, signal);
         } catch (err) {
           signal.throwIfAborted();
-          yield new Error(`unable to retrieve signature from ${url}: ${messageOf(err)}`, { cause: err });
+          yield new Error(`unable to retrieve signature from ${redactCredentials(url)}: ${messageOf(err)}`, { cause: err });
           continue;
         }
         if (fetched === "missing") {
-          yield new Error(`unable to retrieve signature from ${url}: no more signatures to check`);
+          yield new Error(`unable to retrieve signature from ${redactCredentials(url)}: no more signatures to check`);
           return;
         }
         if (fetched.length > 0) yield fetched;

@@ -80,9 +80,12 @@ test("input limits: payload roots resolved, a 2m load deadline, debug routes off
   }
 });
 
-test("known capabilities may name capabilities newer than this build; duplicates collapse, order is sorted", () => {
-  assert.deepEqual(compile({ knownCapabilities: ["NewCap", "Console", "NewCap"] }).knownCapabilities, ["Console", "NewCap"]);
+test("known capabilities: duplicates collapse, order is sorted; names this build does not know are refused, listed with how many more", () => {
+  assert.deepEqual(compile({ knownCapabilities: ["Ingress", "Console", "Ingress"] }).knownCapabilities, ["Console", "Ingress"]);
   assert.deepEqual(compile({ knownCapabilities: [] }).knownCapabilities, []);
+  assert.throws(() => compile({ knownCapabilities: ["Console", "NewCap"] }), (err: Error) => err instanceof ValueError && err.message.includes('"NewCap"'));
+  const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
+  assert.throws(() => compile({ knownCapabilities: invented }), (err: Error) => err.message.includes("… and 19950 more") && err.message.length < 2000);
 });
 
 test("the state lives in --state-dir on the embedded cluster, and the kube client takes its limits from flags", () => {
@@ -124,6 +127,7 @@ test("registry options: the cache and credentials default from the environment; 
   const dir = await mkdtemp(join(tmpdir(), "syncworker-registry-options-"));
   assert.throws(() => compile({ pullSecret: join(dir, "absent.json") }), (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && /absent\.json/.test(err.message));
   assert.throws(() => compile({ registryCa: join(dir, "absent.pem") }), (err: unknown) => err instanceof ValueError && err.option === "registry-ca");
+  assert.throws(() => compile({ pullSecret: dir }), (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && err.message.includes(`${dir} is a directory`));
   await rm(dir, { recursive: true });
 });
 

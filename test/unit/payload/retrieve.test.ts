@@ -1,8 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PayloadError } from "../../../src/payload/errors.js";
+import { nodePayloadFs, type PayloadFs } from "../../../src/payload/load.js";
 import { DirectoryRetriever, NO_IMAGE_MESSAGE } from "../../../src/payload/retrieve.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
 import { REAL_A, SKELETON, tempPayload } from "./helpers.js";
@@ -76,11 +78,37 @@ test("a directory that is not a payload fails retrieval, naming what is missing"
   }
 });
 
-test("a file instead of a directory fails retrieval", async () => {
-  await assert.rejects(new DirectoryRetriever().retrieve(desired(join(REAL_A, "SOURCES.md")), signal), {
+test("a file instead of a directory fails retrieval: as missing without payload roots (nothing tells what exists), as what it is under one", async () => {
+  const file = join(REAL_A, "SOURCES.md");
+  await assert.rejects(new DirectoryRetriever().retrieve(desired(file), signal), {
+    reason: "UpdatePayloadRetrievalFailed",
+    message: `Unable to download and prepare the update: stat ${file}: no such file or directory`,
+  });
+  await assert.rejects(new DirectoryRetriever(undefined, [await realpath(REAL_A)]).retrieve(desired(await realpath(file)), signal), {
     reason: "UpdatePayloadRetrievalFailed",
     message: /not a directory/,
   });
+});
+
+test("without payload roots a forbidden path reads exactly as a missing one, at the top and inside the payload", async () => {
+  const { dir, cleanup } = await tempPayload({ ...SKELETON });
+  // The tests run as root, whom no permission stops: the file system answers EACCES as it would for a service user.
+  const forbidden = new Set([join(dir, "secret"), join(dir, "manifests")]);
+  const fs: PayloadFs = {
+    ...nodePayloadFs,
+    stat: async (path) => {
+      if (forbidden.has(path)) throw Object.assign(new Error(`EACCES: permission denied, stat '${path}'`), { code: "EACCES" });
+      return nodePayloadFs.stat(path);
+    },
+  };
+  const failure = (image: string): Promise<string> => new DirectoryRetriever(fs).retrieve(desired(image), signal).then(() => "loaded", (err: Error) => err.message);
+  try {
+    assert.equal(await failure(join(dir, "secret")), `Unable to download and prepare the update: stat ${join(dir, "secret")}: no such file or directory`);
+    assert.equal(await failure(join(dir, "secret")), (await failure(join(dir, "absent"))).replace("absent", "secret"));
+    assert.equal(await failure(dir), `Unable to download and prepare the update: stat ${join(dir, "manifests")}: no such file or directory`);
+  } finally {
+    await cleanup();
+  }
 });
 
 test("retrieval honours an aborted signal", async () => {

@@ -8,6 +8,8 @@ import {
   KNOWN_CAPABILITIES,
   knownCapabilities,
   setCapabilities,
+  setFromImplicitlyEnabled,
+  unknownCapabilities,
   type ClusterCapabilities,
 } from "../../../src/policy/index.js";
 import { manifest } from "../../harness/worker-harness.js";
@@ -90,4 +92,14 @@ test("feature sets: tech and dev preview enable the capability gates, the defaul
   for (const set of ["TechPreviewNoUpgrade", "DevPreviewNoUpgrade"]) assert.deepEqual([...enabledFeatureGates(set)].sort(), [...ALL_GATES].sort());
   assert.equal(enabledFeatureGates("Default").size, 0);
   assert.deepEqual(knownCapabilities(enabledFeatureGates("Default")), [...V4_18].sort());
+});
+
+test("names this release does not know are never enabled: not from the spec, a prior state, or a payload's implicit list", () => {
+  const c = setCapabilities({ baselineCapabilitySet: "None", additionalEnabledCapabilities: ["Console", "Invented"] }, new Set(["Build", "AlsoInvented"]));
+  assert.deepEqual([...c.enabled].sort(), ["Build", "Console"]);
+  assert.deepEqual(c.implicitlyEnabled, ["Build"]);
+  const implicit = setFromImplicitlyEnabled(["Insights", "FromAnAnnotation"], c);
+  assert.deepEqual([...implicit.enabled].sort(), ["Build", "Console", "Insights"]);
+  assert.deepEqual(implicit.implicitlyEnabled, ["Insights"]);
+  assert.deepEqual(unknownCapabilities(["Console", "X", "Y", "X"]), ["X", "Y"]);
 });

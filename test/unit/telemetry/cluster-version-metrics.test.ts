@@ -243,3 +243,9 @@ test("the scraped CVO metrics follow the status between scrapes and pass promtoo
   assert.deepEqual(second.get("cluster_version"), ["current|1.0.0|img:1|1.0.0 = 7", "completed|1.0.0|img:1| = 20", "initial|1.0.0|img:1| = 10", "cluster|1.0.0|img:1|1.0.0 = 10"], "failure and updating are gone");
   assert.deepEqual(second.get("cluster_operator_up"), ["version|1.0.0| = 1"], "a removed operator's series is gone");
 });
+
+test("cluster_version_capability: names this release does not know (a state saved before they were checked) make no series", () => {
+  const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
+  const s = status({ enabled: ["Console", ...invented], known: ["Console", "Insights", ...invented] });
+  assert.deepEqual(capabilitySeries(s).map((x) => row(x.labels, x.value)), ["Console = 1", "Insights = 0"]);
+});

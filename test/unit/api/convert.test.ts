@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as pb from "../../../src/gen/syncworker/v1/syncworker.js";
+import { fromProtoUpdate, MAX_STATUS_BYTES, toProtoStatus } from "../../../src/api/convert.js";
+import { InvalidArgumentError } from "../../../src/api/errors.js";
+import { EMPTY_CLUSTER_VERSION, type ServiceStatus, type Snapshot } from "../../../src/status/index.js";
+import { EMPTY_STATUS } from "../../../src/worker/index.js";
+
+const request = (additionalEnabledCapabilities: string[]): pb.UpdateRequest =>
+  pb.UpdateRequest.fromPartial({ desired: { image: "/payload" }, capabilities: { baselineCapabilitySet: "None", additionalEnabledCapabilities } });
+
+test("an Update naming capabilities this release does not know is refused, naming them (a bounded list)", () => {
+  assert.deepEqual(fromProtoUpdate(request(["Console", "ClusterAPI"])).capabilities.additionalEnabledCapabilities, ["Console", "ClusterAPI"]);
+  assert.throws(
+    () => fromProtoUpdate(request(["Console", "Invented", "Invented"])),
+    (err: unknown) => err instanceof InvalidArgumentError && err.field === "capabilities.additional_enabled_capabilities" && /1 unknown capabilities: "Invented"$/.test(err.message),
+  );
+  const invented = Array.from({ length: 200_000 }, (_, i) => `Cap${i}`);
+  assert.throws(
+    () => fromProtoUpdate(request(invented)),
+    (err: unknown) => err instanceof Error && err.message.includes("200000 unknown capabilities") && err.message.endsWith("… and 199950 more") && err.message.length < 2000,
+  );
+});
+
+const snapshot = (value: ServiceStatus): Snapshot<ServiceStatus> => ({ revision: 7, publishedAt: 1000, value });
+const encodedSize = (status: pb.SyncWorkerStatus): number => pb.SyncWorkerStatus.encode(status).finish().length;
+
+test("a status over MAX_STATUS_BYTES encoded is cut down to fit, its message saying so; a small one is untouched", () => {
+  const small = snapshot({ worker: EMPTY_STATUS, clusterVersion: EMPTY_CLUSTER_VERSION });
+  assert.equal(toProtoStatus(small).message, EMPTY_CLUSTER_VERSION.message);
+  assert.equal(toProtoStatus(small), toProtoStatus(small), "made once per snapshot");
+  // What the texts' bound does not cover: a payload of 50,000 components with long names.
+  const components = Array.from({ length: 50_000 }, (_, i) => ({
+    runLevel: i,
+    component: `component-${i}-${"n".repeat(200)}`,
+    state: "Pending" as const,
+    done: 0,
+    total: 1,
+    currentObject: "",
+    waitReason: "",
+    attempts: 0,
+  }));
+  const big = toProtoStatus(snapshot({ worker: { ...EMPTY_STATUS, generation: 3, components }, clusterVersion: EMPTY_CLUSTER_VERSION }));
+  assert.ok(encodedSize(big) <= MAX_STATUS_BYTES, `${encodedSize(big)} bytes`);
+  assert.equal(big.revision, 7);
+  assert.equal(big.generation, 3);
+  assert.match(big.message, /status shortened from \d+ bytes to fit 1048576/);
+  assert.ok(big.components.length > 0);
+});
