@@ -110,7 +110,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const verification = configureVerifier({ keyrings, signatureStores: options.verification.signatureStores, caPem: options.registry.caPem }, registryClient, () => clock.now());
   const retriever = new ImageRetriever(
     new DirectoryRetriever(nodePayloadFs, options.payloadRoots),
-    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: goArch(process.arch), verifier: verification.verify }),
+    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: goArch(process.arch), verifier: verification.verify, limits: options.registry.limits }),
   );
   const service = new SyncService({
     clock,

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { DEFAULT_FEATURE_SET, DEFAULT_PAYLOAD_LIMITS, defaultAuthFile, defaultPayloadCache, KNOWN_FEATURE_SETS, type PayloadLimits } from "../payload/index.js";
 import { KNOWN_CAPABILITIES, unknownCapabilities } from "../policy/index.js";
 import { listText, redactCredentials } from "../status/text.js";
+import { DEFAULT_PULL_LIMITS, type PullLimits } from "../payload/registry/limits.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
 import { ValueError } from "./value-error.js";
 
@@ -87,6 +88,20 @@ export interface ServeOptions {
    * else `payloads` under the user's cache directory, `$XDG_CACHE_HOME/syncworker` or `~/.cache/syncworker`).
    */
   payloadCache?: string;
+  /** Disk the payload cache may use, e.g. "1Gi" (the default); least recently used entries are removed beyond it. */
+  payloadCacheMax?: string;
+  /** Bytes of all payload files one image may extract to, e.g. "256Mi" (the default). */
+  payloadMaxBytes?: string;
+  /** Payload entries one image may extract (default 20000). */
+  payloadMaxFiles?: number;
+  /** Bytes of a registry's manifest, index, token or error body read, e.g. "4Mi" (the default). */
+  registryMaxResponse?: string;
+  /** A layer declared larger, e.g. "1Gi" (the default), is refused before it is downloaded. */
+  registryMaxLayer?: string;
+  /** How long one pull may take, e.g. "10m" (the default). */
+  registryPullTimeout?: string;
+  /** How long a registry may send nothing during a pull, e.g. "30s" (the default). */
+  registryStallTimeout?: string;
   /**
    * Registry credentials: a Docker config.json (an OpenShift pull secret). Default: `$REGISTRY_AUTH_FILE`, else
    * `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`, when it exists.
@@ -156,6 +171,7 @@ export interface RegistryOptions {
   /** Extra trusted CAs (PEM text); "" for the system's alone. */
   readonly caPem: string;
   readonly insecureHosts: readonly string[];
+  readonly limits: PullLimits;
 }
 
 /** How release-image signatures are checked. */
@@ -190,6 +206,23 @@ export function parseDuration(option: string, text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
   if (!match?.[1] || !match[2]) throw new ValueError(option, `"${text}" is not a duration like 500ms, 5s or 2m`);
   return Number(match[1]) * (UNITS[match[2]] ?? 1);
+}
+
+/** The pull bounds of `serve`'s flags; an absent flag takes {@link DEFAULT_PULL_LIMITS}'. */
+function compilePullLimits(options: ServeOptions): PullLimits {
+  const size = (option: string, text: string | undefined, fallback: number): number => (text === undefined ? fallback : parseByteSize(option, text));
+  const duration = (option: string, text: string | undefined, fallback: number): number =>
+    text === undefined ? fallback : positiveNumber(option, parseDuration(option, text));
+  const d = DEFAULT_PULL_LIMITS;
+  return Object.freeze({
+    maxResponseBytes: size("registry-max-response", options.registryMaxResponse, d.maxResponseBytes),
+    maxLayerBytes: size("registry-max-layer", options.registryMaxLayer, d.maxLayerBytes),
+    maxPayloadBytes: size("payload-max-bytes", options.payloadMaxBytes, d.maxPayloadBytes),
+    maxPayloadFiles: positiveInteger("payload-max-files", options.payloadMaxFiles ?? d.maxPayloadFiles),
+    maxCacheBytes: size("payload-cache-max", options.payloadCacheMax, d.maxCacheBytes),
+    pullTimeoutMs: duration("registry-pull-timeout", options.registryPullTimeout, d.pullTimeoutMs),
+    stallTimeoutMs: duration("registry-stall-timeout", options.registryStallTimeout, d.stallTimeoutMs),
+  });
 }
 
 function positiveNumber(option: string, value: number): number {
@@ -301,7 +334,7 @@ function payloadRoots(roots: readonly string[], listen: HostPort): readonly stri
 }
 
 /** How a registry is reached, as the registry flags of `serve` and of the client commands give it. */
-export type RegistryAccess = Omit<RegistryOptions, "cacheDir">;
+export type RegistryAccess = Omit<RegistryOptions, "cacheDir" | "limits">;
 
 /**
  * The one reading of the registry flags (`--pull-secret`, `--registry-ca`, `--insecure-registry`), for `serve` and
@@ -419,7 +452,7 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
       maxAliasBytes: options.payloadMaxAliasBytes === undefined ? DEFAULT_PAYLOAD_LIMITS.maxAliasBytes : parseByteSize("payload-max-alias-bytes", options.payloadMaxAliasBytes),
       maxDepth: positiveInteger("payload-max-depth", options.payloadMaxDepth ?? DEFAULT_PAYLOAD_LIMITS.maxDepth),
     }),
-    registry: Object.freeze({ cacheDir: payloadCacheDir(options.payloadCache, env), ...compileRegistryAccess(options, env) }),
+    registry: Object.freeze({ cacheDir: payloadCacheDir(options.payloadCache, env), ...compileRegistryAccess(options, env), limits: compilePullLimits(options) }),
     verification: compileVerification(options),
     debugEndpoints: options.debugEndpoints ?? false,
     maxWatchesPerClient: positiveInteger("max-watches-per-client", options.maxWatchesPerClient ?? 100),

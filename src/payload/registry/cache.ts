@@ -133,7 +133,10 @@ export async function checkEntry(dir: string, digest: string): Promise<PayloadAr
 
 /** The bytes of `archive`, if they still have the recorded digest. */
 async function verifiedBytes(archive: PayloadArchive, signal?: AbortSignal): Promise<Buffer> {
-  const bytes = await readFile(archive.path, { signal });
+  const bytes = await readFile(archive.path, { signal }).catch((err: Error) => {
+    // Node's own texts (a read of over 2 GiB: "File size (…) is greater than 2 GiB") do not name the file.
+    throw signal?.aborted ? err : new Error(`payload archive ${archive.path} cannot be read: ${err.message}`, { cause: err });
+  });
   const actual = sha256Digest(bytes);
   if (actual !== archive.digest) throw new Error(`payload archive ${archive.path} has digest ${actual}, not the ${archive.digest} it was stored with: it changed on disk`);
   return bytes;
@@ -154,16 +157,30 @@ export async function touchEntry(dir: string): Promise<void> {
 }
 
 /**
- * Removes all but the `keep` most recently used entries (pulled or hit) of the cache; returns the directories removed.
- * A loaded payload is in memory, so removing its entry later only means a pull if it is needed again.
+ * Removes all but the `keep` most recently used entries (pulled or hit) of the cache, and beyond those the least
+ * recently used while the entries take more than `maxBytes` (`--payload-cache-max`); the newest entry always stays.
+ * Returns the directories removed. A loaded payload is in memory, so removing its entry later only means a pull if
+ * it is needed again.
  */
-export async function pruneCache(cacheDir: string, keep = KEPT_ENTRIES): Promise<string[]> {
+export async function pruneCache(cacheDir: string, maxBytes: number, keep = KEPT_ENTRIES): Promise<string[]> {
   const root = join(cacheDir, "sha256");
   const names = await readdir(root).catch(() => [] as string[]);
   const entries = await Promise.all(
-    names.map(async (name) => ({ dir: join(root, name), used: (await stat(join(root, name, ENTRY_FILE)).catch(() => undefined))?.mtimeMs ?? 0 })),
+    names.map(async (name) => {
+      const dir = join(root, name);
+      const used = (await stat(join(dir, ENTRY_FILE)).catch(() => undefined))?.mtimeMs ?? 0;
+      const bytes = (await stat(join(dir, ARCHIVE_FILE)).catch(() => undefined))?.size ?? 0;
+      return { dir, used, bytes };
+    }),
   );
-  const removed = entries.sort((a, b) => b.used - a.used).slice(keep);
+  // The newest entries that fit stay: once the budget is spent, every older entry goes.
+  let total = 0;
+  const removed = entries
+    .sort((a, b) => b.used - a.used)
+    .filter(({ bytes }, i) => {
+      total += bytes;
+      return i > 0 && (i >= keep || total > maxBytes);
+    });
   for (const { dir } of removed) await rm(dir, { recursive: true, force: true });
   return removed.map(({ dir }) => dir);
 }

@@ -8,6 +8,7 @@ import { rootCertificates } from "node:tls";
 import type { Readable } from "node:stream";
 import { Agent, request, type Dispatcher } from "undici";
 import { basicAuthorization, credentialsFor, parseChallenge, type Challenge, type Credentials } from "./auth.js";
+import { DEFAULT_PULL_LIMITS, type PullLimits } from "./limits.js";
 import type { ImageReference } from "./reference.js";
 
 /** How a {@link RegistryClient} reaches registries. */
@@ -20,6 +21,8 @@ export interface RegistryClientOptions {
   readonly caPem?: string;
   /** `host[:port]`s spoken to over plain HTTP (loopback only, checked by the options). */
   readonly insecureHosts?: readonly string[];
+  /** Response size and stall bounds; {@link DEFAULT_PULL_LIMITS} when absent. */
+  readonly limits?: Pick<PullLimits, "maxResponseBytes" | "stallTimeoutMs">;
 }
 
 /** A manifest as served: its bytes (which the digest is computed over) and media type. */
@@ -38,6 +41,11 @@ export const MANIFEST_TYPES = [
 
 type Action = "pull" | "pull,push";
 type Response = Dispatcher.ResponseData;
+/** A response and the request it answers (`GET https://…`), which errors about its body name. */
+interface Sent {
+  readonly res: Response;
+  readonly request: string;
+}
 
 const MAX_REDIRECTS = 5;
 
@@ -48,41 +56,89 @@ const MAX_REDIRECTS = 5;
 export class RegistryClient {
   readonly #agent: Agent;
   readonly #tokens = new Map<string, string>();
+  readonly #limits: Pick<PullLimits, "maxResponseBytes" | "stallTimeoutMs">;
 
   constructor(private readonly options: RegistryClientOptions) {
-    this.#agent = new Agent({ connect: options.caPem ? { ca: [...rootCertificates, options.caPem] } : {} });
+    this.#limits = options.limits ?? DEFAULT_PULL_LIMITS;
+    // undici's headers and body timeouts are the stall timeout: no response, or no body bytes, for that long.
+    const stall = this.#limits.stallTimeoutMs;
+    this.#agent = new Agent({ connect: options.caPem ? { ca: [...rootCertificates, options.caPem] } : {}, headersTimeout: stall, bodyTimeout: stall });
   }
 
-  /** GET a manifest by tag or digest. The caller checks the digest. */
+  /** GET a manifest by tag or digest, at most `--registry-max-response` bytes. The caller checks the digest. */
   async manifest(ref: ImageReference, tagOrDigest: string, signal: AbortSignal): Promise<FetchedManifest> {
-    const res = await this.#send(ref, "pull", "GET", `manifests/${tagOrDigest}`, { accept: MANIFEST_TYPES.join(", ") }, undefined, signal);
-    const bytes = Buffer.from(await res.body.arrayBuffer());
+    const { res, request } = await this.#send(ref, "pull", "GET", `manifests/${tagOrDigest}`, { accept: MANIFEST_TYPES.join(", ") }, undefined, signal);
+    const bytes = await this.#body(res, request, "refuse");
     const mediaType = String(res.headers["content-type"] ?? "").split(";")[0]!.trim();
     return { mediaType, bytes };
   }
 
-  /** GET a blob as a stream, following the storage redirects registries use. The caller checks the digest. */
-  async blob(ref: ImageReference, digest: string, signal: AbortSignal): Promise<Readable> {
-    const res = await this.#send(ref, "pull", "GET", `blobs/${digest}`, {}, undefined, signal);
-    return res.body;
+  /**
+   * GET a blob as a stream, following the storage redirects registries use, and the request it came from (which
+   * errors while reading it name). The caller bounds its size and checks the digest.
+   */
+  async blob(ref: ImageReference, digest: string, signal: AbortSignal): Promise<{ body: Readable; request: string }> {
+    const { res, request } = await this.#send(ref, "pull", "GET", `blobs/${digest}`, {}, undefined, signal);
+    return { body: res.body, request };
+  }
+
+  /** The text of an error from reading a response, naming the stall timeout when that is what ended it. */
+  describe(err: unknown): string {
+    const code = (err as { code?: unknown } | undefined)?.code;
+    if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+      return `the registry sent nothing for ${this.#limits.stallTimeoutMs / 1000}s (--registry-stall-timeout)`;
+    }
+    return errorText(err);
+  }
+
+  /**
+   * Reads a response body of at most `--registry-max-response` bytes: a longer one is refused (`refuse`) or, for an
+   * error text, cut there (`cut`); its declared length is checked before anything is read.
+   */
+  async #body(res: Response, request: string, over: "refuse" | "cut"): Promise<Buffer> {
+    const limit = this.#limits.maxResponseBytes;
+    const tooLong = (size: string): Error => new Error(`${request}: the response body is ${size}, more than --registry-max-response allows (${limit} bytes)`);
+    const declared = Number(res.headers["content-length"]);
+    if (over === "refuse" && declared > limit) {
+      res.body.destroy();
+      throw tooLong(`${declared} bytes`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limit) {
+          res.body.destroy();
+          if (over === "refuse") throw tooLong(`over ${limit} bytes`);
+          chunks.push(chunk.subarray(0, chunk.length - (size - limit)));
+          break;
+        }
+        chunks.push(chunk);
+      }
+    } catch (err) {
+      if (size > limit) throw err;
+      throw new Error(`${request}: reading the response: ${this.describe(err)}`, { cause: err });
+    }
+    return Buffer.concat(chunks);
   }
 
   /** Uploads a blob in one request (POST then PUT), unless the registry already has it. */
   async pushBlob(ref: ImageReference, digest: string, bytes: Buffer, signal: AbortSignal): Promise<void> {
-    const head = await this.#send(ref, "pull,push", "HEAD", `blobs/${digest}`, {}, undefined, signal, [404]);
+    const { res: head } = await this.#send(ref, "pull,push", "HEAD", `blobs/${digest}`, {}, undefined, signal, [404]);
     await head.body.dump();
     if (head.statusCode === 200) return;
-    const start = await this.#send(ref, "pull,push", "POST", "blobs/uploads/", {}, undefined, signal);
+    const { res: start } = await this.#send(ref, "pull,push", "POST", "blobs/uploads/", {}, undefined, signal);
     await start.body.dump();
     const location = new URL(String(start.headers["location"] ?? ""), this.#base(ref));
     location.searchParams.set("digest", digest);
-    const put = await this.#send(ref, "pull,push", "PUT", location.href, { "content-type": "application/octet-stream" }, bytes, signal);
+    const { res: put } = await this.#send(ref, "pull,push", "PUT", location.href, { "content-type": "application/octet-stream" }, bytes, signal);
     await put.body.dump();
   }
 
   /** PUTs a manifest under a tag or its digest. */
   async pushManifest(ref: ImageReference, tagOrDigest: string, mediaType: string, bytes: Buffer, signal: AbortSignal): Promise<void> {
-    const res = await this.#send(ref, "pull,push", "PUT", `manifests/${tagOrDigest}`, { "content-type": mediaType }, bytes, signal);
+    const { res } = await this.#send(ref, "pull,push", "PUT", `manifests/${tagOrDigest}`, { "content-type": mediaType }, bytes, signal);
     await res.body.dump();
   }
 
@@ -109,7 +165,7 @@ export class RegistryClient {
     body: Buffer | undefined,
     signal: AbortSignal,
     allowed: readonly number[] = [],
-  ): Promise<Response> {
+  ): Promise<Sent> {
     const tokenKey = `${ref.registry}\n${ref.repository}\n${action}`;
     let url = new URL(path, this.#base(ref));
     let authorization = this.#tokens.get(tokenKey);
@@ -133,9 +189,9 @@ export class RegistryClient {
         url = new URL(location, url);
         continue;
       }
-      if ((res.statusCode >= 200 && res.statusCode < 300) || allowed.includes(res.statusCode)) return res;
+      if ((res.statusCode >= 200 && res.statusCode < 300) || allowed.includes(res.statusCode)) return { res, request: `${method} ${url.href}` };
       if (res.statusCode === 401) this.#tokens.delete(tokenKey);
-      const failure = `${method} ${url.href}: ${res.statusCode} ${await registryErrorText(res)}`;
+      const failure = `${method} ${url.href}: ${res.statusCode} ${await this.#errorText(res, `${method} ${url.href}`)}`;
       // An anonymous token that grants nothing: the registry wants credentials we do not have.
       if (res.statusCode === 401 && anonymous) throw new Error(`${this.#noCredentials(ref).message}: ${failure}`);
       throw new Error(failure);
@@ -147,7 +203,7 @@ export class RegistryClient {
       return await request(url, { method, headers, body, signal, dispatcher: this.#agent });
     } catch (err) {
       if (signal.aborted) throw err;
-      throw new Error(`${method} ${url.href}: ${errorText(err)}`, { cause: err });
+      throw new Error(`${method} ${url.href}: ${this.describe(err)}`, { cause: err });
     }
   }
 
@@ -174,8 +230,14 @@ export class RegistryClient {
       await res.body.dump();
       throw this.#noCredentials(ref);
     }
-    if (res.statusCode !== 200) throw new Error(`token server ${url.origin}${url.pathname} for ${ref.registry}: ${res.statusCode} ${await registryErrorText(res)}`);
-    const reply = (await res.body.json()) as { token?: unknown; access_token?: unknown };
+    const server = `token server ${url.origin}${url.pathname} for ${ref.registry}`;
+    if (res.statusCode !== 200) throw new Error(`${server}: ${res.statusCode} ${await this.#errorText(res, `GET ${url.origin}${url.pathname}`)}`);
+    let reply: { token?: unknown; access_token?: unknown };
+    try {
+      reply = JSON.parse((await this.#body(res, `GET ${url.origin}${url.pathname}`, "refuse")).toString("utf8")) as typeof reply;
+    } catch (err) {
+      throw new Error(`${server}: ${(err as Error).message}`, { cause: err });
+    }
     const token = typeof reply.token === "string" && reply.token ? reply.token : reply.access_token;
     if (typeof token !== "string" || token === "") throw new Error(`token server ${url.origin}${url.pathname} for ${ref.registry} returned no token`);
     return token;
@@ -185,11 +247,18 @@ export class RegistryClient {
     const where = this.options.authFile ? `none for ${ref.registry} in ${this.options.authFile}` : "no pull secret configured";
     return new Error(`registry ${ref.registry} requires authentication and there are no credentials for it (${where}; see --pull-secret)`);
   }
+
+  /**
+   * The registry's `{"errors":[{code, message}]}` as `CODE: message; …`, else the body's first 200 characters; only
+   * the first `--registry-max-response` bytes are read (a 404 may come with a gigabyte).
+   */
+  async #errorText(res: Response, request: string): Promise<string> {
+    return registryErrorText(await this.#body(res, request, "cut").then((b) => b.toString("utf8"), () => ""));
+  }
 }
 
-/** The registry's `{"errors":[{code, message}]}` as `CODE: message; …`, else the body's first 200 characters. */
-async function registryErrorText(res: Response): Promise<string> {
-  const text = await res.body.text().catch(() => "");
+/** `text`, a registry's error body, as `CODE: message; …` when it is the registry's JSON, else its first 200 characters. */
+function registryErrorText(text: string): string {
   try {
     const { errors } = JSON.parse(text) as { errors?: { code?: string; message?: string }[] };
     if (Array.isArray(errors) && errors.length > 0) return errors.map((e) => `${e.code ?? "ERROR"}: ${e.message ?? ""}`).join("; ");

@@ -10,6 +10,7 @@ import { posix } from "node:path";
 import type { Readable } from "node:stream";
 import { extract, type Header } from "tar-stream";
 import type { PayloadNode, PayloadTree } from "../memory-fs.js";
+import type { PullLimits } from "./limits.js";
 
 /** Top-level directories of a release image that hold the payload (CVO `release-manifests/`, `manifests/`). */
 export const PAYLOAD_DIRS: readonly string[] = ["release-manifests", "manifests"];
@@ -18,6 +19,10 @@ export const PAYLOAD_DIRS: readonly string[] = ["release-manifests", "manifests"
 const MAX_FILE_BYTES = 64 * 2 ** 20;
 const WHITEOUT = ".wh.";
 const OPAQUE = ".wh..wh..opq";
+
+/** Totals one image may extract to; unbounded for an archive the cache wrote under them. */
+export type ExtractLimits = Pick<PullLimits, "maxPayloadBytes" | "maxPayloadFiles">;
+const UNBOUNDED: ExtractLimits = { maxPayloadBytes: Infinity, maxPayloadFiles: Infinity };
 
 /** What an entry is, as a tar header says. */
 export type EntryHeader = Pick<Header, "name" | "type"> & Partial<Pick<Header, "size" | "linkname">>;
@@ -36,6 +41,11 @@ async function bodyOf(entry: unknown): Promise<Buffer> {
  */
 export class PayloadExtractor {
   readonly #tree = new Map<string, PayloadNode>();
+  /** Payload entries and file bytes applied so far, counted as they come (a later whiteout gives nothing back). */
+  #entries = 0;
+  #bytes = 0;
+
+  constructor(private readonly limits: ExtractLimits = UNBOUNDED) {}
 
   /** Consumes `tar` (an uncompressed tar stream) to its end; `layer` names it in errors. */
   async extract(tar: Readable, layer: string, signal: AbortSignal): Promise<void> {
@@ -74,6 +84,7 @@ export class PayloadExtractor {
     const parts = name.split("/").filter((p) => p !== "" && p !== ".");
     if (parts.includes("..")) throw refuse("path contains \"..\"");
     if (parts.length === 0 || !PAYLOAD_DIRS.includes(parts[0]!)) return;
+    if (++this.#entries > this.limits.maxPayloadFiles) throw refuse(`the payload has more than ${this.limits.maxPayloadFiles} entries (--payload-max-files)`);
     const path = parts.join("/");
     for (let i = 1; i < parts.length; i++) {
       const prefix = parts.slice(0, i).join("/");
@@ -91,7 +102,11 @@ export class PayloadExtractor {
         return;
       case "file":
       case "contiguous-file": {
-        if ((header.size ?? 0) > MAX_FILE_BYTES) throw refuse(`${header.size} bytes is more than a payload file may have (${MAX_FILE_BYTES})`);
+        const size = header.size ?? 0;
+        if (size > MAX_FILE_BYTES) throw refuse(`${size} bytes is more than a payload file may have (${MAX_FILE_BYTES})`);
+        if ((this.#bytes += size) > this.limits.maxPayloadBytes) {
+          throw refuse(`the payload's files would exceed ${this.limits.maxPayloadBytes} bytes in all (--payload-max-bytes)`);
+        }
         this.#put(path, { kind: "file", data: await body() });
         return;
       }

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Transform, type Readable } from "node:stream";
+import { pipeline as pipe, Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PayloadError } from "../errors.js";
@@ -16,6 +16,7 @@ import type { PayloadInfo } from "../retrieve.js";
 import { archiveIn, checkEntry, entryDir, pruneCache, sealEntry, touchEntry, type PayloadArchive } from "./cache.js";
 import type { RegistryClient } from "./client.js";
 import { PAYLOAD_DIRS, PayloadExtractor } from "./extract.js";
+import { DEFAULT_PULL_LIMITS, type PullLimits } from "./limits.js";
 import { layerCompression, parseManifest, selectPlatform, sha256Digest, type Descriptor } from "./image-manifest.js";
 import { byDigest, parseReference, type ImageReference } from "./reference.js";
 import { UNVERIFIED, type ImageVerifier } from "./verifier.js";
@@ -28,6 +29,8 @@ export interface RegistryRetrieverOptions {
   readonly architecture: string;
   /** Signature verification; {@link UNVERIFIED} (no keys) when absent. */
   readonly verifier?: ImageVerifier;
+  /** What one pull may take; {@link DEFAULT_PULL_LIMITS} when absent. */
+  readonly limits?: PullLimits;
 }
 
 /** Called with "downloaded A of B bytes" while layers arrive. */
@@ -41,17 +44,44 @@ const PROGRESS_STEP = 0.05;
 
 export class RegistryRetriever {
   readonly #verify: ImageVerifier;
+  readonly #limits: PullLimits;
 
   constructor(private readonly options: RegistryRetrieverOptions) {
     this.#verify = options.verifier ?? UNVERIFIED;
+    this.#limits = options.limits ?? DEFAULT_PULL_LIMITS;
   }
 
   /** `image` by digest: a tag is resolved by fetching its manifest (the digest is of the bytes served). */
   async resolve(image: string, signal: AbortSignal): Promise<string> {
     const ref = parseReference(image);
     if (ref.digest) return byDigest(ref, ref.digest);
-    const { bytes } = await this.options.client.manifest(ref, ref.tag!, signal);
-    return byDigest(ref, sha256Digest(bytes));
+    return this.#bounded(ref, signal, async (step, bounded) => {
+      step(`resolving tag ${ref.tag!}`);
+      const { bytes } = await this.options.client.manifest(ref, ref.tag!, bounded);
+      return byDigest(ref, sha256Digest(bytes));
+    });
+  }
+
+  /**
+   * Runs one registry operation under `--registry-pull-timeout`: `work` tells `step` what it is doing, and an error
+   * (any error: this is the boundary of one pull) names that step and the registry. The caller's own abort passes
+   * through unchanged.
+   */
+  async #bounded<T>(ref: ImageReference, signal: AbortSignal, work: (step: (what: string) => void, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeoutMs = this.#limits.pullTimeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`the pull did not finish within ${timeoutMs / 1000}s (--registry-pull-timeout)`)), timeoutMs);
+    let current = "starting";
+    try {
+      return await work((what) => void (current = what), AbortSignal.any([signal, deadline.signal]));
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (err instanceof PayloadError) throw err;
+      const why = deadline.signal.aborted ? (deadline.signal.reason as Error).message : this.options.client.describe(err);
+      throw new Error(`pulling ${ref.registry}/${ref.repository}: ${current}: ${why}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -77,33 +107,40 @@ export class RegistryRetriever {
     if (archive) await touchEntry(dir);
     else {
       await rm(dir, { recursive: true, force: true });
-      archive = await this.#pull(ref, digest, dir, signal, progress);
+      archive = await this.#bounded(ref, signal, (step, bounded) => this.#pull(ref, digest, dir, bounded, step, progress));
       // Best effort: a cache that cannot be pruned still serves this pull.
-      await pruneCache(this.options.cacheDir).catch(() => undefined);
+      await pruneCache(this.options.cacheDir, this.#limits.maxCacheBytes).catch(() => undefined);
     }
     return { directory: dir, archive, local: false, verified: verification.verified, ...(verificationError ? { verificationError } : {}) };
   }
 
   /** Pulls the image into a temporary directory and renames the sealed result to `dir`. */
-  async #pull(ref: ImageReference, digest: string, dir: string, signal: AbortSignal, progress: RetrieveProgress | undefined): Promise<PayloadArchive> {
-    const layers = await this.#layers(ref, digest, signal);
+  async #pull(ref: ImageReference, digest: string, dir: string, signal: AbortSignal, step: (what: string) => void, progress: RetrieveProgress | undefined): Promise<PayloadArchive> {
+    const layers = await this.#layers(ref, digest, signal, step);
+    const maxLayer = this.#limits.maxLayerBytes;
+    const big = layers.find((l) => l.size > maxLayer);
+    if (big) throw new Error(`layer ${big.digest} declares ${big.size} bytes, more than --registry-max-layer allows (${maxLayer})`);
     await mkdir(this.options.cacheDir, { recursive: true });
     const tmp = await mkdtemp(join(this.options.cacheDir, "tmp-"));
     try {
-      const extractor = new PayloadExtractor();
+      const extractor = new PayloadExtractor(this.#limits);
       const total = layers.reduce((sum, l) => sum + l.size, 0);
       const tell = throttled(total, progress);
       let done = 0;
       for (const layer of layers) {
         const compression = layerCompression(layer.mediaType);
         const file = join(tmp, layer.digest.replace(":", "-"));
+        step(`downloading layer ${layer.digest}`);
         await this.#download(ref, layer, file, (n) => tell((done += n)), signal);
+        step(`extracting layer ${layer.digest}${compression === "gzip" ? " (gzip)" : ""}`);
         // 1 MiB chunks: with the 64 KiB and 16 KiB defaults, extracting a 1,000-file layer took 2-3 times as long.
         const tar = createReadStream(file, { highWaterMark: CHUNK_BYTES });
-        const plain = compression === "gzip" ? tar.pipe(createGunzip({ chunkSize: CHUNK_BYTES })).on("error", (e) => tar.destroy(e)) : tar;
+        // pipeline, not pipe: a decompression error must reach the extractor, and the file stream's own error a listener.
+        const plain = compression === "gzip" ? pipe(tar, createGunzip({ chunkSize: CHUNK_BYTES }), () => undefined) : tar;
         await extractor.extract(plain, layer.digest, signal);
         await rm(file);
       }
+      step("writing the payload cache entry");
       const tree = extractor.tree();
       for (const name of PAYLOAD_DIRS) {
         if (tree.get(name)?.kind !== "directory") throw new Error(`image ${byDigest(ref, digest)} has no ${name}/ directory in its ${layers.length} layer(s): it is not a release image`);
@@ -125,10 +162,12 @@ export class RegistryRetriever {
   }
 
   /** The layers of the image with manifest `digest`, through an index when it is one; every manifest's digest checked. */
-  async #layers(ref: ImageReference, digest: string, signal: AbortSignal): Promise<readonly Descriptor[]> {
+  async #layers(ref: ImageReference, digest: string, signal: AbortSignal, step: (what: string) => void): Promise<readonly Descriptor[]> {
+    step(`fetching manifest ${digest}`);
     let parsed = parseManifest(...(await this.#manifest(ref, digest, signal)));
     if (parsed.kind === "index") {
       const chosen = selectPlatform(parsed.manifests, this.options.architecture);
+      step(`fetching manifest ${chosen.digest} (linux/${this.options.architecture})`);
       parsed = parseManifest(...(await this.#manifest(ref, chosen.digest, signal)));
       if (parsed.kind === "index") throw new Error(`manifest ${chosen.digest} for ${this.options.architecture} is itself an index`);
     }
@@ -157,8 +196,13 @@ export class RegistryRetriever {
         callback(null, chunk);
       },
     });
-    const body: Readable = await this.options.client.blob(ref, layer.digest, signal);
-    await pipeline(body, check, createWriteStream(file), { signal });
+    const { body, request }: { body: Readable; request: string } = await this.options.client.blob(ref, layer.digest, signal);
+    try {
+      await pipeline(body, check, createWriteStream(file), { signal });
+    } catch (err) {
+      if (signal.aborted || size > layer.size) throw err;
+      throw new Error(`${request}: ${this.options.client.describe(err)}`, { cause: err });
+    }
     const actual = `sha256:${hash.digest("hex")}`;
     if (size !== layer.size) throw new Error(`blob ${layer.digest} is ${size} bytes, its manifest says ${layer.size}`);
     if (actual !== layer.digest) throw new Error(`blob ${layer.digest} from ${ref.registry}/${ref.repository} has digest ${actual}: the layer was altered`);

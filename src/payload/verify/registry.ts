@@ -90,7 +90,7 @@ async function signatureLayers(client: RegistryClient, ref: ImageReference, dige
 /** One layer's bytes, bounded and checked against its digest: the registry is not trusted to serve them intact. */
 async function readSignatureBlob(client: RegistryClient, ref: ImageReference, layer: Descriptor, signal: AbortSignal): Promise<Uint8Array> {
   if (layer.size > MAX_SIGNATURE_BYTES) throw new Error(`its size ${layer.size} is over ${MAX_SIGNATURE_BYTES} bytes`);
-  const bytes = await readBounded(await client.blob(ref, layer.digest, signal));
+  const bytes = await readBounded((await client.blob(ref, layer.digest, signal)).body);
   const actual = sha256Digest(bytes);
   if (actual !== layer.digest) throw new Error(`the blob served has digest ${actual}`);
   return bytes;

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { compileServeOptions, formatHostPort, ValueError } from "../../../src/config/index.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/index.js";
+import { DEFAULT_PULL_LIMITS } from "../../../src/payload/registry/limits.js";
 
 const compile = (o: Parameters<typeof compileServeOptions>[0]) => compileServeOptions(o, () => 0, "/var/lib/syncworker-test");
 
@@ -51,6 +52,10 @@ const INVALID: [name: string, options: Parameters<typeof compileServeOptions>[0]
   ["an alias byte limit of zero", { payloadMaxAliasBytes: "0" }, "payload-max-alias-bytes"],
   ["a payload depth of zero", { payloadMaxDepth: 0 }, "payload-max-depth"],
   ["no watches per client", { maxWatchesPerClient: 0 }, "max-watches-per-client"],
+  ["a payload size that is not a size", { payloadMaxBytes: "1GB" }, "payload-max-bytes"],
+  ["a zero registry response limit", { registryMaxResponse: "0" }, "registry-max-response"],
+  ["a zero pull timeout", { registryPullTimeout: "0s" }, "registry-pull-timeout"],
+  ["no payload files", { payloadMaxFiles: 0 }, "payload-max-files"],
 ];
 for (const [name, options, option] of INVALID) {
   test(`compileServeOptions rejects ${name}`, () => {
@@ -118,10 +123,31 @@ test("beyond loopback a client CA, a token file or --authn kube is enough, and -
   assert.throws(() => compile({ listen: "[::ffff:127.0.0.1]:0" }), /not a loopback address/, "only plain loopback addresses count");
 });
 
+test("pull limits: each flag sets its bound, sizes in bytes or Ki/Mi/Gi, durations as elsewhere", () => {
+  const limits = compile({
+    registryMaxResponse: "512Ki",
+    registryMaxLayer: "2Gi",
+    payloadMaxBytes: "64Mi",
+    payloadMaxFiles: 500,
+    payloadCacheMax: "4096",
+    registryPullTimeout: "90s",
+    registryStallTimeout: "5s",
+  }).registry.limits;
+  assert.deepEqual(limits, {
+    maxResponseBytes: 512 * 1024,
+    maxLayerBytes: 2 * 2 ** 30,
+    maxPayloadBytes: 64 * 2 ** 20,
+    maxPayloadFiles: 500,
+    maxCacheBytes: 4096,
+    pullTimeoutMs: 90_000,
+    stallTimeoutMs: 5_000,
+  });
+});
+
 test("registry options: the cache and credentials default from the environment; an explicit pull secret must exist", async () => {
   const env = { XDG_CACHE_HOME: "/xdg-cache", DOCKER_CONFIG: "/docker-config" };
   const defaults = compileServeOptions({}, () => 0, "/var/lib/syncworker-test", env).registry;
-  assert.deepEqual(defaults, { cacheDir: "/xdg-cache/syncworker/payloads", authFile: "/docker-config/config.json", authFileOptional: true, caPem: "", insecureHosts: [] });
+  assert.deepEqual(defaults, { cacheDir: "/xdg-cache/syncworker/payloads", authFile: "/docker-config/config.json", authFileOptional: true, caPem: "", insecureHosts: [], limits: DEFAULT_PULL_LIMITS });
   const authFile = compileServeOptions({}, () => 0, "/var/lib/syncworker-test", { REGISTRY_AUTH_FILE: "/run/auth.json" }).registry;
   assert.deepEqual([authFile.authFile, authFile.authFileOptional], ["/run/auth.json", false], "a named REGISTRY_AUTH_FILE must exist when read");
   const dir = await mkdtemp(join(tmpdir(), "syncworker-registry-options-"));

@@ -156,6 +156,21 @@ for (const tc of [
   });
 }
 
+test("extraction bounds a payload's total bytes and entries, counted across layers", async () => {
+  const extract = async (limits: { maxPayloadBytes: number; maxPayloadFiles: number }, ...layers: LayerEntry[][]): Promise<void> => {
+    const extractor = new PayloadExtractor(limits);
+    for (const [i, entries] of layers.entries()) await extractor.extract(Readable.from([gunzipSync(await tarLayer(entries))]), `layer-${i}`, new AbortController().signal);
+  };
+  const files = (n: number, size: number): LayerEntry[] => Array.from({ length: n }, (_, i) => ({ name: `manifests/f${i}.yaml`, content: "x".repeat(size) }));
+  await extract({ maxPayloadBytes: 300, maxPayloadFiles: 10 }, files(3, 100));
+  await assert.rejects(extract({ maxPayloadBytes: 300, maxPayloadFiles: 10 }, files(2, 100), files(2, 100)), {
+    message: /^layer layer-1: tar entry "manifests\/f1\.yaml" refused: the payload's files would exceed 300 bytes in all \(--payload-max-bytes\)$/,
+  });
+  await assert.rejects(extract({ maxPayloadBytes: 1e6, maxPayloadFiles: 3 }, files(2, 1), files(2, 1)), {
+    message: /^layer layer-1: tar entry "manifests\/f1\.yaml" refused: the payload has more than 3 entries \(--payload-max-files\)$/,
+  });
+});
+
 test("a cache entry is used only while its archive has the recorded digest; the archive gives back the tree", async () => {
   const cache = await tmp("cache");
   const digest = `sha256:${HEX}`;
@@ -186,10 +201,26 @@ test("pruning keeps the most recently used entries, a hit counting as a use", as
     await utimes(join(dir, "entry.json"), at, at);
   }
   await touchEntry(entryDir(cache, digests[0]!));
-  const removed = await pruneCache(cache);
+  const removed = await pruneCache(cache, Infinity);
   assert.deepEqual(removed.sort(), [entryDir(cache, digests[1]!), entryDir(cache, digests[2]!)], "the two least recently used go; the oldest was just used");
   assert.equal((await readdir(join(cache, "sha256"))).length, KEPT_ENTRIES);
-  assert.deepEqual(await pruneCache(cache), [], "nothing more to remove");
+  assert.deepEqual(await pruneCache(cache, Infinity), [], "nothing more to remove");
+});
+
+test("pruning keeps the cache's disk use under its bound, least recently used first, and always the newest entry", async () => {
+  const cache = await tmp("prune-bytes");
+  const file = (n: number): Map<string, PayloadNode> => new Map([["manifests/x", { kind: "file", data: Buffer.alloc(n) }]]);
+  const digests = Array.from({ length: 3 }, (_, i) => `sha256:${String(i).repeat(64)}`);
+  for (const [i, digest] of digests.entries()) {
+    const dir = entryDir(cache, digest);
+    await mkdir(dir, { recursive: true });
+    await sealEntry(dir, digest, file(1000));
+    const at = new Date(Date.UTC(2026, 0, 1, 0, i));
+    await utimes(join(dir, "entry.json"), at, at);
+  }
+  assert.deepEqual(await pruneCache(cache, 2500), [entryDir(cache, digests[0]!)], "the oldest goes: three archives of over 1,000 bytes exceed 2,500");
+  assert.deepEqual(await pruneCache(cache, 10), [entryDir(cache, digests[1]!)], "the newest stays even alone over the bound");
+  assert.deepEqual(await readdir(join(cache, "sha256")), [digests[2]!.slice(7)]);
 });
 
 test("an archive whose digest matches but whose contents break the rules is refused naming why", async () => {
