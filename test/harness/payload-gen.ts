@@ -166,8 +166,12 @@ export async function writeRelease(dir: string, spec: ReleaseSpec): Promise<stri
   return dir;
 }
 
-/** Releases `a` (1.0.0) and `b` (1.1.0, an update of `a`) written under a fresh temp dir, as the behaviour tests use them. */
+/** A generated release (1.0.0, variant a, unless `spec` says otherwise) in a fresh temp dir. */
+export async function tempRelease(spec: ReleaseSpec = { version: "1.0.0" }): Promise<string> {
+  return writeRelease(await mkdtemp(join(tmpdir(), "syncworker-release-")), spec);
+}
+
+/** Releases `a` (1.0.0) and `b` (1.1.0, an update of `a`), as the behaviour tests use them. */
 export async function writeReleases(): Promise<{ a: string; b: string }> {
-  const root = await mkdtemp(join(tmpdir(), "syncworker-releases-"));
-  return { a: await writeRelease(join(root, "release-a"), { version: "1.0.0" }), b: await writeRelease(join(root, "release-b"), { version: "1.1.0", variant: "b" }) };
+  return { a: await tempRelease(), b: await tempRelease({ version: "1.1.0", variant: "b" }) };
 }

@@ -5,19 +5,22 @@ import { pathToFileURL } from "node:url";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { DirectoryRetriever, NO_IMAGE_MESSAGE } from "../../../src/payload/retrieve.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
-import { REAL_A, SKELETON, tempPayload } from "./helpers.js";
+import { tempRelease } from "../../harness/payload-gen.js";
+import { SKELETON, tempPayload } from "./helpers.js";
+
+const RELEASE = await tempRelease();
 
 const signal = new AbortController().signal;
 const desired = (image: string) => ({ version: "", image, force: false });
 
 test("an absolute directory is retrieved in place, unverified", async () => {
-  const info = await new DirectoryRetriever().retrieve(desired(REAL_A), signal);
-  assert.deepEqual(info, { directory: REAL_A, local: false, verified: false });
+  const info = await new DirectoryRetriever().retrieve(desired(RELEASE), signal);
+  assert.deepEqual(info, { directory: RELEASE, local: false, verified: false });
 });
 
 test("a file:// URL names the directory", async () => {
-  const info = await new DirectoryRetriever().retrieve(desired(pathToFileURL(REAL_A).href), signal);
-  assert.equal(info.directory, REAL_A);
+  const info = await new DirectoryRetriever().retrieve(desired(pathToFileURL(RELEASE).href), signal);
+  assert.equal(info.directory, RELEASE);
 });
 
 test("an empty image cannot be retrieved", async () => {
@@ -77,7 +80,7 @@ test("a directory that is not a payload fails retrieval, naming what is missing"
 });
 
 test("a file instead of a directory fails retrieval", async () => {
-  await assert.rejects(new DirectoryRetriever().retrieve(desired(join(REAL_A, "SOURCES.md")), signal), {
+  await assert.rejects(new DirectoryRetriever().retrieve(desired(join(RELEASE, "release-manifests", "release-metadata")), signal), {
     reason: "UpdatePayloadRetrievalFailed",
     message: /not a directory/,
   });
@@ -86,7 +89,7 @@ test("a file instead of a directory fails retrieval", async () => {
 test("retrieval honours an aborted signal", async () => {
   const ac = new AbortController();
   ac.abort(new Error("stop"));
-  await assert.rejects(new DirectoryRetriever().retrieve(desired(REAL_A), ac.signal), { message: "stop" });
+  await assert.rejects(new DirectoryRetriever().retrieve(desired(RELEASE), ac.signal), { message: "stop" });
 });
 
 test("uses the injected PayloadFs", async () => {
