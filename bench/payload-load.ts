@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { realPayload } from "../test/harness/tiers.js";
 import { once } from "node:events";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,7 +10,7 @@ import { runInNewContext } from "node:vm";
 import { loadUpdate, parseManifests, type PayloadUpdate } from "../src/payload/index.js";
 import { KNOWN_CAPABILITIES } from "../src/policy/index.js";
 
-const SOURCE = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
+const SOURCE = realPayload("real-a");
 const MANIFESTS = Number(process.env["BENCH_MANIFESTS"] ?? 1000);
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
 

@@ -1,15 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { realPayload } from "../test/harness/tiers.js";
 import { once } from "node:events";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { isComplete, SyncWorkerClient, SyncWorkerStatus } from "@syncworker/client";
 import { SYNCWORKER } from "../test/harness/server.js";
 import { buildPayload } from "./payload-load.js";
 
-const REAL_A = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
+const REAL_A = realPayload("real-a");
 /** BENCH_MANIFESTS=1000: a payload of that many manifests built from real-a (bench payload-load's), instead of real-a. */
 const MANIFESTS = process.env["BENCH_MANIFESTS"];
 

@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
+import { realPayload } from "../test/harness/tiers.js";
 import { once } from "node:events";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { isComplete, PayloadState, SyncWorkerClient } from "@syncworker/client";
 import { startJaeger } from "../test/harness/jaeger.js";
 import { SYNCWORKER } from "../test/harness/server.js";
 
-const REAL_A = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
+const REAL_A = realPayload("real-a");
 const MANIFESTS = Number(process.env["BENCH_MANIFESTS"] ?? 1000);
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 

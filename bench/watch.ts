@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { realPayload } from "../test/harness/tiers.js";
 import { once } from "node:events";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { isComplete, SyncWorkerClient } from "@syncworker/client";
 import { SYNCWORKER } from "../test/harness/server.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const PAYLOAD = fileURLToPath(new URL("../../shared/fixtures/payloads/real-a", import.meta.url));
+const PAYLOAD = realPayload("real-a");
 const STREAMS = Number(process.env["BENCH_STREAMS"] ?? 1000);
 /** Who watches: "go" (bench/go-watchers, whose decoding is not the bottleneck) or "node" (grpc-js, as watch-clients.ts). */
 const WATCHER = process.env["BENCH_WATCHER"] ?? "go";

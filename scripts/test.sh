@@ -1,12 +1,15 @@
 #!/bin/sh
-# The one test command (npm test): static checks, then every unit and integration test.
+# The one test command (npm test): set-up, static checks, then every unit and integration test.
 # Integration tests start the servers they need themselves.
 set -eu
 cd "$(dirname "$0")/.."
-# The clients' code generators and Python venv (cached outside the repo; instant once installed), so that a fresh
-# machine needs nothing but `npm ci` first. The control plane and Jaeger are built on first use by the tests.
-scripts/setup-clients.sh
+started=$(date +%s)
+# Everything the tests need (Debian packages, Go, the clients' tools, the Go-built servers), installed or built
+# when missing and cached outside the repository, so a fresh clone needs only `npm ci` first (scripts/setup.sh).
+gobin=$(scripts/setup.sh)
+[ -z "$gobin" ] || PATH="$gobin:$PATH"
 npm run --silent check
+echo "testing after $(( $(date +%s) - started ))s of set-up and checks" >&2
 # node --test on Node 20 does not expand globs, so the shell lists the files. The clients' suites are here too:
 # clients/ts directly, Go and Python through test/clients/*.test.ts (each starts its own server).
 files=$(find test clients/ts/test -name '*.test.ts' | sort)

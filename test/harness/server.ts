@@ -11,7 +11,6 @@ import { SyncWorkerClient, type SyncWorkerStatus } from "@syncworker/client";
 import { SyncWorkerClient as RawSyncWorkerClient } from "../../src/gen/syncworker/v1/syncworker.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const FIXTURES = fileURLToPath(new URL("../../../shared/fixtures/payloads", import.meta.url));
 /**
  * Node arguments that run the `syncworker` program from the sources through tsx, so every test sees the code as
  * it is rather than the last build (test/integration/package.test.ts covers the build and bin/syncworker.js).

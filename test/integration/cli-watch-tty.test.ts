@@ -2,31 +2,32 @@
 // the estimate, and the components waiting on their operators with what they wait for and for how long; finished
 // components leave a line above it. The frame it captures mid-sync is printed as a diagnostic (the README shows one).
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { test } from "node:test";
 import { isComplete } from "@syncworker/client";
-import { FIXTURES, startServer, SYNCWORKER, waitForStatus } from "../harness/server.js";
+import { writeReleases } from "../harness/payload-gen.js";
+import { startServer, SYNCWORKER, waitForStatus } from "../harness/server.js";
 import { openTerminal } from "../harness/tmux.js";
 
 test("syncworker watch on a terminal: one live area with the bar, elapsed, ETA and the waiting components", { timeout: 240_000 }, async (t) => {
+  const { a, b } = await writeReleases();
   const server = await startServer(["--operator-delay", "3s"]);
-  const terminal = await openTerminal([process.execPath, ...SYNCWORKER, "watch", "--address", server.address, "--until-complete", "4.16.1"]);
+  const terminal = await openTerminal([process.execPath, ...SYNCWORKER, "watch", "--address", server.address, "--until-complete", "1.1.0"]);
   try {
-    // real-a first, so the update to real-b has an estimate learned from it.
-    await server.client.update({ generation: 1, desired: { version: "", image: join(FIXTURES, "real-a"), force: false } });
-    await waitForStatus(server.client, (s) => isComplete(s, "4.16.0"), 120_000);
-    await terminal.waitFor((screen) => screen.includes("Cluster version is 4.16.0"), 60_000);
+    // Release a first, so the update to release b has an estimate learned from it.
+    await server.client.update({ generation: 1, desired: { version: "", image: a, force: false } });
+    await waitForStatus(server.client, (s) => isComplete(s, "1.0.0"), 120_000);
+    await terminal.waitFor((screen) => screen.includes("Cluster version is 1.0.0"), 60_000);
 
-    await server.client.update({ generation: 2, desired: { version: "", image: join(FIXTURES, "real-b"), force: false } });
-    // Run level 50 waits on four operators at once: a frame with several of them, a second or more into the wait.
+    await server.client.update({ generation: 2, desired: { version: "", image: b, force: false } });
+    // Run level 00 waits on three operators at once: a frame with several of them, a second or more into the wait.
     const frame = await terminal.waitFor((screen) => (screen.match(/waiting for [1-9]\d*s on clusteroperator\//g) ?? []).length >= 2 && / ETA \d/.test(screen), 90_000);
     t.diagnostic(`mid-sync frame:\n${frame.trimEnd()}`);
-    assert.match(frame, /^\u2588*\u2591+ \d+% \| \d+\/\d+ \| elapsed \d+s \| ETA \d+s \(from 1 previous update\) \| Working towards 4\.16\.1/m, "the overall bar");
+    assert.match(frame, /^\u2588*\u2591+ \d+% \| \d+\/\d+ \| elapsed \d+s \| ETA \d+s \(from 1 previous update\) \| Working towards 1\.1\.0/m, "the overall bar");
     assert.match(frame, /^ {2}\d+\/[\w-]+ \d+\/\d+ waiting for \d+s on clusteroperator\/[\w-]+ \(ClusterOperator\w+(, attempt \d+)?\)$/m, "a waiting component");
     assert.match(frame, /^done \d+\/[\w-]+ \d+\/\d+ at \+\d+s$/m, "finished components above the live area");
 
-    const end = await terminal.waitFor((screen) => screen.includes("Cluster version is 4.16.1"), 120_000);
-    assert.match(end, /100% \| \d+\/\d+ \| elapsed \d+s \| Cluster version is 4\.16\.1/);
+    const end = await terminal.waitFor((screen) => screen.includes("Cluster version is 1.1.0"), 120_000);
+    assert.match(end, /100% \| \d+\/\d+ \| elapsed \d+s \| Cluster version is 1\.1\.0/);
     assert.doesNotMatch(end, /waiting for/, "nothing is left in progress");
   } finally {
     await terminal.close();

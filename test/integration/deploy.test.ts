@@ -13,12 +13,13 @@ import type { SyncWorkerStatus } from "@syncworker/client";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { KubeRest, type LiveObject } from "../harness/kube-rest.js";
-import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { realPayload, skipRealPayloads } from "../harness/tiers.js";
 
 const run = promisify(execFile);
 /** kubectl on PATH (Debian's, or the one Google's cloud SDK installs), or where KUBECTL says. */
 const KUBECTL = process.env["KUBECTL"] ?? "kubectl";
-const REAL_A = join(FIXTURES, "real-a");
+const REAL_A = realPayload("real-a");
 /** The Prometheus Operator's kinds deploy/ uses, with the CRD fixture that declares each. */
 const MONITORING_CRDS = [
   { kind: "ServiceMonitor", file: join(REPO_ROOT, "test/fixtures/servicemonitor-crd.yaml") },
@@ -145,7 +146,7 @@ test("the API server accepts every object under server-side dry-run with strict 
   assert.equal(await cp.api.get("apps/v1", "Deployment", namespace.metadata.name, find("Deployment").metadata.name), undefined, "a dry run stores nothing");
 });
 
-test("the RBAC it grants is enough for two replicas to sync real-a as its ServiceAccount", { timeout: 20 * 60_000 }, async () => {
+test("the RBAC it grants is enough for two replicas to sync real-a as its ServiceAccount", { timeout: 20 * 60_000, skip: skipRealPayloads }, async () => {
   for (const obj of objects) await apply(obj, false);
   const account = find("ServiceAccount");
   const namespace = account.metadata.namespace!;

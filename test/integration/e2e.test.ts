@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { join } from "node:path";
 import { loadUpdate } from "../../src/payload/index.js";
 import { KNOWN_CAPABILITIES } from "../../src/policy/index.js";
-import { embeddedObjects, FIXTURES, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { writeReleases } from "../harness/payload-gen.js";
+import { embeddedObjects, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 let server: ServerProcess;
 // The embedded cluster's objects are read back through the admin endpoint's debug route.
@@ -55,7 +55,8 @@ async function syncTo(dir: string, generation: number): Promise<void> {
   assert.deepEqual(missing, [], "the embedded cluster holds every included object");
 }
 
-test("syncs real-a to completion, then real-b supersedes it and completes", { timeout: 180_000 }, async () => {
-  await syncTo(join(FIXTURES, "real-a"), 1);
-  await syncTo(join(FIXTURES, "real-b"), 2);
+test("syncs release a to completion, then release b supersedes it and completes", { timeout: 180_000 }, async () => {
+  const { a, b } = await writeReleases();
+  await syncTo(a, 1);
+  await syncTo(b, 2);
 });

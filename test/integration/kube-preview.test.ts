@@ -3,7 +3,6 @@
 // refused over a delete limit, refused with a stale plan digest, and applied with the current one. The tests
 // share one control plane and one service, and run in order.
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Code, SyncWorkerError, type PreviewSummary } from "@syncworker/client";
 import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
@@ -11,10 +10,11 @@ import type { Manifest } from "../../src/payload/index.js";
 import { runCli } from "../harness/cli.js";
 import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
-import { FIXTURES, startServer, type ServerProcess } from "../harness/server.js";
+import { startServer, type ServerProcess } from "../harness/server.js";
+import { realPayload, skipRealPayloads } from "../harness/tiers.js";
 
-const REAL_A = join(FIXTURES, "real-a");
-const REAL_B = join(FIXTURES, "real-b");
+const REAL_A = realPayload("real-a");
+const REAL_B = realPayload("real-b");
 const DELETE = "release.openshift.io/delete";
 
 let cp: ControlPlane;
@@ -71,7 +71,7 @@ async function resourceVersions(manifests: readonly Manifest[]): Promise<Map<str
 let a: { version: string; manifests: Manifest[] };
 let b: { version: string; manifests: Manifest[] };
 
-test("after real-a, a preview of real-b lists exactly the objects that differ, and writes nothing", { timeout: 900_000 }, async () => {
+test("after real-a, a preview of real-b lists exactly the objects that differ, and writes nothing", { timeout: 900_000, skip: skipRealPayloads }, async () => {
   a = await payloadManifests(REAL_A);
   b = await payloadManifests(REAL_B);
   for (const p of [a, b]) {
@@ -118,18 +118,18 @@ test("after real-a, a preview of real-b lists exactly the objects that differ, a
   assert.equal((await preview(REAL_B)).summary.planDigest, summary.planDigest, "stable while nothing changes");
 });
 
-test("syncworker diff exits 1 with changes, 2 on an error", { timeout: 300_000 }, async () => {
+test("syncworker diff exits 1 with changes, 2 on an error", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   const changes = await runCli(["diff", "--address", server.address, "--image", REAL_B]);
   assert.equal(changes.code, 1, changes.stderr);
   assert.match(changes.stdout, /^diff -u -N live\/core\.v1\.ConfigMap\.openshift-monitoring\.\S+ merged\//m);
   assert.match(changes.stdout, /^Plan: \d+ to create, \d+ to change, \d+ to delete, \d+ unchanged, \d+ skipped \(release 4\.16\.1 /m);
   assert.match(changes.stdout, /^Plan digest: sha256:[0-9a-f]{64}$/m);
-  const missing = await runCli(["diff", "--address", server.address, "--image", join(FIXTURES, "no-such-payload")]);
+  const missing = await runCli(["diff", "--address", server.address, "--image", "/nonexistent/no-such-payload"]);
   assert.ok(missing.code >= 2, `an error exits 2 or more, got ${missing.code}`);
   assert.match(missing.stderr, /no-such-payload/);
 });
 
-test("an update of real-b over its delete limit is refused at PreconditionChecks naming the count and the limit", { timeout: 300_000 }, async () => {
+test("an update of real-b over its delete limit is refused at PreconditionChecks naming the count and the limit", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   // Leftovers of an older release that real-b deletes: what a delete limit guards against.
   for (const m of b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true")) {
     if (await live(m)) continue;
@@ -149,7 +149,7 @@ test("an update of real-b over its delete limit is refused at PreconditionChecks
   assert.equal(status.actual?.version, a.version, "the previous release stays in effect");
 });
 
-test("the refused update survives a restart with its limit: the restarted service refuses it again, for the same reason, and applies nothing", { timeout: 300_000 }, async () => {
+test("the refused update survives a restart with its limit: the restarted service refuses it again, for the same reason, and applies nothing", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   const refused = (await server.client.getStatus()).loadPayloadStatus;
   assert.equal(refused?.failure?.reason, "BlastRadiusExceeded");
   const leftovers = b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true");
@@ -177,7 +177,7 @@ test("the refused update survives a restart with its limit: the restarted servic
   }
 });
 
-test("a stale plan digest is refused naming both digests; the current one applies real-b, forced past the limit", { timeout: 900_000 }, async () => {
+test("a stale plan digest is refused naming both digests; the current one applies real-b, forced past the limit", { timeout: 900_000, skip: skipRealPayloads }, async () => {
   const first = await preview(REAL_B);
   // Someone creates an object real-b would create: the plan changes (a change instead of a create).
   const created = first.objects.find((o) => o.action === PreviewAction.PREVIEW_ACTION_CREATE && o.kind === "ConfigMap") ?? first.objects.find((o) => o.action === PreviewAction.PREVIEW_ACTION_CREATE && o.kind !== "ClusterOperator");
@@ -213,7 +213,7 @@ test("a stale plan digest is refused naming both digests; the current one applie
   assert.match(none.stdout, /^Plan: 0 to create, 0 to change, 0 to delete, \d+ unchanged/m);
 });
 
-test("a kind the cluster does not serve and the payload does not bring fails the preview, naming it", { timeout: 300_000 }, async () => {
+test("a kind the cluster does not serve and the payload does not bring fails the preview, naming it", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   // real-a without its override: its v1beta3 FlowSchema meets a server that no longer serves that version.
   const err = await preview(REAL_A).then(() => undefined, (e: unknown) => e);
   assert.ok(err instanceof SyncWorkerError && err.code === Code.FailedPrecondition, String(err));

@@ -12,10 +12,11 @@ import type { Manifest } from "../../src/payload/index.js";
 import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { assertGrowingWait, checkComponentProgress } from "../harness/component-progress.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
-import { FIXTURES, REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { realPayload, skipRealPayloads } from "../harness/tiers.js";
 
-const REAL_A = join(FIXTURES, "real-a");
-const REAL_B = join(FIXTURES, "real-b");
+const REAL_A = realPayload("real-a");
+const REAL_B = realPayload("real-b");
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const DEMO_2 = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
 
@@ -119,7 +120,7 @@ async function resourceVersions(manifests: readonly Manifest[]): Promise<Map<str
   return versions;
 }
 
-test("a kind the cluster does not serve fails naming the kind", { timeout: 300_000 }, async () => {
+test("a kind the cluster does not serve fails naming the kind", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   await play(REAL_A);
   await serve();
   // Without the override, real-a's v1beta3 FlowSchema meets a server that no longer serves it.
@@ -128,7 +129,7 @@ test("a kind the cluster does not serve fails naming the kind", { timeout: 300_0
   assert.match(failed.failure?.message ?? "", /flowschema "openshift-oauth-server"/i);
 });
 
-test("per-component progress on a real API server: components once, forward only, done summing up, a held operator waiting longer each snapshot", { timeout: 600_000 }, async () => {
+test("per-component progress on a real API server: components once, forward only, done summing up, a held operator waiting longer each snapshot", { timeout: 600_000, skip: skipRealPayloads }, async () => {
   const a = await play(REAL_A);
   assert.ok(player);
   player.hold.add("ingress");
@@ -151,7 +152,7 @@ test("per-component progress on a real API server: components once, forward only
   assert.ok(last.timing?.startedAt, "the update's start is known");
 });
 
-test("real-a applies end to end with server-side apply, then real-b supersedes it", { timeout: 900_000 }, async () => {
+test("real-a applies end to end with server-side apply, then real-b supersedes it", { timeout: 900_000, skip: skipRealPayloads }, async () => {
   const a = await play(REAL_A);
   await serve();
   await update(REAL_A, 1, REAL_A_OVERRIDES);
@@ -164,7 +165,7 @@ test("real-a applies end to end with server-side apply, then real-b supersedes i
   await assertAppliedWithOurManager(b.manifests);
 });
 
-test("a no-op reconcile pass leaves every resourceVersion unchanged", { timeout: 300_000 }, async () => {
+test("a no-op reconcile pass leaves every resourceVersion unchanged", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   const b = await payloadManifests(REAL_B);
   const first = await watchUntil((s) => s.reconciling && s.completed >= 1 && !s.failure, 120_000);
   const before = await resourceVersions(b.manifests);
@@ -175,7 +176,7 @@ test("a no-op reconcile pass leaves every resourceVersion unchanged", { timeout:
   assert.deepEqual(changed, [], "no object was written by a no-op reconcile");
 });
 
-test("readiness that never comes fails with the CVO's reason naming the object", { timeout: 300_000 }, async () => {
+test("readiness that never comes fails with the CVO's reason naming the object", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   const demo = await play(DEMO_1);
   assert.ok(player);
   player.stall.add("demo-config/config-operator");
@@ -196,7 +197,7 @@ test("readiness that never comes fails with the CVO's reason naming the object",
   assert.match(await operatorUp("demo-api", "1"), /version="1\.0\.0",reason="AsExpected"/);
 });
 
-test("an API server restart mid-sync is reported, retried and completed", { timeout: 600_000 }, async () => {
+test("an API server restart mid-sync is reported, retried and completed", { timeout: 600_000, skip: skipRealPayloads }, async () => {
   // The operators still report 1.0.0, so the sync to 1.1.0 waits at the first ClusterOperator: mid-sync.
   const next = await payloadManifests(DEMO_2);
   await update(DEMO_2, 2);

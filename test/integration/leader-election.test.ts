@@ -5,15 +5,15 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { once } from "node:events";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { Code, ComponentState, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
-import { FIXTURES, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { realPayload, skipRealPayloads } from "../harness/tiers.js";
 
-const REAL_A = join(FIXTURES, "real-a");
+const REAL_A = realPayload("real-a");
 const NAMESPACE = "syncworker-ha";
 /** client-go's defaults, which the service uses. */
 const LEASE_DURATION_MS = 15_000;
@@ -55,7 +55,7 @@ async function metricSum(server: ServerProcess, name: string): Promise<number> {
 
 const identityOf = (server: ServerProcess): RegExp => new RegExp(`_${server.child.pid}$`);
 
-test("replicas elect one leader; the standby refuses writes naming it, follows its progress, and takes over mid-sync", { timeout: 20 * 60_000 }, async () => {
+test("replicas elect one leader; the standby refuses writes naming it, follows its progress, and takes over mid-sync", { timeout: 20 * 60_000, skip: skipRealPayloads }, async () => {
   const payload = await payloadManifests(REAL_A);
   await installMissingKinds(cp.api, payload.manifests);
   await createForeignNamespaces(cp.api, payload.manifests);

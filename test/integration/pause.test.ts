@@ -1,5 +1,5 @@
 // PauseUpdate and ResumeUpdate on real `syncworker serve` processes with the embedded cluster: a pause mid-sync of
-// real-a holds the pass (done, the applied-task count and every object stay put), resume completes it without
+// the release holds the pass (done, the applied-task count and every object stay put), resume completes it without
 // applying again what was applied before the pause, the CLI pauses and resumes and is refused FAILED_PRECONDITION
 // twice over, and a restart while paused comes back paused at the same position.
 import assert from "node:assert/strict";
@@ -12,19 +12,20 @@ import { PayloadState, type SyncWorkerStatus } from "@syncworker/client";
 import { payloadManifests } from "../harness/cluster-play.js";
 import { runCli } from "../harness/cli.js";
 import { appliedTasks, pausedGauge, settled, unmanagedClusterOperators } from "../harness/pause-checks.js";
-import { embeddedObjects, FIXTURES, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tempRelease } from "../harness/payload-gen.js";
+import { embeddedObjects, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
-const REAL_A = join(FIXTURES, "real-a");
+const RELEASE = await tempRelease();
 const MAX_WORKERS = 2;
 
 async function serve(stateDir: string): Promise<ServerProcess> {
   return startServer(["--state-dir", stateDir, "--metrics-listen", "127.0.0.1:0", "--max-workers", String(MAX_WORKERS), "--debug-endpoints"]);
 }
 
-/** Starts real-a in Updating mode (a run level at a time, MAX_WORKERS nodes at once) and pauses it mid-sync. */
+/** Starts the release in Updating mode (a run level at a time, MAX_WORKERS nodes at once) and pauses it mid-sync. */
 async function pauseMidSync(server: ServerProcess): Promise<SyncWorkerStatus> {
-  const { manifests } = await payloadManifests(REAL_A);
-  await server.client.update({ generation: 1, desired: { image: REAL_A }, overrides: unmanagedClusterOperators(manifests), state: PayloadState.PAYLOAD_STATE_UPDATING });
+  const { manifests } = await payloadManifests(RELEASE);
+  await server.client.update({ generation: 1, desired: { image: RELEASE }, overrides: unmanagedClusterOperators(manifests), state: PayloadState.PAYLOAD_STATE_UPDATING });
   await waitForStatus(server.client, (s) => s.done > 0, 60_000);
   const paused = await server.client.pauseUpdate("integration test");
   assert.ok(paused.done < paused.total, `paused mid-sync: ${paused.done} of ${paused.total}`);
@@ -45,7 +46,7 @@ async function objectVersions(server: ServerProcess): Promise<string[]> {
 
 const completed = (s: SyncWorkerStatus): boolean => s.completed >= 1 && !s.failure && s.total > 0;
 
-test("a pause mid-sync of real-a holds the pass; resume completes it without applying again what was applied", { timeout: 180_000 }, async () => {
+test("a pause mid-sync of the release holds the pass; resume completes it without applying again what was applied", { timeout: 180_000 }, async () => {
   const server = await serve(await mkdtemp(join(tmpdir(), "syncworker-pause-")));
   try {
     const paused = await pauseMidSync(server);

@@ -16,11 +16,12 @@ import { payloadLayer, pushImage, pushIndex, pushPayload, sha256Digest } from ".
 import { runCli } from "../harness/cli.js";
 import { writePayload } from "../harness/payload-gen.js";
 import { loseBlob, startRegistry, tamperBlob, tarLayer, type LayerEntry, type TestRegistry } from "../harness/registry.js";
-import { FIXTURES, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { writeReleases } from "../harness/payload-gen.js";
+import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const DEMO_2 = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
-const REAL_A = join(FIXTURES, "real-a");
+const { a: RELEASE_A } = await writeReleases();
 const ARCH = goArch(process.arch);
 const signal = new AbortController().signal;
 
@@ -63,17 +64,17 @@ async function hostileImage(repository: string, entries: readonly LayerEntry[]):
 }
 
 test("an update by digest completes on the embedded cluster, reports the digest, and a second pull uses the cache", { timeout: 300_000 }, async () => {
-  const image = await pushPayload(client, REAL_A, `${registry.host}/release/real-a:4.14`, ARCH, signal);
+  const image = await pushPayload(client, RELEASE_A, `${registry.host}/release/release-a:1.0.0`, ARCH, signal);
   assert.match(image, /@sha256:[0-9a-f]{64}$/);
   const done = await updateCompletes(image, 240_000);
   assert.equal(done.actual?.image, image, "the status reports the pull spec by digest");
-  assert.equal(registry.blobGets("release/real-a"), 1, "the one layer was pulled once");
+  assert.equal(registry.blobGets("release/release-a"), 1, "the one layer was pulled once");
 
   const demo = await pushPayload(client, DEMO_2, `${registry.host}/release/demo:1.1.0`, ARCH, signal);
   await updateCompletes(demo);
   const again = await server.client.update(request(image));
   assert.equal(again.loadPayloadStatus?.step, "PayloadLoaded", JSON.stringify(again.loadPayloadStatus));
-  assert.equal(registry.blobGets("release/real-a"), 1, "the same digest was served from the cache, no blob fetched again");
+  assert.equal(registry.blobGets("release/release-a"), 1, "the same digest was served from the cache, no blob fetched again");
   await waitForStatus(server.client, completed(image), 240_000);
 });
 

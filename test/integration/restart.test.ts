@@ -11,10 +11,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { test } from "node:test";
 import type { SyncWorkerStatus } from "@syncworker/client";
-import { FIXTURES, rawClient, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { rawClient, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { realPayload, skipRealPayloads } from "../harness/tiers.js";
 
-const REAL_A = join(FIXTURES, "real-a");
-const REAL_B = join(FIXTURES, "real-b");
+const REAL_A = realPayload("real-a");
+const REAL_B = realPayload("real-b");
 const run = promisify(execFile);
 
 async function kill(server: ServerProcess): Promise<void> {
@@ -70,7 +71,7 @@ async function saved(stateDir: string, what: string, holds: (status: SavedStatus
   }
 }
 
-test("after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones", { timeout: 240_000 }, async () => {
+test("after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones", { timeout: 240_000, skip: skipRealPayloads }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
   const first = await startServer(["--state-dir", stateDir]);
   await update(first, REAL_A, 1);
@@ -101,7 +102,7 @@ test("after SIGKILL the service resumes the completed release: history, complete
   }
 });
 
-test("after SIGKILL mid-sync the accepted Update is not lost and its sync completes", { timeout: 240_000 }, async () => {
+test("after SIGKILL mid-sync the accepted Update is not lost and its sync completes", { timeout: 240_000, skip: skipRealPayloads }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
   // Slow simulated operators stretch real-b's sync over many seconds, so the kill lands inside it.
   const first = await startServer(["--state-dir", stateDir, "--operator-delay", "3s"]);
@@ -133,7 +134,7 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
   }
 });
 
-test("an Update whose call returned survives a SIGKILL right after it", { timeout: 120_000 }, async () => {
+test("an Update whose call returned survives a SIGKILL right after it", { timeout: 120_000, skip: skipRealPayloads }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
   const first = await startServer(["--state-dir", stateDir]);
   await update(first, REAL_A, 7);

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { Code, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
-import { FIXTURES, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { writeReleases } from "../harness/payload-gen.js";
+import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
-const REAL_A = join(FIXTURES, "real-a");
-const REAL_B = join(FIXTURES, "real-b");
+const { a: RELEASE_A, b: RELEASE_B } = await writeReleases();
 const run = promisify(execFile);
 
 let stateDir = "";
@@ -72,16 +72,16 @@ const completedAt = (image: string) => (s: SyncWorkerStatus) => s.actual?.image 
 
 test("on a full state disk an Update, pause and resume are refused and change nothing, SIGTERM fails, a restart keeps the accepted release", { timeout: 300_000 }, async () => {
   const first = await startServer(["--state-dir", stateDir]);
-  await update(first, REAL_A, 1);
-  const accepted = await waitForStatus(first.client, completedAt(REAL_A), 120_000);
+  await update(first, RELEASE_A, 1);
+  const accepted = await waitForStatus(first.client, completedAt(RELEASE_A), 120_000);
   await fill(stateDir);
 
-  await assert.rejects(update(first, REAL_B, 2), notSaved("Update"));
+  await assert.rejects(update(first, RELEASE_B, 2), notSaved("Update"));
   await assert.rejects(first.client.pauseUpdate("maintenance"), notSaved("PauseUpdate"));
   const now = await first.client.getStatus();
   assert.deepEqual(
     [now.actual?.image, now.generation, now.pause, now.completed >= accepted.completed],
-    [REAL_A, 1, undefined, true],
+    [RELEASE_A, 1, undefined, true],
     "alive, at the accepted release, generation and completed passes, not paused",
   );
   assert.deepEqual(
@@ -97,7 +97,7 @@ test("on a full state disk an Update, pause and resume are refused and change no
   await unfill(stateDir);
   const second = await startServer(["--state-dir", stateDir]);
   const resumed = await second.client.getStatus();
-  assert.deepEqual([resumed.actual?.image, resumed.generation, resumed.pause], [REAL_A, 1, undefined]);
+  assert.deepEqual([resumed.actual?.image, resumed.generation, resumed.pause], [RELEASE_A, 1, undefined]);
   await second.client.pauseUpdate("maintenance");
   await fill(stateDir);
   await assert.rejects(second.client.resumeUpdate(), notSaved("ResumeUpdate"));
@@ -115,13 +115,13 @@ test("an Update older than the last accepted one is refused naming both generati
     return true;
   };
   const first = await startServer(["--state-dir", dir]);
-  assert.equal((await update(first, REAL_A, 10)).generation, 10);
-  await assert.rejects(update(first, REAL_B, 5), stale);
+  assert.equal((await update(first, RELEASE_A, 10)).generation, 10);
+  await assert.rejects(update(first, RELEASE_B, 5), stale);
   assert.equal(await first.stop(), 0);
   const second = await startServer(["--state-dir", dir]);
   const resumed = await second.client.getStatus();
-  assert.deepEqual([resumed.generation, resumed.loadPayloadStatus?.update?.image], [10, REAL_A], "the restart shows the accepted generation");
-  await assert.rejects(update(second, REAL_B, 5), stale);
+  assert.deepEqual([resumed.generation, resumed.loadPayloadStatus?.update?.image], [10, RELEASE_A], "the restart shows the accepted generation");
+  await assert.rejects(update(second, RELEASE_B, 5), stale);
   assert.equal(await second.stop(), 0);
 });
 

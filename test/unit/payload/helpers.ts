@@ -1,15 +1,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { PayloadFs } from "../../../src/payload/load.js";
 import type { Manifest } from "../../../src/payload/manifest.js";
 import { gvkOf, type KubeObject } from "../../../src/payload/manifest.js";
+import { realPayload } from "../../harness/tiers.js";
 
-/** The shared real payloads, read in place (never copied into the repo). */
-export const FIXTURES = fileURLToPath(new URL("../../../../shared/fixtures/payloads", import.meta.url));
-export const REAL_A = join(FIXTURES, "real-a");
-export const REAL_B = join(FIXTURES, "real-b");
+/** The real OpenShift payloads, read in place where SYNCWORKER_REAL_PAYLOADS names them (test/harness/tiers.ts). */
+export { REAL_PAYLOADS, skipRealPayloads } from "../../harness/tiers.js";
+export const REAL_A = realPayload("real-a");
+export const REAL_B = realPayload("real-b");
 
 /** The release image the Go reference hashes below were computed with (it is rendered into manifests/). */
 export const ORACLE_IMAGE = "quay.io/test/release@sha256:abc";

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { goArch, isNotExist, loadUpdate, nodePayloadFs, validateDirectory, verifyPayloadVersion, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
-import { memoryFs, METADATA_1_0_0_ABC, PAYLOADTEST, REAL_A, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
+import { memoryFs, METADATA_1_0_0_ABC, PAYLOADTEST, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
+import { tempRelease } from "../../harness/payload-gen.js";
 
 const OPTS: LoadOptions = { knownCapabilities: REVISION_CAPS, architecture: "amd64" };
 
@@ -251,7 +252,7 @@ test("an empty manifests/ directory and a subdirectory are fine", async () => {
 test("an aborted signal stops the load", async () => {
   const ac = new AbortController();
   ac.abort(new Error("superseded"));
-  await assert.rejects(loadUpdate(REAL_A, "img", { ...OPTS, signal: ac.signal }), { message: "superseded" });
+  await assert.rejects(loadUpdate(await tempRelease(), "img", { ...OPTS, signal: ac.signal }), { message: "superseded" });
 });
 
 test("loads through an in-memory PayloadFs in byte order of file names", async () => {

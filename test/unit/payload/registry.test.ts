@@ -14,7 +14,8 @@ import { checkEntry, entryDir, KEPT_ENTRIES, pruneCache, readArchive, sealEntry,
 import { loadUpdate } from "../../../src/payload/load.js";
 import { MemoryPayloadFs, type PayloadNode, type PayloadTree } from "../../../src/payload/memory-fs.js";
 import { openPayload } from "../../../src/payload/retrieve.js";
-import { CAPS_4_16, REAL_A } from "./helpers.js";
+import { tempRelease } from "../../harness/payload-gen.js";
+import { CAPS_4_16 } from "./helpers.js";
 import { PayloadExtractor } from "../../../src/payload/registry/extract.js";
 import { layerCompression, parseManifest, selectPlatform, sha256Digest } from "../../../src/payload/registry/image-manifest.js";
 import { RegistryClient, RegistryRetriever, parseReference, type ImageVerifier } from "../../../src/payload/registry/index.js";
@@ -240,12 +241,13 @@ test("an archive whose digest matches but whose contents break the rules is refu
 
 test("a payload read from its archive loads exactly as from its directory", async () => {
   const options = { architecture: "amd64", knownCapabilities: [...CAPS_4_16] };
-  const fromDirectory = await loadUpdate(REAL_A, "quay.io/x/release@sha256:1", options);
+  const release = await tempRelease();
+  const fromDirectory = await loadUpdate(release, "quay.io/x/release@sha256:1", options);
   const cache = await tmp("archive-load");
   const tree = new Map<string, PayloadNode>();
   for (const top of ["manifests", "release-manifests"]) {
     tree.set(top, { kind: "directory" });
-    for (const name of await readdir(join(REAL_A, top))) tree.set(`${top}/${name}`, { kind: "file", data: await readFile(join(REAL_A, top, name)) });
+    for (const name of await readdir(join(release, top))) tree.set(`${top}/${name}`, { kind: "file", data: await readFile(join(release, top, name)) });
   }
   const archiveDigest = await sealEntry(cache, `sha256:${HEX}`, tree);
   const { dir, fs } = await openPayload({ directory: cache, archive: { path: join(cache, "payload.archive"), digest: archiveDigest } }, new AbortController().signal);

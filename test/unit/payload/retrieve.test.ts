@@ -7,19 +7,22 @@ import { PayloadError } from "../../../src/payload/errors.js";
 import { nodePayloadFs, type PayloadFs } from "../../../src/payload/load.js";
 import { DirectoryRetriever, NO_IMAGE_MESSAGE } from "../../../src/payload/retrieve.js";
 import { UpdateError } from "../../../src/payload/update-error.js";
-import { REAL_A, SKELETON, tempPayload } from "./helpers.js";
+import { tempRelease } from "../../harness/payload-gen.js";
+import { SKELETON, tempPayload } from "./helpers.js";
+
+const RELEASE = await tempRelease();
 
 const signal = new AbortController().signal;
 const desired = (image: string) => ({ version: "", image, force: false });
 
 test("an absolute directory is retrieved in place, unverified", async () => {
-  const info = await new DirectoryRetriever().retrieve(desired(REAL_A), signal);
-  assert.deepEqual(info, { directory: REAL_A, local: false, verified: false });
+  const info = await new DirectoryRetriever().retrieve(desired(RELEASE), signal);
+  assert.deepEqual(info, { directory: RELEASE, local: false, verified: false });
 });
 
 test("a file:// URL names the directory", async () => {
-  const info = await new DirectoryRetriever().retrieve(desired(pathToFileURL(REAL_A).href), signal);
-  assert.equal(info.directory, REAL_A);
+  const info = await new DirectoryRetriever().retrieve(desired(pathToFileURL(RELEASE).href), signal);
+  assert.equal(info.directory, RELEASE);
 });
 
 test("an empty image cannot be retrieved", async () => {
@@ -79,12 +82,12 @@ test("a directory that is not a payload fails retrieval, naming what is missing"
 });
 
 test("a file instead of a directory fails retrieval: as missing without payload roots (nothing tells what exists), as what it is under one", async () => {
-  const file = join(REAL_A, "SOURCES.md");
+  const file = join(RELEASE, "release-manifests", "release-metadata");
   await assert.rejects(new DirectoryRetriever().retrieve(desired(file), signal), {
     reason: "UpdatePayloadRetrievalFailed",
     message: `Unable to download and prepare the update: stat ${file}: no such file or directory`,
   });
-  await assert.rejects(new DirectoryRetriever(undefined, [await realpath(REAL_A)]).retrieve(desired(await realpath(file)), signal), {
+  await assert.rejects(new DirectoryRetriever(undefined, [await realpath(RELEASE)]).retrieve(desired(await realpath(file)), signal), {
     reason: "UpdatePayloadRetrievalFailed",
     message: /not a directory/,
   });
@@ -114,7 +117,7 @@ test("without payload roots a forbidden path reads exactly as a missing one, at 
 test("retrieval honours an aborted signal", async () => {
   const ac = new AbortController();
   ac.abort(new Error("stop"));
-  await assert.rejects(new DirectoryRetriever().retrieve(desired(REAL_A), ac.signal), { message: "stop" });
+  await assert.rejects(new DirectoryRetriever().retrieve(desired(RELEASE), ac.signal), { message: "stop" });
 });
 
 test("uses the injected PayloadFs", async () => {

@@ -1,13 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import fc from "fast-check";
+import { stringify } from "yaml";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { exclusionReason } from "../../../src/payload/include.js";
 import { loadTimeFilter, loadUpdate, type LoadOptions } from "../../../src/payload/load.js";
 import { ManifestParseError, parseManifests } from "../../../src/payload/parse.js";
-import { memoryFs, REAL_A, SKELETON, testObject } from "./helpers.js";
+import { releaseManifests } from "../../harness/payload-gen.js";
+import { memoryFs, SKELETON, testObject } from "./helpers.js";
 import { mutate, yamlDocument } from "./yaml-gen.js";
 
 // Robustness of the loader against bad payload files: whatever the input, loadUpdate either returns the
@@ -15,7 +15,8 @@ import { mutate, yamlDocument } from "./yaml-gen.js";
 // type), and it never returns part of a payload whose files do not all parse.
 
 const OPTS: LoadOptions = { knownCapabilities: ["baremetal"], architecture: "amd64" };
-const REAL_TEXT = readFileSync(join(REAL_A, "release-manifests", "0000_50_cluster-ingress-operator_02-deployment.yaml"), "utf8");
+/** A realistic manifest to truncate: a generated release's Deployment, as YAML. */
+const REAL_TEXT = stringify(releaseManifests({ version: "1.0.0" }).find((m) => m.obj.kind === "Deployment")?.obj);
 
 const manifestYaml = (body: string): string => `${testObject("m")}${body}`;
 const wrongTypes = fc.constantFrom(

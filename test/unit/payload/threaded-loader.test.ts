@@ -2,21 +2,23 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadUpdate, PayloadError, ThreadedPayloadLoader, UpdateError } from "../../../src/payload/index.js";
+import { tempRelease } from "../../harness/payload-gen.js";
 
 const DEMO = fileURLToPath(new URL("../../../examples/payloads/demo-1.0.0", import.meta.url));
 const options = { knownCapabilities: ["Console"], architecture: "amd64" };
 const never = new AbortController().signal;
-const REAL_A = fileURLToPath(new URL("../../../../shared/fixtures/payloads/real-a", import.meta.url));
+/** A generated release of a few hundred manifests: a load long enough to cancel. */
+const RELEASE = await tempRelease();
 
 test("a cancelled load rejects with the signal's reason and the thread goes on serving loads", async () => {
   const loader = new ThreadedPayloadLoader(options, 60_000);
   try {
     const controller = new AbortController();
-    const cancelled = loader.load({ directory: REAL_A }, "real-a", controller.signal);
+    const cancelled = loader.load({ directory: RELEASE }, "release:1.0.0", controller.signal);
     const reason = new Error("superseded");
     controller.abort(reason);
     await assert.rejects(cancelled, (err: unknown) => err === reason);
-    await assert.rejects(loader.load({ directory: REAL_A }, "real-a", controller.signal), (err: unknown) => err === reason, "an aborted signal is refused at once");
+    await assert.rejects(loader.load({ directory: RELEASE }, "release:1.0.0", controller.signal), (err: unknown) => err === reason, "an aborted signal is refused at once");
     const next = await loader.load({ directory: DEMO }, "demo:1.0.0", never);
     assert.equal(next.release.version, "1.0.0");
   } finally {
@@ -27,7 +29,7 @@ test("a cancelled load rejects with the signal's reason and the thread goes on s
 test("a load still running at its deadline fails with a Timeout PayloadError", async () => {
   const loader = new ThreadedPayloadLoader(options, 1);
   try {
-    await assert.rejects(loader.load({ directory: REAL_A }, "real-a", never), { kind: "Timeout", step: "LoadPayload", reason: "UpdatePayloadLoadTimeout", message: `the payload ${REAL_A} did not load within 0.001s` });
+    await assert.rejects(loader.load({ directory: RELEASE }, "release:1.0.0", never), { kind: "Timeout", step: "LoadPayload", reason: "UpdatePayloadLoadTimeout", message: `the payload ${RELEASE} did not load within 0.001s` });
   } finally {
     await loader.close();
   }
