@@ -2,11 +2,9 @@
  * The optional parts of the test suite. A tier whose tools scripts/setup.sh could not install runs only if the user
  * did not opt out of it (SYNCWORKER_SKIP_TIERS, the variable setup.sh reads); its tests are then reported as
  * skipped with the reason instead of failing on a missing binary. The real OpenShift payloads are a tier of their
- * own: present only where SYNCWORKER_REAL_PAYLOADS (or the default folder beside the checkout) holds them.
+ * own: present only where SYNCWORKER_REAL_PAYLOADS names them.
  */
-import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { REPO_ROOT } from "./server.js";
 
 /** The tiers of scripts/setup.sh a user may opt out of. */
 export type Tier = "tls" | "terminal" | "metrics" | "registry" | "signatures" | "image" | "go" | "clients" | "kube" | "jaeger" | "grpcurl";
@@ -18,13 +16,9 @@ export function skipTier(tier: Tier): string | false {
   return optedOut.has(tier) ? `tier ${tier} opted out (SYNCWORKER_SKIP_TIERS)` : false;
 }
 
-/** The folder holding the real payloads real-a and real-b: SYNCWORKER_REAL_PAYLOADS, else ../shared/fixtures/payloads when present. */
-export const REAL_PAYLOADS: string | undefined = ((): string | undefined => {
-  const named = process.env["SYNCWORKER_REAL_PAYLOADS"];
-  if (named) return resolve(named);
-  const beside = resolve(REPO_ROOT, "../shared/fixtures/payloads");
-  return existsSync(beside) ? beside : undefined;
-})();
+/** The folder holding the real payloads real-a and real-b, only as SYNCWORKER_REAL_PAYLOADS names it (nothing outside the checkout is read otherwise). */
+const namedRealPayloads = process.env["SYNCWORKER_REAL_PAYLOADS"];
+export const REAL_PAYLOADS: string | undefined = namedRealPayloads ? resolve(namedRealPayloads) : undefined;
 
 /**
  * A skip reason for the tests that need the real payloads, when they are absent. A folder the user named is never
