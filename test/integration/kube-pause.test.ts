@@ -25,6 +25,7 @@ let manifests: Manifest[] = [];
 
 before(async () => {
   cp = await startControlPlane();
+  if (skipRealPayloads) return; // this file's one test is on real-a, and is reported skipped
   manifests = (await payloadManifests(REAL_A)).manifests;
   await installMissingKinds(cp.api, manifests);
   await createForeignNamespaces(cp.api, manifests);
