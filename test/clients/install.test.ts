@@ -43,14 +43,14 @@ const flags = (version: string): string[] => ["--address", server.address, "--im
 const COMPLETED = /^completed (\d+)\/\1$/;
 
 /**
- * The install command of a client's row in the README's Clients table, as words; it must be the one this file runs,
- * so the README cannot name an artifact or a version that the release does not make.
+ * The install command of a client's row in the Clients table of docs/api.md, as words; it must be the one this file runs,
+ * so docs/api.md cannot name an artifact or a version that the release does not make.
  */
 async function readmeInstall(client: "TypeScript" | "Go" | "Python", expected: string): Promise<string[]> {
-  const row = (await readFile(join(REPO_ROOT, "README.md"), "utf8")).split("\n").find((line) => line.startsWith(`| ${client} |`));
-  assert.ok(row, `the README's Clients table has a ${client} row`);
+  const row = (await readFile(join(REPO_ROOT, "docs/api.md"), "utf8")).split("\n").find((line) => line.startsWith(`| ${client} |`));
+  assert.ok(row, `docs/api.md's Clients table has a ${client} row`);
   // Columns: client, where, install, use.
-  assert.equal(row.split("|")[3]?.trim(), `\`${expected}\``, `the README's install line for ${client}`);
+  assert.equal(row.split("|")[3]?.trim(), `\`${expected}\``, `docs/api.md's install line for ${client}`);
   return expected.split(" ");
 }
 

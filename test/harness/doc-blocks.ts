@@ -2,7 +2,7 @@
  * The fenced code blocks of the Markdown docs and the markers that say whether the docs test runs them
  * (docs/README.md states the convention). A shell block must be marked, on the last non-blank line before its fence:
  *
- *   <!-- docs-test: run [with-server[: SERVE ARGS]] [in-checkout] [output-below] -->
+ *   <!-- docs-test: run [in-checkout] [output-below] [with-registry] [with-server[: SERVE ARGS]] -->
  *   <!-- docs-test: skip REASON -->
  *
  * `console` blocks are commands (`$ ` lines) each followed by the output they must print; `sh` blocks are scripts.
@@ -17,6 +17,8 @@ export interface RunMarker {
   readonly serverArgs: readonly string[] | undefined;
   /** Runs in the checkout itself (where `npm ci` was run), not in a scratch directory; `npm ci` is not run again. */
   readonly inCheckout: boolean;
+  /** Starts a registry at 127.0.0.1:5000 (Debian's docker-registry) before the block. */
+  readonly withRegistry: boolean;
   /** The next `text` block is the output this one must print (its lines, in order; `…` matches anything). */
   readonly outputBelow: boolean;
 }
@@ -91,7 +93,9 @@ function classify(file: string, line: number, lang: string, body: string, text: 
   return block(parseRun(rest, problems));
 }
 
-/** `with-server[: ARGS]`, `in-checkout`, `output-below`; the server's arguments run to the end of the marker. */
+const RUN_OPTIONS: ReadonlySet<string> = new Set(["in-checkout", "output-below", "with-registry"]);
+
+/** `with-server[: ARGS]`, `in-checkout`, `output-below`, `with-registry`; the server's arguments run to the end of the marker. */
 function parseRun(options: string, problems: string[]): RunMarker {
   let serverArgs: string[] | undefined;
   let rest = options;
@@ -101,8 +105,8 @@ function parseRun(options: string, problems: string[]): RunMarker {
     rest = rest.slice(0, server.index);
   }
   const words = rest.split(/\s+/).filter(Boolean);
-  for (const w of words) if (w !== "in-checkout" && w !== "output-below") problems.push(`docs-test: unknown run option "${w}"`);
-  return { kind: "run", serverArgs, inCheckout: words.includes("in-checkout"), outputBelow: words.includes("output-below") };
+  for (const w of words) if (!RUN_OPTIONS.has(w)) problems.push(`docs-test: unknown run option "${w}"`);
+  return { kind: "run", serverArgs, inCheckout: words.includes("in-checkout"), outputBelow: words.includes("output-below"), withRegistry: words.includes("with-registry") };
 }
 
 export interface ConsoleCommand {

@@ -10,6 +10,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { commandCount, missingLines, parseBlocks, parseConsole, type DocBlock, type RunMarker } from "../harness/doc-blocks.js";
 import { REPO_ROOT, SYNCWORKER } from "../harness/server.js";
+import { TOOLS } from "../harness/tools.js";
 
 const run = promisify(execFile);
 
@@ -49,14 +50,28 @@ async function scratchProject(): Promise<string> {
   return dir;
 }
 
+/** The directories of the tools scripts/setup.sh built that the docs show by name (grpcurl), for PATH. */
+async function toolDirs(): Promise<string[]> {
+  const grpcurl = join(TOOLS, "grpcurl");
+  return (await readdir(grpcurl).catch(() => [])).map((version) => join(grpcurl, version));
+}
+
 /** What every block runs first: loopback up in its own network namespace, and a server when it asks for one. */
-function prelude(marker: RunMarker, bin: string): string {
+function prelude(marker: RunMarker, path: readonly string[]): string {
   const lines = [
     "ip link set lo up",
-    `export PATH='${bin}':"$PATH"`,
+    `export PATH='${path.join(":")}':"$PATH"`,
     // The checkout's dependencies are what `npm ci` installed; installing them again under running tests is not done.
     ...(marker.inCheckout ? ['npm() { if [ "$1" = ci ]; then echo "docs test: npm ci already done in this checkout"; else command npm "$@"; fi; }'] : []),
   ];
+  if (marker.withRegistry) {
+    // The registry docs/payloads.md starts, on the port its commands use.
+    lines.push(
+      '__reg=$(mktemp -d); printf "version: 0.1\\nstorage: {filesystem: {rootdirectory: %s}}\\nhttp: {addr: 127.0.0.1:5000}\\n" "$__reg" > "$__reg.yml"',
+      'docker-registry serve "$__reg.yml" > "$__reg.log" 2>&1 &',
+      'until curl -sf http://127.0.0.1:5000/v2/ > /dev/null; do kill -0 $! 2>/dev/null || { echo "docs test: docker-registry exited:"; cat "$__reg.log"; exit 99; }; sleep 0.2; done',
+    );
+  }
   if (marker.serverArgs === undefined) return lines.join("\n");
   const serve = ["syncworker", "serve", "--state-dir", '"$(mktemp -d)"', ...marker.serverArgs].join(" ");
   return [
@@ -113,7 +128,7 @@ for (const [n, block] of blocks.entries()) {
     try {
       const cwd = marker.inCheckout ? REPO_ROOT : scratch;
       const body = block.lang === "console" ? `__rc=0\n${consoleScript(block)}` : `set -e -o pipefail\n${block.body}`;
-      const { code, output } = await runIsolated(`${prelude(marker, join(scratch, "node_modules/.bin"))}\n${body}`, cwd);
+      const { code, output } = await runIsolated(`${prelude(marker, [join(scratch, "node_modules/.bin"), ...(await toolDirs())])}\n${body}`, cwd);
       assert.notEqual(code, 124, `${where(block)}: still running after ${BLOCK_TIMEOUT_S}s:\n${output}`);
       if (block.lang === "console") {
         assert.equal(code, 0, `${where(block)}: exited ${code}:\n${output}`);
