@@ -22,7 +22,7 @@ let server: ServerProcess;
 before(async () => {
   scratch = await mkdtemp(join(tmpdir(), "syncworker-clients-install-"));
   release = join(scratch, "release");
-  // `npm run release:clients -- OUT`, as the README says, into a directory of this run's own.
+  // `npm run release:clients -- OUT`, as docs/api.md says, into a directory of this run's own.
   await runCommand("npm", ["run", "--silent", "release:clients", "--", release], { cwd: REPO_ROOT, timeoutMs: 480_000 });
   server = await startServer(["--reconcile-interval", "60s"]);
 }, { timeout: 540_000 });
@@ -82,7 +82,7 @@ test("the release holds the three artifacts, and SHA256SUMS the digest of each f
   for (const [file, digest] of sums) assert.equal(createHash("sha256").update(await readFile(join(release, file))).digest("hex"), digest, file);
 });
 
-test("TypeScript: the npm tarball, installed as the README says into a new project, type-checks its import and runs the example", { timeout: 300_000 }, async () => {
+test("TypeScript: the npm tarball, installed as docs/api.md says into a new project, type-checks its import and runs the example", { timeout: 300_000 }, async () => {
   const dir = await project("ts-app");
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "syncworker-client-user", private: true, type: "module" }));
   // The same TypeScript and Node types the repository uses; the client's peers (grpc-js, protobuf) come with it.
