@@ -2,7 +2,7 @@
  * The fenced code blocks of the Markdown docs and the markers that say whether the docs test runs them
  * (docs/README.md states the convention). A shell block must be marked, on the last non-blank line before its fence:
  *
- *   <!-- docs-test: run [in-checkout] [output-below] [with-registry] [with-server[: SERVE ARGS]] -->
+ *   <!-- docs-test: run [in-checkout] [output-below] [with-registry] [tier=T,…] [with-server[: SERVE ARGS]] -->
  *   <!-- docs-test: skip REASON -->
  *
  * `console` blocks are commands (`$ ` lines) each followed by the output they must print; `sh` blocks are scripts.
@@ -17,6 +17,8 @@ export interface RunMarker {
   readonly serverArgs: readonly string[] | undefined;
   /** Runs in the checkout itself (where `npm ci` was run), not in a scratch directory; `npm ci` is not run again. */
   readonly inCheckout: boolean;
+  /** The tiers of scripts/setup.sh whose tools the block uses: it is skipped when the user opted out of one. */
+  readonly tiers: readonly string[];
   /** Starts a registry at 127.0.0.1:5000 (Debian's docker-registry) before the block. */
   readonly withRegistry: boolean;
   /** The next `text` block is the output this one must print (its lines, in order; `…` matches anything). */
@@ -95,7 +97,7 @@ function classify(file: string, line: number, lang: string, body: string, text: 
 
 const RUN_OPTIONS: ReadonlySet<string> = new Set(["in-checkout", "output-below", "with-registry"]);
 
-/** `with-server[: ARGS]`, `in-checkout`, `output-below`, `with-registry`; the server's arguments run to the end of the marker. */
+/** `with-server[: ARGS]`, `in-checkout`, `output-below`, `with-registry`, `tier=A,B`; the server's arguments run to the end of the marker. */
 function parseRun(options: string, problems: string[]): RunMarker {
   let serverArgs: string[] | undefined;
   let rest = options;
@@ -105,8 +107,9 @@ function parseRun(options: string, problems: string[]): RunMarker {
     rest = rest.slice(0, server.index);
   }
   const words = rest.split(/\s+/).filter(Boolean);
-  for (const w of words) if (!RUN_OPTIONS.has(w)) problems.push(`docs-test: unknown run option "${w}"`);
-  return { kind: "run", serverArgs, inCheckout: words.includes("in-checkout"), outputBelow: words.includes("output-below"), withRegistry: words.includes("with-registry") };
+  const tiers = words.filter((w) => w.startsWith("tier=")).flatMap((w) => w.slice("tier=".length).split(","));
+  for (const w of words) if (!RUN_OPTIONS.has(w) && !w.startsWith("tier=")) problems.push(`docs-test: unknown run option "${w}"`);
+  return { kind: "run", serverArgs, inCheckout: words.includes("in-checkout"), outputBelow: words.includes("output-below"), withRegistry: words.includes("with-registry"), tiers };
 }
 
 export interface ConsoleCommand {
