@@ -13,7 +13,12 @@
 # breaking), kube (kube-apiserver + etcd), jaeger, grpcurl. The last four need the go tier.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-skip=",${SYNCWORKER_SKIP_TIERS:-},"
+tiers=(tls terminal metrics registry signatures image go clients kube jaeger grpcurl)
+# Blanks are dropped, as test/harness/tiers.ts drops them; a misspelt tier would otherwise opt out of nothing.
+skip=",$(printf %s "${SYNCWORKER_SKIP_TIERS:-}" | tr -d '[:space:]'),"
+for t in ${skip//,/ }; do
+  [[ " ${tiers[*]} " == *" $t "* ]] || { echo "setup: SYNCWORKER_SKIP_TIERS names no tier $t (tiers: ${tiers[*]})" >&2; exit 1; }
+done
 failed=()
 
 skipped() { [[ "$skip" == *",$1,"* ]]; }

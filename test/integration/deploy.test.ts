@@ -6,7 +6,6 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import type { SyncWorkerStatus } from "@syncworker/client";
@@ -14,7 +13,9 @@ import { createForeignNamespaces, installMissingKinds, payloadManifests, playOpe
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { KubeRest, type LiveObject } from "../harness/kube-rest.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads } from "../harness/tiers.js";
+import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const run = promisify(execFile);
 /** kubectl on PATH (Debian's, or the one Google's cloud SDK installs), or where KUBECTL says. */

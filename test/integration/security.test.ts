@@ -4,12 +4,14 @@
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { before, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 import { runCli } from "../harness/cli.js";
 import { startServer } from "../harness/server.js";
 import { makeTestPki, READER_TOKEN, writeTokenFile, WRITER_TOKEN, type TestPki } from "../harness/tls.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { before, test } = tierTests("tls");
 
 let pki: TestPki;
 let tokenFile: string;
