@@ -44,7 +44,7 @@ test("bad credential files stop start-up naming the file and line", { timeout: 6
   await assert.rejects(startServer(["--tls-cert", join(pki.dir, "missing.crt"), "--tls-key", pki.serverKey]), /--tls-cert: cannot read .*missing\.crt/);
 });
 
-test("mTLS with tokens: health and reflection answer without credentials, SyncWorker calls need both", { timeout: 60_000 }, async () => {
+test("mTLS with tokens: health and reflection answer without credentials, SyncWorker calls need both", { timeout: 180_000 }, async () => {
   const server = await startServer([...pki.serveArgs(true), "--token-file", tokenFile]);
   try {
     const ca = await pki.pem(pki.ca);
