@@ -104,6 +104,7 @@ const CASES: { tier: Tier; file: string; hide: string[]; env?: (empty: string) =
   { tier: "registry", file: "test/integration/registry-pull.test.ts", hide: ["docker-registry", "skopeo"] },
   { tier: "signatures", file: "test/integration/signature-interop.test.ts", hide: ["gpg", "gpg-agent"] },
   { tier: "image", file: "test/integration/containerfile.test.ts", hide: ["buildah", "debootstrap"] },
+  { tier: "disk", file: "test/integration/state-disk.test.ts", hide: ["mount"] },
   { tier: "go", file: "test/clients/go.test.ts", hide: ["go"] },
   { tier: "clients", file: "test/clients/python.test.ts", hide: [], env: (empty) => ({ SYNCWORKER_PYTHON: join(empty, "venv/bin/python") }) },
   { tier: "kube", file: "test/integration/kube-auth.test.ts", hide: ["go"], env: (empty) => ({ SYNCWORKER_CONTROL_PLANE_DIR: empty }) },
