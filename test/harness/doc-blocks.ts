@@ -8,6 +8,10 @@
  * `console` blocks are commands (`$ ` lines) each followed by the output they must print; `sh` blocks are scripts.
  */
 
+import { TIERS, type Tier } from "./tiers.js";
+
+const isTier = (name: string): name is Tier => (TIERS as readonly string[]).includes(name);
+
 /** Languages whose blocks are commands: each needs a marker. */
 export const SHELL_LANGUAGES: ReadonlySet<string> = new Set(["sh", "bash", "shell", "console", "zsh"]);
 
@@ -18,7 +22,7 @@ export interface RunMarker {
   /** Runs in the checkout itself (where `npm ci` was run), not in a scratch directory; `npm ci` is not run again. */
   readonly inCheckout: boolean;
   /** The tiers of scripts/setup.sh whose tools the block uses: it is skipped when the user opted out of one. */
-  readonly tiers: readonly string[];
+  readonly tiers: readonly Tier[];
   /** Starts a registry at 127.0.0.1:5000 (Debian's docker-registry) before the block. */
   readonly withRegistry: boolean;
   /** The next `text` block is the output this one must print (its lines, in order; `…` matches anything). */
@@ -107,7 +111,9 @@ function parseRun(options: string, problems: string[]): RunMarker {
     rest = rest.slice(0, server.index);
   }
   const words = rest.split(/\s+/).filter(Boolean);
-  const tiers = words.filter((w) => w.startsWith("tier=")).flatMap((w) => w.slice("tier=".length).split(","));
+  const named = words.filter((w) => w.startsWith("tier=")).flatMap((w) => w.slice("tier=".length).split(","));
+  const tiers = named.filter(isTier);
+  for (const t of named) if (!isTier(t)) problems.push(`docs-test: "${t}" is not a tier of scripts/setup.sh (${TIERS.join(", ")})`);
   for (const w of words) if (!RUN_OPTIONS.has(w) && !w.startsWith("tier=")) problems.push(`docs-test: unknown run option "${w}"`);
   return { kind: "run", serverArgs, inCheckout: words.includes("in-checkout"), outputBelow: words.includes("output-below"), withRegistry: words.includes("with-registry"), tiers };
 }

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { commandCount, missingLines, parseBlocks, parseConsole, type DocBlock, type RunMarker } from "../harness/doc-blocks.js";
 import { REPO_ROOT, SYNCWORKER } from "../harness/server.js";
-import { skipTier, type Tier } from "../harness/tiers.js";
+import { skipTier } from "../harness/tiers.js";
 import { TOOLS } from "../harness/tools.js";
 
 const run = promisify(execFile);
@@ -124,7 +124,7 @@ for (const [n, block] of blocks.entries()) {
   const marker = block.marker;
   if (marker?.kind !== "run") continue;
   const first = block.body.split("\n").find((l) => l.trim() !== "") ?? "";
-  const skip = marker.tiers.map((t) => skipTier(t as Tier)).find((reason) => reason !== false) ?? false;
+  const skip = skipTier(...marker.tiers);
   test(`${where(block)}: ${first.slice(0, 80)}`, { skip }, async () => {
     const scratch = await scratchProject();
     try {

@@ -10,6 +10,7 @@ const cases: { name: string; text: string; problems: readonly string[] }[] = [
   { name: "a block without a language", text: `${fence}\nnpx syncworker status\n${fence}\n`, problems: ["a fenced block without a language"] },
   { name: "a skip without a reason", text: `<!-- docs-test: skip -->\n${fence}sh\nls\n${fence}\n`, problems: ["docs-test: skip needs a reason"] },
   { name: "an unknown option", text: `<!-- docs-test: run fast -->\n${fence}sh\nls\n${fence}\n`, problems: ['docs-test: unknown run option "fast"'] },
+  { name: "an unknown tier", text: `<!-- docs-test: run tier=registry,nope -->\n${fence}sh\nls\n${fence}\n`, problems: ['docs-test: "nope" is not a tier'] },
   { name: "a marker on a yaml block", text: `<!-- docs-test: run -->\n${fence}yaml\na: 1\n${fence}\n`, problems: ["a docs-test marker on a yaml block"] },
   { name: "a marked block, blank lines between", text: `<!-- docs-test: run -->\n\n${fence}sh\nls\n${fence}\n`, problems: [] },
   { name: "a text block needs no marker", text: `${fence}text\n$ not a command\n${fence}\n`, problems: [] },
