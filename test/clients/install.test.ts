@@ -24,7 +24,7 @@ let server: ServerProcess;
 before(async () => {
   scratch = await mkdtemp(join(tmpdir(), "syncworker-clients-install-"));
   release = join(scratch, "release");
-  // `npm run release:clients -- OUT`, as the README says, into a directory of this run's own.
+  // `npm run release:clients -- OUT`, as docs/api.md says, into a directory of this run's own.
   await runCommand("npm", ["run", "--silent", "release:clients", "--", release], { cwd: REPO_ROOT, timeoutMs: 480_000 });
   server = await startServer(["--reconcile-interval", "60s"]);
 }, { timeout: 540_000 });
@@ -45,14 +45,14 @@ const flags = (version: string): string[] => ["--address", server.address, "--im
 const COMPLETED = /^completed (\d+)\/\1$/;
 
 /**
- * The install command of a client's row in the README's Clients table, as words; it must be the one this file runs,
- * so the README cannot name an artifact or a version that the release does not make.
+ * The install command of a client's row in the Clients table of docs/api.md, as words; it must be the one this file runs,
+ * so docs/api.md cannot name an artifact or a version that the release does not make.
  */
 async function readmeInstall(client: "TypeScript" | "Go" | "Python", expected: string): Promise<string[]> {
-  const row = (await readFile(join(REPO_ROOT, "README.md"), "utf8")).split("\n").find((line) => line.startsWith(`| ${client} |`));
-  assert.ok(row, `the README's Clients table has a ${client} row`);
+  const row = (await readFile(join(REPO_ROOT, "docs/api.md"), "utf8")).split("\n").find((line) => line.startsWith(`| ${client} |`));
+  assert.ok(row, `docs/api.md's Clients table has a ${client} row`);
   // Columns: client, where, install, use.
-  assert.equal(row.split("|")[3]?.trim(), `\`${expected}\``, `the README's install line for ${client}`);
+  assert.equal(row.split("|")[3]?.trim(), `\`${expected}\``, `docs/api.md's install line for ${client}`);
   return expected.split(" ");
 }
 
@@ -84,7 +84,7 @@ test("the release holds the three artifacts, and SHA256SUMS the digest of each f
   for (const [file, digest] of sums) assert.equal(createHash("sha256").update(await readFile(join(release, file))).digest("hex"), digest, file);
 });
 
-test("TypeScript: the npm tarball, installed as the README says into a new project, type-checks its import and runs the example", { timeout: 300_000 }, async () => {
+test("TypeScript: the npm tarball, installed as docs/api.md says into a new project, type-checks its import and runs the example", { timeout: 300_000 }, async () => {
   const dir = await project("ts-app");
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "syncworker-client-user", private: true, type: "module" }));
   // The same TypeScript and Node types the repository uses; the client's peers (grpc-js, protobuf) come with it.

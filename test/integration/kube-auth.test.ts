@@ -28,7 +28,7 @@ before(
   async () => {
     cp = await startControlPlane();
     await cp.api.must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } });
-    // The ClusterRoles the README shows.
+    // The ClusterRoles docs/security.md shows.
     for (const [name, verbs] of [["syncworker-reader", ["get", "watch"]], ["syncworker-writer", ["get", "watch", "update"]]] as const) {
       await cp.api.must("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
         apiVersion: "rbac.authorization.k8s.io/v1",
