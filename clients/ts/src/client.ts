@@ -68,12 +68,14 @@ export type PreviewInput = Partial<Omit<PreviewRequest, "desired">> & { readonly
  */
 export class SyncWorkerClient {
   readonly #raw: GeneratedClient;
+  readonly #address: string;
   readonly #timeoutMs: number;
   readonly #token: string | undefined;
 
   constructor(address: string, options: ClientOptions = {}) {
     const channel = options.credentials ?? (options.tls ? tlsCredentials(options.tls) : credentials.createInsecure());
     const serverName = options.tls?.serverName;
+    this.#address = address;
     this.#raw = new GeneratedClient(address, channel, serverName ? { "grpc.ssl_target_name_override": serverName, "grpc.default_authority": serverName } : {});
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#token = options.token;
@@ -124,7 +126,7 @@ export class SyncWorkerClient {
     const deadline = Date.now() + timeoutMs;
     for (let state = channel.getConnectivityState(true); state !== connectivityState.READY; ) {
       opts.signal?.throwIfAborted();
-      if (state === connectivityState.TRANSIENT_FAILURE) throw new SyncWorkerError(Code.Unavailable, `cannot connect to ${channel.getTarget()}`);
+      if (state === connectivityState.TRANSIENT_FAILURE) throw new SyncWorkerError(Code.Unavailable, `cannot connect to ${this.#address}`);
       if (state === connectivityState.SHUTDOWN) throw new SyncWorkerError(Code.Canceled, "the client is closed");
       const from = state;
       state = await new Promise<connectivityState>((resolve, reject) => {
@@ -132,7 +134,7 @@ export class SyncWorkerClient {
         opts.signal?.addEventListener("abort", aborted, { once: true });
         channel.watchConnectivityState(from, deadline, (err) => {
           opts.signal?.removeEventListener("abort", aborted);
-          if (err) reject(new SyncWorkerError(Code.DeadlineExceeded, `no connection to ${channel.getTarget()} within ${timeoutMs} ms`));
+          if (err) reject(new SyncWorkerError(Code.DeadlineExceeded, `no connection to ${this.#address} within ${timeoutMs} ms`));
           else resolve(channel.getConnectivityState(true));
         });
       });
