@@ -226,7 +226,7 @@ export function program(): Command {
         });
         const refused = notTaken(taken);
         // The release the Update loaded, by image: a version alone may name the one it replaces.
-        const target = { version: taken.actual?.version ?? "", image: taken.actual?.image ?? "" };
+        const target = { version: taken.actual?.version ?? "", image: taken.actual?.image || undefined };
         const last = o.wait && refused === undefined ? ((await follow(client, target, timeout?.signal ?? new AbortController().signal)) ?? taken) : taken;
         // The status is printed in every case: where the release stands is what a script reads next.
         process.stdout.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(last), null, 2), true)}\n`);
@@ -315,7 +315,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await program().parseAsync([...argv]);
   } catch (caught) {
-    const line = failureLine(caught, argv[2] ?? "");
+    const command = argv[2] === undefined || argv[2].startsWith("-") ? "" : argv[2];
+    const line = failureLine(caught, command);
     // An error's text may quote the server (a registry's error, a refused request's field).
     if (line) process.stderr.write(`syncworker: ${terminalSafe(line)}\n`);
     process.exitCode = exitCodeOf(caught);
