@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { SyncWorkerStatus } from "@syncworker/client";
-import { startControlPlane } from "../test/harness/control-plane.js";
+import { kubectlBinary, startControlPlane } from "../test/harness/control-plane.js";
 import type { KubeRest } from "../test/harness/kube-rest.js";
 import { writePayload } from "../test/harness/payload-gen.js";
 import { startServer } from "../test/harness/server.js";
@@ -136,7 +136,7 @@ export async function run(): Promise<void> {
     await mkdir(files);
     await writeFile(join(files, "0000_00_namespaces.yaml"), kc.filter((o) => o.obj.kind === "Namespace").map((o) => `---\n${JSON.stringify(o.obj)}`).join("\n"));
     await writeFile(join(files, "0000_01_objects.yaml"), kc.filter((o) => o.obj.kind !== "Namespace").map((o) => `---\n${JSON.stringify(o.obj)}`).join("\n"));
-    const kubectl = process.env["KUBECTL"] ?? "kubectl";
+    const kubectl = await kubectlBinary();
     const kubectlS = await seconds(async () => {
       for (const f of ["0000_00_namespaces.yaml", "0000_01_objects.yaml"]) {
         await promisify(execFile)(kubectl, ["--kubeconfig", cp.kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", join(files, f)], { maxBuffer: 64 << 20 });

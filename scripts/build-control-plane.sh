@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd from the Go module proxy for the test harness, once per version.
+# Builds kube-apiserver, etcd and kubectl from the Go module proxy for the test harness, once per version
+# (kubectl renders deploy/ with its built-in kustomize and is the bench's contender; no Debian package is recent enough).
 # The binaries go to a cache outside the repository, keyed by version, so a clean clone, CI and every
 # test run share them; a second run finds them and returns at once. Prints the binary folder last on stdout.
 # Progress (packages compiled out of the total) goes to stderr because a cold build takes minutes.
@@ -15,7 +16,7 @@ etcd="$(modver "$mods/etcd" go.etcd.io/etcd/server/v3)"
 [ -n "$k8s" ] && [ -n "$etcd" ] || { echo "cannot read versions from $mods/*/go.mod" >&2; exit 1; }
 out="${SYNCWORKER_CONTROL_PLANE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/syncworker/control-plane/$k8s-etcd$etcd}"
 
-if [ -x "$out/kube-apiserver" ] && [ -x "$out/etcd" ]; then echo "$out"; exit 0; fi
+if [ -x "$out/kube-apiserver" ] && [ -x "$out/etcd" ] && [ -x "$out/kubectl" ]; then echo "$out"; exit 0; fi
 command -v go >/dev/null || { echo "go is not on PATH: install Go >= 1.26 (see .ci/run)" >&2; exit 1; }
 mkdir -p "$out"
 
@@ -39,6 +40,8 @@ build() {
 minor="${k8s#v1.}"; minor="${minor%%.*}"
 vpkg=k8s.io/component-base/version
 build etcd "$mods/etcd" . 
-build kube-apiserver "$mods/apiserver" . "-X $vpkg.gitVersion=$k8s -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor \
--X $vpkg.gitTreeState=clean -X $vpkg.buildDate=2026-01-01T00:00:00Z -X k8s.io/client-go/pkg/version.gitVersion=$k8s"
+versions="-X $vpkg.gitVersion=$k8s -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor -X $vpkg.gitTreeState=clean \
+-X $vpkg.buildDate=2026-01-01T00:00:00Z -X k8s.io/client-go/pkg/version.gitVersion=$k8s"
+build kube-apiserver "$mods/apiserver" . "$versions"
+build kubectl "$mods/apiserver" k8s.io/kubernetes/cmd/kubectl "$versions"
 echo "$out"

@@ -4,6 +4,10 @@
 # the `out:` entries of buf.gen.yaml.
 set -eu
 cd "$(dirname "$0")/.."
+# The Go and Python generators come with the clients tier of scripts/setup.sh; without them buf cannot generate.
+case ",$(printf %s "${SYNCWORKER_SKIP_TIERS:-}" | tr -d '[:space:]')," in
+*,clients,*) echo "gen:check skipped: it needs the clients tier, opted out (SYNCWORKER_SKIP_TIERS)" >&2; exit 0 ;;
+esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 npx buf generate -o "$out"

@@ -9,11 +9,16 @@
 # (test/harness/tiers.ts reads the same variable).
 #
 # Tiers: tls (openssl), terminal (tmux), metrics (promtool), registry (docker-registry, skopeo), signatures (gpg,
-# gpg-agent), image (buildah, debootstrap), go (the Go toolchain), clients (code generators, Python venv, buf
+# gpg-agent), image (buildah, debootstrap), disk (root, to mount a small tmpfs), go (the Go toolchain), clients (code generators, Python venv, buf
 # breaking), kube (kube-apiserver + etcd), jaeger, grpcurl. The last four need the go tier.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-skip=",${SYNCWORKER_SKIP_TIERS:-},"
+tiers=(tls terminal metrics registry signatures image disk go clients kube jaeger grpcurl)
+# Blanks are dropped, as test/harness/tiers.ts drops them; a misspelt tier would otherwise opt out of nothing.
+skip=",$(printf %s "${SYNCWORKER_SKIP_TIERS:-}" | tr -d '[:space:]'),"
+for t in ${skip//,/ }; do
+  [[ " ${tiers[*]} " == *" $t "* ]] || { echo "setup: SYNCWORKER_SKIP_TIERS names no tier $t (tiers: ${tiers[*]})" >&2; exit 1; }
+done
 failed=()
 
 skipped() { [[ "$skip" == *",$1,"* ]]; }
@@ -59,6 +64,8 @@ apt_tier registry docker-registry skopeo -- docker-registry skopeo
 apt_tier signatures gpg gpg-agent -- gpg gpg-agent
 # The image test builds its own base with debootstrap and the image with buildah.
 apt_tier image buildah debootstrap -- buildah debootstrap
+# The full-disk tests mount a 2 MiB tmpfs as the state directory (test/integration/state-disk.test.ts).
+skipped disk || [ "$(id -u)" = 0 ] || fail disk "mounting a small tmpfs to fill needs root"
 
 # Go >= 1.26 builds the clients' generators and the Go-built test servers. Debian's golang-go is older, so a
 # missing or old Go is replaced by the official toolchain, which the Go module proxy serves as the module

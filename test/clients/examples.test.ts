@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { lastLine, runCommand } from "../harness/command.js";
 import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { skipTier } from "../harness/tiers.js";
 import { PYTHON as python } from "../harness/tools.js";
 
 let server: ServerProcess;
@@ -20,12 +21,12 @@ test("TypeScript example: tsx examples/update-and-watch.ts", { timeout: 120_000 
   assert.match(await lastLine(process.execPath, ["--import", "tsx", "examples/update-and-watch.ts", ...flags("1.0.0")], { cwd }), /^completed (\d+)\/\1$/);
 });
 
-test("Go example: go run ./examples/update-and-watch", { timeout: 300_000 }, async () => {
+test("Go example: go run ./examples/update-and-watch", { timeout: 300_000, skip: skipTier("go") }, async () => {
   const cwd = join(REPO_ROOT, "clients/go");
   assert.match(await lastLine("go", ["run", "./examples/update-and-watch", ...flags("1.1.0")], { cwd }), /^completed (\d+)\/\1$/);
 });
 
-test("Python example: update_and_watch.py from the package pip installs", { timeout: 300_000 }, async () => {
+test("Python example: update_and_watch.py from the package pip installs", { timeout: 300_000, skip: skipTier("clients") }, async () => {
   // Installed from clients/python for real (its pyproject decides what ships), into a scratch target next to the
   // tools venv's grpcio: --no-deps and --no-build-isolation keep it offline.
   const scratch = await mkdtemp(join(tmpdir(), "syncworker-py-"));

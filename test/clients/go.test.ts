@@ -3,9 +3,11 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { test } from "node:test";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { test } = tierTests("go", "tls");
 
 const run = promisify(execFile);
 const cwd = join(REPO_ROOT, "clients/go");

@@ -6,10 +6,12 @@ import { createHash } from "node:crypto";
 import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { after, before, test } from "node:test";
 import { lastLine, runCommand } from "../harness/command.js";
 import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
 import { PYTHON } from "../harness/tools.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("go", "clients");
 
 /** The clients' one version (scripts/release-clients.sh checks that pyproject.toml agrees). */
 const VERSION = (JSON.parse(await readFile(join(REPO_ROOT, "clients/ts/package.json"), "utf8")) as { version: string }).version;

@@ -3,10 +3,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { test } from "node:test";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../harness/server.js";
 import { PYTHON as python } from "../harness/tools.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { test } = tierTests("clients", "tls");
 
 const run = promisify(execFile);
 

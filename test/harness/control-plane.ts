@@ -17,7 +17,7 @@ const START_TIMEOUT_MS = 120_000;
 let binaries: Promise<string> | undefined;
 
 /**
- * The folder holding kube-apiserver and etcd, built by scripts/build-control-plane.sh on first use
+ * The folder holding kube-apiserver, etcd and kubectl, built by scripts/build-control-plane.sh on first use
  * and cached outside the repository by version. The build's progress goes to this process's stderr
  * because a cold build takes many minutes and a silent test would look hung.
  */
@@ -34,6 +34,11 @@ export function controlPlaneBinaries(): Promise<string> {
     });
   });
   return binaries;
+}
+
+/** The kubectl built beside the control plane (its version matches the API server's), or where KUBECTL says. */
+export async function kubectlBinary(): Promise<string> {
+  return process.env["KUBECTL"] ?? join(await controlPlaneBinaries(), "kubectl");
 }
 
 async function freePort(): Promise<number> {

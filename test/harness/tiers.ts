@@ -5,15 +5,47 @@
  * own: present only where SYNCWORKER_REAL_PAYLOADS names them.
  */
 import { join, resolve } from "node:path";
+import { after, before, test, type TestFn, type TestOptions } from "node:test";
 
-/** The tiers of scripts/setup.sh a user may opt out of. */
-export type Tier = "tls" | "terminal" | "metrics" | "registry" | "signatures" | "image" | "go" | "clients" | "kube" | "jaeger" | "grpcurl";
+/** The tiers of scripts/setup.sh a user may opt out of, in its order (test/integration/tiers.test.ts holds them equal). */
+export const TIERS = ["tls", "terminal", "metrics", "registry", "signatures", "image", "disk", "go", "clients", "kube", "jaeger", "grpcurl"] as const;
+export type Tier = (typeof TIERS)[number];
 
-const optedOut = new Set((process.env["SYNCWORKER_SKIP_TIERS"] ?? "").split(",").map((t) => t.trim()).filter(Boolean));
+/** The tiers named in a SYNCWORKER_SKIP_TIERS value (comma-separated, blanks ignored). */
+export const parseSkipTiers = (value: string | undefined): ReadonlySet<string> =>
+  new Set((value ?? "").split(",").map((t) => t.trim()).filter(Boolean));
 
-/** A skip reason for `test(name, { skip }, …)` when the user opted out of `tier`, else false. */
-export function skipTier(tier: Tier): string | false {
-  return optedOut.has(tier) ? `tier ${tier} opted out (SYNCWORKER_SKIP_TIERS)` : false;
+/** The skip reason for a test needing `tiers` when some are among `optedOut`, naming them and the variable; else false. */
+export function tierSkipReason(optedOut: ReadonlySet<string>, tiers: readonly Tier[]): string | false {
+  const out = tiers.filter((t) => optedOut.has(t));
+  if (out.length === 0) return false;
+  return `${out.length === 1 ? "tier" : "tiers"} ${out.join(", ")} opted out (SYNCWORKER_SKIP_TIERS)`;
+}
+
+const optedOut = parseSkipTiers(process.env["SYNCWORKER_SKIP_TIERS"]);
+
+/** A skip reason for `test(name, { skip }, …)` when the user opted out of any of `tiers`, else false. */
+export const skipTier = (...tiers: Tier[]): string | false => tierSkipReason(optedOut, tiers);
+
+/** node:test's `test`, as the files whose every test needs a tier call it. */
+export interface TierTest {
+  (name: string, fn: TestFn): void;
+  (name: string, options: TestOptions, fn: TestFn): void;
+}
+
+/**
+ * node:test's `test`, `before` and `after` for a file whose every test needs `tiers`: one declaration at the top of
+ * the file (`const { after, before, test } = tierTests("kube", "tls")`). While the tiers are there they are node:test's
+ * own. When the user opted out of one, every test is reported skipped naming it, and the hooks, which would start
+ * the missing tool, do not run: node:test runs a file's hooks even when all its tests are skipped.
+ */
+export function tierTests(...tiers: Tier[]): { test: TierTest; before: typeof before; after: typeof after } {
+  const skip = skipTier(...tiers);
+  // A test's own skip (the real payloads) stands while the tiers are there.
+  const declare = (name: string, optionsOrFn: TestOptions | TestFn, fn?: TestFn): void =>
+    void (typeof optionsOrFn === "function" ? test(name, { skip }, optionsOrFn) : test(name, { ...optionsOrFn, skip: skip || optionsOrFn.skip }, fn));
+  const none = (): void => undefined;
+  return skip ? { test: declare, before: none, after: none } : { test: declare, before, after };
 }
 
 /** The folder holding the real payloads real-a and real-b, only as SYNCWORKER_REAL_PAYLOADS names it (nothing outside the checkout is read otherwise). */

@@ -2,11 +2,13 @@
 // the estimate, and the components waiting on their operators with what they wait for and for how long; finished
 // components leave a line above it. The frame it captures mid-sync is printed as a diagnostic (the README shows one).
 import assert from "node:assert/strict";
-import { test } from "node:test";
 import { isComplete } from "@syncworker/client";
 import { writeReleases } from "../harness/payload-gen.js";
 import { startServer, SYNCWORKER, waitForStatus } from "../harness/server.js";
 import { openTerminal } from "../harness/tmux.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { test } = tierTests("terminal");
 
 test("syncworker watch on a terminal: one live area with the bar, elapsed, ETA and the waiting components", { timeout: 240_000 }, async (t) => {
   const { a, b } = await writeReleases();

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { promisify } from "node:util";
 import * as openpgp from "openpgp";
 import { parse } from "yaml";
@@ -21,6 +21,7 @@ import { pushSignature, readSigningKey, signImage } from "../../src/payload/veri
 import { buildImage, imageConfig, imageSize, nodeBaseImage, pushImageTo, runImage } from "../harness/container.js";
 import { startRegistry, type TestRegistry } from "../harness/registry.js";
 import { REPO_ROOT, superviseServer, waitForStatus } from "../harness/server.js";
+import { skipTier, tierTests } from "../harness/tiers.js";
 import { venvCommand } from "../harness/tools.js";
 
 const CONTAINERFILE = join(REPO_ROOT, "Containerfile");
@@ -38,7 +39,7 @@ function instructions(text: string): Array<[string, string]> {
     });
 }
 
-test("hadolint finds nothing in the Containerfile", async () => {
+test("hadolint finds nothing in the Containerfile", { skip: skipTier("clients") }, async () => {
   const hadolint = venvCommand("hadolint");
   const result = await promisify(execFile)(hadolint, [CONTAINERFILE]).catch((err: { code: number | string; stdout?: string; stderr?: string }) => {
     const hint = err.code === "ENOENT" ? ` (${hadolint} is missing: run scripts/setup-clients.sh)` : "";
@@ -75,8 +76,10 @@ const TAG = `localhost/syncworker:test-${createHash("sha256").update(REPO_ROOT).
 const signal = new AbortController().signal;
 let registry: TestRegistry;
 let timings = "";
+/** The tests below build and run the image, and push it to a registry. */
+const imageTests = tierTests("image", "registry");
 
-before(async () => {
+imageTests.before(async () => {
   const started = Date.now();
   const base = await nodeBaseImage();
   const built = Date.now();
@@ -84,7 +87,7 @@ before(async () => {
   timings = `base image ${((built - started) / 1000).toFixed(1)} s (${base}), buildah bud ${((Date.now() - built) / 1000).toFixed(1)} s`;
   registry = await startRegistry();
 }, { timeout: 40 * 60_000 });
-after(async () => {
+imageTests.after(async () => {
   await registry?.stop();
 });
 
@@ -97,7 +100,7 @@ function deployedContainer(): Container {
 
 const completed = (image: string) => (s: SyncWorkerStatus) => s.actual?.image === image && s.completed >= 1 && s.done === s.total && !s.failure;
 
-test("the image runs as the Deployment runs it: the demo update completes, and an update by image reference pulls, verifies and completes", { timeout: 10 * 60_000 }, async (t) => {
+imageTests.test("the image runs as the Deployment runs it: the demo update completes, and an update by image reference pulls, verifies and completes", { timeout: 10 * 60_000 }, async (t) => {
   t.diagnostic(timings);
   const container = deployedContainer();
   // Each volume as the kubelet makes an emptyDir: empty and writable by the pod's user.
@@ -152,7 +155,7 @@ test("the image runs as the Deployment runs it: the demo update completes, and a
   }
 });
 
-test("pushed to a registry, the image's config says: a numeric non-root user, the entry point, the Deployment's ports", { timeout: 5 * 60_000 }, async (t) => {
+imageTests.test("pushed to a registry, the image's config says: a numeric non-root user, the entry point, the Deployment's ports", { timeout: 5 * 60_000 }, async (t) => {
   const pushed = `docker://${registry.host}/syncworker:test`;
   await pushImageTo(TAG, pushed);
   const { stdout } = await promisify(execFile)("skopeo", ["inspect", "--raw", "--tls-verify=false", pushed]);

@@ -6,10 +6,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { test } from "node:test";
 import parsePrometheus from "parse-prometheus-text-format";
 import { isComplete } from "@syncworker/client";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { test } = tierTests("metrics");
 
 const DEMO = join(REPO_ROOT, "examples/payloads");
 

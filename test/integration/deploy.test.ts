@@ -6,19 +6,18 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import type { SyncWorkerStatus } from "@syncworker/client";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
-import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
+import { kubectlBinary, startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { KubeRest, type LiveObject } from "../harness/kube-rest.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads } from "../harness/tiers.js";
+import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const run = promisify(execFile);
-/** kubectl on PATH (Debian's, or the one Google's cloud SDK installs), or where KUBECTL says. */
-const KUBECTL = process.env["KUBECTL"] ?? "kubectl";
 const REAL_A = realPayload("real-a");
 /** The Prometheus Operator's kinds deploy/ uses, with the CRD fixture that declares each. */
 const MONITORING_CRDS = [
@@ -34,7 +33,7 @@ let player: OperatorPlayer | undefined;
 const servers: ServerProcess[] = [];
 
 before(async () => {
-  const { stdout } = await run(KUBECTL, ["kustomize", join(REPO_ROOT, "deploy")], { maxBuffer: 16 << 20 });
+  const { stdout } = await run(await kubectlBinary(), ["kustomize", join(REPO_ROOT, "deploy")], { maxBuffer: 16 << 20 });
   objects = parseAllDocuments(stdout).map((doc) => doc.toJSON() as DeployObject);
   cp = await startControlPlane();
   // The ServiceMonitor's and PrometheusRule's kinds come from the Prometheus Operator, which a cluster scraping with it has installed.

@@ -3,10 +3,12 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { goToolBinary } from "../harness/go-tool.js";
 import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("grpcurl");
 
 let grpcurl = "";
 let server: ServerProcess;

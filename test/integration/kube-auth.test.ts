@@ -2,10 +2,12 @@
 // with TokenReview and each call is authorized with a SubjectAccessReview of its verb on
 // syncworkers.syncworker.openshift.io in the service's namespace, as kube-rbac-proxy does.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
 import { Code, SyncWorkerClient, SyncWorkerError } from "../../clients/ts/src/index.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { startServer, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const NAMESPACE = "syncworker-authz";
 let cp: ControlPlane;

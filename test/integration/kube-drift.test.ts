@@ -4,12 +4,14 @@
 // reconcile interval.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import type { SyncWorkerStatus } from "@syncworker/client";
 import type { Manifest } from "../../src/payload/index.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const DEMO = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 /** Long enough that a correction within it cannot be the periodic pass. */

@@ -3,7 +3,6 @@
 // refused over a delete limit, refused with a stale plan digest, and applied with the current one. The tests
 // share one control plane and one service, and run in order.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
 import { Code, SyncWorkerError, type PreviewSummary } from "@syncworker/client";
 import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
@@ -11,7 +10,9 @@ import { runCli } from "../harness/cli.js";
 import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { startServer, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads } from "../harness/tiers.js";
+import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const REAL_A = realPayload("real-a");
 const REAL_B = realPayload("real-b");

@@ -6,14 +6,15 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { ComponentState, type ComponentOverride, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
 import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { assertGrowingWait, checkComponentProgress } from "../harness/component-progress.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads } from "../harness/tiers.js";
+import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const REAL_A = realPayload("real-a");
 const REAL_B = realPayload("real-b");

@@ -6,11 +6,13 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import type { SyncWorkerStatus } from "@syncworker/client";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { writePayload, type GeneratedManifest } from "../harness/payload-gen.js";
 import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const INCLUDE = { "include.release.openshift.io/self-managed-high-availability": "true" };
 const NAMESPACES = 8;

@@ -6,12 +6,13 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { promisify } from "node:util";
-import { after, before, test } from "node:test";
 import { Code, ComponentState, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads } from "../harness/tiers.js";
+import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("kube", "tls");
 
 const REAL_A = realPayload("real-a");
 const NAMESPACE = "syncworker-ha";

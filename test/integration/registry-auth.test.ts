@@ -6,12 +6,14 @@ import assert from "node:assert/strict";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import type { SyncWorkerStatus, UpdateInput } from "@syncworker/client";
 import { goArch, RegistryClient } from "../../src/payload/index.js";
 import { pushPayload } from "../../src/payload/registry/index.js";
 import { startRegistry, writePullSecret, type TestRegistry } from "../harness/registry.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("registry", "tls");
 
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const DEMO_2 = join(REPO_ROOT, "examples/payloads/demo-1.1.0");

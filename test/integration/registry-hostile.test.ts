@@ -10,7 +10,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { createGzip, gunzipSync } from "node:zlib";
 import { pack } from "tar-stream";
 import type { SyncWorkerStatus, UpdateInput } from "@syncworker/client";
@@ -19,6 +18,9 @@ import { parseReference, pushPayload, sha256Digest } from "../../src/payload/reg
 import { writePayload } from "../harness/payload-gen.js";
 import { startRegistry, tarLayer, type TestRegistry } from "../harness/registry.js";
 import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("registry");
 
 const ARCH = goArch(process.arch);
 const signal = new AbortController().signal;

@@ -3,7 +3,6 @@
 // show the release of that digest.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import type { SyncWorkerStatus } from "@syncworker/client";
 import { goArch, RegistryClient } from "../../src/payload/index.js";
 import { pushPayload } from "../../src/payload/registry/index.js";
@@ -11,6 +10,9 @@ import { createForeignNamespaces, installMissingKinds, payloadManifests, playOpe
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { startRegistry, type TestRegistry } from "../harness/registry.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("registry", "kube", "tls");
 
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 

@@ -9,7 +9,6 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { after, before, test } from "node:test";
 import type { SyncWorkerStatus, UpdateInput } from "@syncworker/client";
 import { goArch, RegistryClient } from "../../src/payload/index.js";
 import { payloadLayer, pushImage, pushIndex, pushPayload, sha256Digest } from "../../src/payload/registry/index.js";
@@ -18,6 +17,9 @@ import { writePayload } from "../harness/payload-gen.js";
 import { loseBlob, startRegistry, tamperBlob, tarLayer, type LayerEntry, type TestRegistry } from "../harness/registry.js";
 import { writeReleases } from "../harness/payload-gen.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("registry");
 
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const DEMO_2 = join(REPO_ROOT, "examples/payloads/demo-1.1.0");

@@ -4,12 +4,14 @@
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { before, test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 import { runCli } from "../harness/cli.js";
 import { startServer } from "../harness/server.js";
 import { makeTestPki, READER_TOKEN, writeTokenFile, WRITER_TOKEN, type TestPki } from "../harness/tls.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { before, test } = tierTests("tls");
 
 let pki: TestPki;
 let tokenFile: string;
@@ -42,7 +44,7 @@ test("bad credential files stop start-up naming the file and line", { timeout: 6
   await assert.rejects(startServer(["--tls-cert", join(pki.dir, "missing.crt"), "--tls-key", pki.serverKey]), /--tls-cert: cannot read .*missing\.crt/);
 });
 
-test("mTLS with tokens: health and reflection answer without credentials, SyncWorker calls need both", { timeout: 60_000 }, async () => {
+test("mTLS with tokens: health and reflection answer without credentials, SyncWorker calls need both", { timeout: 180_000 }, async () => {
   const server = await startServer([...pki.serveArgs(true), "--token-file", tokenFile]);
   try {
     const ca = await pki.pem(pki.ca);

@@ -7,9 +7,11 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { after, before, test } from "node:test";
 import * as openpgp from "openpgp";
 import { checkClaim, readKeyring, signImage, verifyWithKeyring, type Keyring } from "../../src/payload/verify/index.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("signatures", "registry");
 
 const run = promisify(execFile);
 const REFERENCE = "registry.example/ocp/release:4.20.0";

@@ -8,13 +8,14 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { after, before, test } from "node:test";
 import { Code, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
 import { writeReleases } from "../harness/payload-gen.js";
 import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
 
 const { a: RELEASE_A, b: RELEASE_B } = await writeReleases();
 const run = promisify(execFile);
+const { after, before, test } = tierTests("disk");
 
 let stateDir = "";
 

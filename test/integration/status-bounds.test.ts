@@ -9,7 +9,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import * as openpgp from "openpgp";
 import { Code, SyncWorkerError, type SyncWorkerStatus, type UpdateInput } from "@syncworker/client";
 import { goArch, RegistryClient } from "../../src/payload/index.js";
@@ -18,6 +17,9 @@ import { KNOWN_CAPABILITIES } from "../../src/policy/index.js";
 import { runCli } from "../harness/cli.js";
 import { startRegistry, tarLayer, type TestRegistry } from "../harness/registry.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("registry");
 
 const DEMO = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const ARCH = goArch(process.arch);

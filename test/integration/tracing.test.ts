@@ -5,19 +5,19 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { after, before, test } from "node:test";
 import { Metadata } from "@grpc/grpc-js";
 import parsePrometheus from "parse-prometheus-text-format";
 import type { SyncWorkerStatus, UpdateResponse } from "../../src/gen/syncworker/v1/syncworker.js";
 import { eventually, startJaeger, tag, type Jaeger, type JaegerSpan, type JaegerTrace } from "../harness/jaeger.js";
 import { writeReleases } from "../harness/payload-gen.js";
-import { skipTier } from "../harness/tiers.js";
 import { rawClient, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { tierTests } from "../harness/tiers.js";
+
+const { after, before, test } = tierTests("jaeger");
 
 const { a: RELEASE_A } = await writeReleases();
-const skip = skipTier("jaeger");
 let jaeger: Jaeger;
-before(async () => void (skip || (jaeger = await startJaeger())), { timeout: 3_600_000 });
+before(async () => void (jaeger = await startJaeger()), { timeout: 3_600_000 });
 after(async () => jaeger?.stop());
 
 function otlpEnv(service: string): NodeJS.ProcessEnv {
@@ -69,7 +69,7 @@ function ancestors(span: JaegerSpan, byId: ReadonlyMap<string, JaegerSpan>): Jae
   return chain;
 }
 
-test("a sync is one trace in Jaeger: a span per manifest under node and sync spans, linked to the Update; /metrics follows done/total", { timeout: 300_000, skip }, async () => {
+test("a sync is one trace in Jaeger: a span per manifest under node and sync spans, linked to the Update; /metrics follows done/total", { timeout: 300_000 }, async () => {
   const service = `syncworker-test-${randomBytes(4).toString("hex")}`;
   const server = await startServer(["--metrics-listen", "127.0.0.1:0", "--operator-delay", "200ms"], otlpEnv(service));
   try {

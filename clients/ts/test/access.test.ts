@@ -2,10 +2,12 @@
 // UNAUTHENTICATED or PERMISSION_DENIED, the right credentials work, over TLS with a server-name override.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { REPO_ROOT, startServer, type ServerProcess } from "../../../test/harness/server.js";
 import { makeTestPki, READER_TOKEN, writeTokenFile, WRITER_TOKEN, type TestPki } from "../../../test/harness/tls.js";
 import { Code, isComplete, SyncWorkerClient, SyncWorkerError, type ClientOptions } from "../src/index.js";
+import { tierTests } from "../../../test/harness/tiers.js";
+
+const { after, before, test } = tierTests("tls");
 
 let pki: TestPki;
 let mtls: ServerProcess;

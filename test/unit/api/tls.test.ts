@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
 import { serverCredentials } from "../../../src/api/tls.js";
 import { ValueError } from "../../../src/config/index.js";
 import { makeTestPki } from "../../harness/tls.js";
+import { tierTests } from "../../harness/tiers.js";
+
+const { test } = tierTests("tls");
 
 const refusal = (option: string, text: RegExp) => (err: unknown) => err instanceof ValueError && err.option === option && text.test(err.message);
 

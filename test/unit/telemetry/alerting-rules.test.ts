@@ -7,9 +7,11 @@ import { execFile } from "node:child_process";
 import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { parse, stringify } from "yaml";
+import { tierTests } from "../../harness/tiers.js";
+
+const { after, before, test } = tierTests("metrics");
 
 const REPO_ROOT = new URL("../../..", import.meta.url).pathname;
 const RULE = join(REPO_ROOT, "deploy/prometheusrule.yaml");

@@ -7,6 +7,7 @@ import type { Condition, HistoryEntry, ServiceStatus } from "../../../src/status
 import { capabilitySeries, clusterVersionMetrics, clusterVersionSeries, operatorConditionSeries, operatorUpSeries } from "../../../src/telemetry/index.js";
 import type { KubeObject, Release } from "../../../src/payload/index.js";
 import { EMPTY_STATUS } from "../../../src/worker/index.js";
+import { skipTier } from "../../harness/tiers.js";
 
 const t = (s: number): Date => new Date(s * 1000);
 const completed = (version: string, image: string, start: number, end: number): HistoryEntry => ({ state: "Completed", version, image, verified: false, startedTime: t(start), completionTime: t(end) });
@@ -202,7 +203,7 @@ test("cluster_version_capability: enabled 1, known but disabled 0", () => {
   assert.deepEqual(capabilitySeries(s).map((x) => row(x.labels, x.value)), ["Console = 1", "baremetal = 1", "Insights = 0"]);
 });
 
-test("the scraped CVO metrics follow the status between scrapes and pass promtool check metrics", async () => {
+test("the scraped CVO metrics follow the status between scrapes and pass promtool check metrics", { skip: skipTier("metrics") }, async () => {
   const registry = new Registry();
   let current = status({
     actual: { version: "1.0.0", image: "img:1" },
