@@ -6,11 +6,14 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
 import { runCli } from "../harness/cli.js";
 import { REPO_ROOT, startServer, SYNCWORKER, type ServerProcess } from "../harness/server.js";
 import { makeTestPki, READER_TOKEN, WRITER_TOKEN, writeTokenFile, type TestPki } from "../harness/tls.js";
+import { skipTier, tierTests } from "../harness/tiers.js";
 import { openTerminal } from "../harness/tmux.js";
+
+// Certificates by openssl for the TLS server every test shares; the terminal test also needs tmux.
+const { after, before, test } = tierTests("tls");
 
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -124,7 +127,7 @@ test("an unreachable server: exit 4 with one line naming the address, what was t
   exits(admin, 4, /\): the server speaks neither TLS nor HTTP\/2: is this the gRPC address \(not the admin or metrics one\)\?$/);
 });
 
-test("watch on a terminal against a server that is not there ends with exit 4 instead of an empty bar", { timeout: 60_000 }, async () => {
+test("watch on a terminal against a server that is not there ends with exit 4 instead of an empty bar", { timeout: 60_000, skip: skipTier("terminal") }, async () => {
   const command = [process.execPath, ...SYNCWORKER, "watch", "--address", refusedAddress].map((a) => `'${a}'`).join(" ");
   const terminal = await openTerminal(["sh", "-c", `${command}; echo "exit $?"`]);
   try {
