@@ -1,8 +1,10 @@
 /**
- * Why a connection to the service failed, in words a person can act on. grpc-js reports every failure as
- * UNAVAILABLE "No connection established. Last error: … Resolution note:" (and a plaintext client against a TLS
- * server as a bare "Failed to connect"), so after a failed connect the CLI looks for itself: TCP, then a TLS
- * handshake, then a plaintext HTTP/2 one. This runs only after grpc-js failed, never on the way to a working call.
+ * Reaching the service: every client command connects first, within `--connect-timeout`, so a server that is not
+ * there ends the command at once (exit 4) instead of leaving it waiting (a watch's empty bar). Why it failed is said
+ * in words a person can act on: grpc-js reports every failure as UNAVAILABLE "No connection established. Last
+ * error: … Resolution note:" (a plaintext client against a TLS server as a bare "Failed to connect"), so after a
+ * failed connect the CLI looks for itself: TCP, then a TLS handshake, then a plaintext HTTP/2 one. The probe runs
+ * only after grpc-js failed, never on the way to a working call.
  */
 import { connect as tcpConnect, isIP } from "node:net";
 import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from "node:tls";
