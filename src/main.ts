@@ -1,14 +1,12 @@
-import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
-import { join } from "node:path";
 import { pino } from "pino";
 import { Registry } from "prom-client";
-import { ApiServer, CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
+import { ApiServer, CachedTokenAuthority, logGrpcTo, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
-import { PACKAGE_ROOT, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
+import { ListenError, PACKAGE_VERSION, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
 import { DirectoryRetriever, goArch, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
 import { configureVerifier, loadKeyrings, type Keyring } from "./payload/verify/index.js";
 import { builtInPreconditions, enabledFeatureGates } from "./policy/index.js";
@@ -24,6 +22,7 @@ import {
   liveCacheMetrics,
   processMetrics,
   startMetricsServer,
+  type MetricsServer,
   startTracing,
   traceLogMixin,
   workerMetrics,
@@ -69,11 +68,11 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const credentials = serverCredentials(security.tlsCert ? { cert: security.tlsCert, key: security.tlsKey, clientCa: security.clientCa } : undefined);
   const staticTokens = security.authn === "static" ? StaticTokens.load(security.tokenFile) : undefined;
   const keyrings = await verificationKeyrings(options.verification.verificationKeys);
-  const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
-  const tracing = await startTracing(process.env, version);
+  const tracing = await startTracing(process.env, PACKAGE_VERSION);
   // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
   // Every line is redacted of URL credentials as written: errors quote the URLs they were given (a signature store's).
   const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", hooks: { streamWrite: redactCredentials }, ...(tracing.tracer ? { mixin: traceLogMixin } : {}) }, pino.destination(2));
+  logGrpcTo(log.child({ component: "grpc-js" }));
   const lifetime = new AbortController();
   const clock = systemClock;
   const registry = new Registry();
@@ -172,42 +171,61 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     // A tag is resolved here; a registry that does not answer in time leaves it to retrieval to report why.
     admitImage: (image) => retriever.admit(image, AbortSignal.timeout(ADMIT_TIMEOUT_MS)),
     maxWatchesPerClient: options.maxWatchesPerClient,
+    version: PACKAGE_VERSION,
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });
-  const address = await api.listen(options.listen);
-  const admin = options.adminListen
-    ? await startAdmin(options.adminListen, {
-        ready: () => (lifetime.signal.aborted ? undefined : service.role()),
-        metrics: registry,
-        // The objects may hold what the payloads carried: shown only when asked for.
-        ...(embedded && options.debugEndpoints ? { objects: () => embedded!.store.list() } : {}),
-      })
-    : undefined;
-  const metricsServer = options.metricsListen ? await startMetricsServer(options.metricsListen, registry) : undefined;
+  let admin: { server: Server; address: string } | undefined;
+  let metricsServer: MetricsServer | undefined;
+  const stop = async (): Promise<void> => {
+    await api.shutdown(5_000);
+    // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
+    // save is reported (a non-zero exit) once everything else has stopped.
+    let unsaved: Error | undefined;
+    await service.stop().catch((err: unknown) => (unsaved = err instanceof Error ? err : new Error(String(err))));
+    lifetime.abort();
+    await loader.close();
+    await registryClient.close();
+    await verification.close();
+    await fileState?.unlock();
+    if (admin) await closeHttp(admin.server);
+    await metricsServer?.close();
+    // Last, so the spans of the final pass and of the shutdown are exported.
+    await tracing.shutdown();
+    if (unsaved !== undefined) throw unsaved;
+  };
+  let address: string;
+  try {
+    address = await bind("listen", options.listen, () => api.listen(options.listen));
+    const { adminListen, metricsListen } = options;
+    admin = adminListen
+      ? await bind("admin-listen", adminListen, () =>
+          startAdmin(adminListen, {
+            ready: () => (lifetime.signal.aborted ? undefined : service.role()),
+            metrics: registry,
+            // The objects may hold what the payloads carried: shown only when asked for.
+            ...(embedded && options.debugEndpoints ? { objects: () => embedded!.store.list() } : {}),
+          }),
+        )
+      : undefined;
+    metricsServer = metricsListen ? await bind("metrics-listen", metricsListen, () => startMetricsServer(metricsListen, registry)) : undefined;
+  } catch (err) {
+    // A port that cannot be bound stops start-up (the error names it): what already runs is stopped, so the
+    // process exits instead of serving without that port.
+    await stop().catch((stopErr: unknown) => log.warn({ err: stopErr }, "stopping after a failed start"));
+    throw err;
+  }
   log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs, traceExporters: tracing.exporters, identity: me, state: state.where }, "serving");
 
-  return {
-    address,
-    adminAddress: admin?.address ?? "",
-    metricsAddress: metricsServer?.address ?? "",
-    stop: async () => {
-      await api.shutdown(5_000);
-      // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
-      // save is reported (a non-zero exit) once everything else has stopped.
-      let unsaved: Error | undefined;
-      await service.stop().catch((err: unknown) => (unsaved = err instanceof Error ? err : new Error(String(err))));
-      lifetime.abort();
-      await loader.close();
-      await registryClient.close();
-      await verification.close();
-      await fileState?.unlock();
-      if (admin) await closeHttp(admin.server);
-      await metricsServer?.close();
-      // Last, so the spans of the final pass and of the shutdown are exported.
-      await tracing.shutdown();
-      if (unsaved !== undefined) throw unsaved;
-    },
-  };
+  return { address, adminAddress: admin?.address ?? "", metricsAddress: metricsServer?.address ?? "", stop };
+}
+
+/** Binds one listener of `--<option>`; its failure becomes a {@link ListenError} naming the flag, address and reason. */
+async function bind<T>(option: string, at: HostPort, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    throw ListenError.from(option, at, err);
+  }
 }
 
 interface AdminEndpoints {
@@ -225,9 +243,9 @@ async function startAdmin(at: HostPort, { ready, metrics, objects }: AdminEndpoi
     };
     if (req.url === "/healthz") return send(200, "ok");
     if (req.url === "/readyz") {
-      // A standby is ready too: it serves reads. The body says which role it holds.
+      // A standby is ready too: it serves reads. The body says which role it holds and which release runs.
       const role = ready();
-      return role ? send(200, `ok: ${role}`) : send(503, "shutting down");
+      return role ? send(200, `ok: ${role}, version ${PACKAGE_VERSION}`) : send(503, "shutting down");
     }
     if (req.url === "/metrics") {
       void metrics.metrics().then((text) => send(200, text, metrics.contentType));

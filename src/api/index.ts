@@ -1,4 +1,4 @@
-export { ApiServer, type ApiDeps, type ServicePort } from "./server.js";
+export { ApiServer, logGrpcTo, type ApiDeps, type ServicePort } from "./server.js";
 export { AccessError, InvalidArgumentError, toServiceError } from "./errors.js";
 export { OPEN_ACCESS, RPC_ACCESS, type AccessControlOptions } from "./access.js";
 export { serverCredentials, type TlsFiles } from "./tls.js";

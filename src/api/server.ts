@@ -46,9 +46,20 @@ export interface ApiDeps {
   readonly admitImage: (image: string) => Promise<string>;
   /** How many StatusWatch streams one client host may hold at once. */
   readonly maxWatchesPerClient: number;
+  /** The syncworker release serving, reported by GetStatus. */
+  readonly version: string;
 }
 
 const SERVICE_NAME = "syncworker.v1.SyncWorker";
+
+/**
+ * Sends grpc-js' own log lines (it writes "E No address added …" to stderr when a bind fails) to the service's log,
+ * so stderr holds the JSON log and the one line naming a failure, nothing else. grpc-js has one logger per process.
+ */
+export function logGrpcTo(log: Logger): void {
+  const line = (...args: unknown[]): string => args.map(String).join(" ");
+  grpc.setLogger({ error: (...args: unknown[]) => log.warn(line(...args)), info: (...args: unknown[]) => log.info(line(...args)), debug: (...args: unknown[]) => log.debug(line(...args)) });
+}
 
 /**
  * Every watcher receives the same response object for a snapshot, so its bytes are encoded once
@@ -200,7 +211,7 @@ export class ApiServer {
           return callback(fail(scope, err));
         }
         scope.end(grpc.status.OK);
-        callback(null, { status: toProtoStatus(service.latest()) });
+        callback(null, { status: toProtoStatus(service.latest()), serverVersion: this.deps.version });
       },
       notifyResourceActivity: (call, callback) => {
         const scope = observer.begin("NotifyResourceActivity", "unary", call);

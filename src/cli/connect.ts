@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { SyncWorkerClient, type TlsOptions } from "@syncworker/client";
-import { formatHostPort, parseHostPort } from "../config/index.js";
+import { formatHostPort, parseHostPort, ValueError, type HostPort } from "../config/index.js";
 
 export const DEFAULT_ADDRESS = "127.0.0.1:50051";
+export const DEFAULT_CONNECT_TIMEOUT = "5s";
 
 /** How the CLI reaches the service: its address, TLS settings and a bearer token (the connection flags). */
 export interface ConnectOptions {
@@ -19,27 +21,57 @@ export interface ConnectOptions {
   readonly token?: string;
   /** A file holding the token (as a mounted Secret does). */
   readonly tokenFile?: string;
+  /** How long to wait for a connection before giving up, as a duration ("5s"); default {@link DEFAULT_CONNECT_TIMEOUT}. */
+  readonly connectTimeout?: string;
 }
 
 /** The token from --token, else --token-file, else $SYNCWORKER_TOKEN; undefined when none is set. */
 function tokenOf(o: ConnectOptions, env: NodeJS.ProcessEnv): string | undefined {
-  if (o.token && o.tokenFile) throw new Error("give --token or --token-file, not both");
+  if (o.token && o.tokenFile) throw new ValueError("token", "give --token or --token-file, not both");
   const token = o.token ?? (o.tokenFile ? readFileSync(o.tokenFile, "utf8").trim() : env["SYNCWORKER_TOKEN"]);
   return token || undefined;
 }
 
 /** The TLS settings of the flags, with the PEM files read; undefined for plaintext. */
 function tlsOf(o: ConnectOptions): TlsOptions | undefined {
-  if (Boolean(o.cert) !== Boolean(o.key)) throw new Error("--cert and --key go together");
+  if (Boolean(o.cert) !== Boolean(o.key)) throw new ValueError(o.cert ? "cert" : "key", "--cert and --key go together");
   if (!(o.tls || o.ca || o.cert || o.serverName)) return undefined;
   const read = (file: string | undefined): Buffer | undefined => (file ? readFileSync(file) : undefined);
   return { ca: read(o.ca), cert: read(o.cert), key: read(o.key), serverName: o.serverName };
 }
 
+/** The client for the CLI's connection flags, with the address and TLS settings it uses. */
+export interface Connection {
+  readonly client: SyncWorkerClient;
+  readonly at: HostPort;
+  /** Undefined for plaintext. */
+  readonly tls: TlsOptions | undefined;
+}
+
 /** The TypeScript client for the CLI's connection flags; the token falls back to $SYNCWORKER_TOKEN. */
-export function connect(o: ConnectOptions, env: NodeJS.ProcessEnv = process.env): SyncWorkerClient {
-  const address = formatHostPort(parseHostPort("address", o.address));
+export function connect(o: ConnectOptions, env: NodeJS.ProcessEnv = process.env): Connection {
+  const at = parseHostPort("address", o.address);
   const tls = tlsOf(o);
   const token = tokenOf(o, env);
-  return new SyncWorkerClient(address, { ...(tls ? { tls } : {}), ...(token ? { token } : {}) });
+  if (tls && !tls.serverName && isIP(at.host)) dropIpServerNameWarning();
+  const client = new SyncWorkerClient(formatHostPort(at), { ...(tls ? { tls } : {}), ...(token ? { token } : {}) });
+  return { client, at, tls };
+}
+
+let ipWarningDropped = false;
+
+/**
+ * grpc-js sends the address's host as the TLS server name (SNI) even when it is an IP address, and Node warns about
+ * that once per process (DEP0123, "not permitted by RFC 6066"). The warning is about grpc-js, not about anything a
+ * user can change, so the CLI drops that one warning and leaves every other one alone.
+ */
+function dropIpServerNameWarning(): void {
+  if (ipWarningDropped) return;
+  ipWarningDropped = true;
+  const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = (...args: unknown[]): void => {
+    const [, type, code] = args;
+    const named = typeof type === "object" && type !== null ? (type as { code?: unknown }).code : code;
+    if (named !== "DEP0123") emitWarning(...args);
+  };
 }

@@ -5,6 +5,7 @@
  * above are errors.
  */
 import { PreviewAction, type PreviewInput, type PreviewSummary, type SyncWorkerClient } from "@syncworker/client";
+import { DIFF_EXIT } from "./exit-codes.js";
 import { objectName } from "./render.js";
 
 export interface DiffOptions {
@@ -13,9 +14,6 @@ export interface DiffOptions {
   readonly showSkipped: boolean;
   readonly signal?: AbortSignal;
 }
-
-/** Exit codes of `syncworker diff`, as `kubectl diff` and diff(1) use them. */
-export const DIFF_EXIT = { noChanges: 0, changes: 1, error: 2 } as const;
 
 const LISTED: ReadonlyMap<PreviewAction, string> = new Map([
   [PreviewAction.PREVIEW_ACTION_CREATE, "create"],

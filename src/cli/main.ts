@@ -1,18 +1,21 @@
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { compileRegistryAccess, compileServeOptions, type ServeOptions } from "../config/index.js";
+import { compileRegistryAccess, compileServeOptions, PACKAGE_VERSION, ValueError, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../payload/registry/index.js";
 import { defaultStateDir } from "../service/index.js";
-import { Code, SyncWorkerError, SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
-import { connect, DEFAULT_ADDRESS, type ConnectOptions } from "./connect.js";
-import { DIFF_EXIT, diff } from "./diff.js";
+import { SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
+import { DEFAULT_ADDRESS, DEFAULT_CONNECT_TIMEOUT, type ConnectOptions } from "./connect.js";
+import { diff } from "./diff.js";
+import { CliError, DIFF_EXIT, EXIT_CODES_HELP, ExitCode, exitCodeOf, failureLine } from "./exit-codes.js";
 import { payloadLocation } from "./image-arg.js";
 import { render, type RenderOptions } from "./render.js";
 import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
+import { reach } from "./reach.js";
 import { notTaken } from "./update-outcome.js";
+import { endWait, follow, timeoutOf } from "./wait.js";
 import { watch } from "./watch.js";
 import { terminalSafe } from "./terminal-text.js";
 
@@ -27,9 +30,9 @@ function list(value: string): string[] {
   return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
 }
 
-/** Runs `fn` with a client of the connection flags, closed afterwards even when `fn` fails. */
+/** Runs `fn` with a client of the connection flags, once connected (see reach), closed afterwards even when `fn` fails. */
 async function withClient<T>(o: ConnectOptions, fn: (client: SyncWorkerClient) => Promise<T>): Promise<T> {
-  const client = connect(o);
+  const client = await reach(o);
   try {
     return await fn(client);
   } finally {
@@ -45,6 +48,17 @@ function exitOnClosedPipe(code: number): void {
   });
 }
 
+/** The flags of `update` besides the connection and blast-radius ones. */
+interface UpdateFlags {
+  readonly image: string;
+  readonly version: string;
+  readonly force: boolean;
+  readonly generation: number;
+  readonly plan?: string;
+  readonly wait: boolean;
+  readonly timeout?: string;
+}
+
 /** The blast-radius flags of `update` and `diff`. */
 interface LimitFlags {
   readonly maxDeletions?: number;
@@ -54,16 +68,6 @@ interface LimitFlags {
 function limitsOf(o: LimitFlags): BlastRadiusLimits | undefined {
   if (o.maxDeletions === undefined && o.maxChangedPercent === undefined) return undefined;
   return { maxDeletions: o.maxDeletions, maxChangedPercent: o.maxChangedPercent };
-}
-
-/** A command's failure with the exit code it calls for (default 1). */
-class CommandError extends Error {
-  constructor(
-    override readonly cause: unknown,
-    readonly exitCode: number,
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
 }
 
 async function serve(options: ServeOptions): Promise<void> {
@@ -86,9 +90,18 @@ async function serve(options: ServeOptions): Promise<void> {
 }
 
 export function program(): Command {
-  const cli = new Command("syncworker").description("Keep a Kubernetes cluster at a desired release").showHelpAfterError();
+  const cli = new Command("syncworker")
+    .description("Keep a Kubernetes cluster at a desired release")
+    .version(PACKAGE_VERSION, "-V, --version", "print the version")
+    // Program flags only before the command: `update --version 1.2.0` is update's own flag.
+    .enablePositionalOptions()
+    // Commander's errors are thrown to main(), which prints one line and exits 2 (see exit-codes.ts).
+    .exitOverride()
+    .configureOutput({ outputError: () => undefined })
+    .addHelpText("afterAll", EXIT_CODES_HELP);
   const connection = [
     new Option("--address <host:port>", "syncworker service address").default(DEFAULT_ADDRESS),
+    new Option("--connect-timeout <duration>", "give up (exit 4) when no connection is up within this long").default(DEFAULT_CONNECT_TIMEOUT),
     new Option("--tls", "connect with TLS, trusting the system's CAs (implied by --ca, --cert and --server-name)"),
     new Option("--ca <file>", "TLS: CA bundle (PEM) the server's certificate must chain to"),
     new Option("--cert <file>", "mTLS: client certificate (PEM); with --key"),
@@ -199,48 +212,61 @@ export function program(): Command {
     .option("--plan <digest>", "apply only if the plan is still this one (a `syncworker diff` plan digest)")
     .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --force)", integer)
     .option("--max-changed-percent <p>", "refuse the update if it would change more of its payload's objects, in % (unless --force)", Number)
-    .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; force: boolean; generation: number; plan?: string }) => {
-      const status = await withClient(o, (client) =>
-        client.update({
+    .option("--wait", "then wait until the release is completely applied (exit 1 if it is not taken, 3 after --timeout)", false)
+    .option("--timeout <duration>", "with --wait: give up after this long (e.g. 30m), counted from the start (default: wait for ever)")
+    .action(async (o: ConnectOptions & LimitFlags & UpdateFlags) => {
+      if (o.timeout !== undefined && !o.wait) throw new ValueError("timeout", "applies only with --wait");
+      const timeout = timeoutOf(o.timeout);
+      await withClient(o, async (client) => {
+        const taken = await client.update({
           generation: o.generation,
           desired: { version: o.version, image: payloadLocation(o.image), force: o.force },
           limits: limitsOf(o),
           expectedPlanDigest: o.plan ?? "",
-        }),
-      );
-      process.stdout.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2), true)}\n`);
-      const refused = notTaken(status);
-      if (refused !== undefined) throw new Error(refused);
+        });
+        const refused = notTaken(taken);
+        // The release the Update loaded, by image: a version alone may name the one it replaces.
+        const target = { version: taken.actual?.version ?? "", image: taken.actual?.image || undefined };
+        const last = o.wait && refused === undefined ? ((await follow(client, target, timeout?.signal ?? new AbortController().signal)) ?? taken) : taken;
+        // The status is printed in every case: where the release stands is what a script reads next.
+        process.stdout.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(last), null, 2), true)}\n`);
+        if (refused !== undefined) throw new CliError(ExitCode.Failed, refused);
+        if (o.wait) endWait(last, target, timeout);
+      });
     });
 
   withConnection(cli.command("diff"))
-    .description("preview what an update would change in the cluster, as kubectl diff (exit 1: changes, 0: none, 2: error)")
+    .description("preview what an update would change in the cluster, as kubectl diff (exit 1: changes, 0: none, 2: error, 3 and 4 as for every command)")
     .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (a tag is resolved to its digest by the service, as for update)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--max-deletions <n>", "report the plan as over this limit of deletions", integer)
     .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)
     .option("--show-skipped", "also list the objects a filter excludes, naming it", false)
-    // An error must not read as "changes" (1): diff(1) and kubectl diff exit 2 and above for errors.
-    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : DIFF_EXIT.error))
     .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; showSkipped: boolean }) => {
       exitOnClosedPipe(DIFF_EXIT.changes);
       try {
         const input = { desired: { version: o.version, image: payloadLocation(o.image) }, limits: limitsOf(o) };
         process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped }, (text) => process.stdout.write(terminalSafe(text, true))));
       } catch (err) {
-        throw new CommandError(err, DIFF_EXIT.error);
+        // A failure must not read as "changes" (1): diff(1) and kubectl diff exit 2 and above for errors.
+        throw exitCodeOf(err) === ExitCode.Failed ? new CliError(DIFF_EXIT.error, failureLine(err, "diff"), { cause: err }) : err;
       }
     });
 
   withConnection(cli.command("watch"))
     .description("stream status: a progress bar on a terminal, JSON lines otherwise")
-    .option("--until-complete [version]", "exit once the release (or the given version) is completely applied")
+    .option("--until-complete [version]", "exit once the release (or the given version) is completely applied; exit 1 if it is not taken (its load failed or was refused)")
+    .option("--timeout <duration>", "with --until-complete: give up after this long (e.g. 30m), exit 3 (default: wait for ever)")
     .option("--since-revision <n>", "resume after this revision", integer, 0)
-    .action(async (o: ConnectOptions & { untilComplete?: string | true; sinceRevision: number }) => {
+    .action(async (o: ConnectOptions & { untilComplete?: string | true; timeout?: string; sinceRevision: number }) => {
+      if (o.timeout !== undefined && o.untilComplete === undefined) throw new ValueError("timeout", "applies only with --until-complete");
+      const timeout = timeoutOf(o.timeout);
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
+      const signal = timeout ? AbortSignal.any([controller.signal, timeout.signal]) : controller.signal;
       const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
-      await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal: controller.signal, out: process.stdout }));
+      const last = await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal, out: process.stdout }));
+      if (untilComplete !== undefined) endWait(last, { version: untilComplete }, timeout);
     });
 
   withConnection(cli.command("status"))
@@ -272,22 +298,27 @@ export function program(): Command {
       const status = await withClient(o, (client) => client.resumeUpdate());
       process.stdout.write(`${terminalSafe(status.message)}\n`);
     });
-  return cli;
-}
 
-/** The gRPC name of a code, as grpcurl and the other gRPC tools print it (INVALID_ARGUMENT, CANCELLED). */
-function codeName(code: Code): string {
-  return code === Code.Canceled ? "CANCELLED" : Code[code].replace(/(?<=[a-z])(?=[A-Z])/g, "_").toUpperCase();
+  withConnection(cli.command("version"))
+    .description("print the version of this client and of the server at --address, as kubectl version does")
+    .option("--client", "the client's only; do not contact a server", false)
+    .action(async (o: ConnectOptions & { client: boolean }) => {
+      process.stdout.write(`Client Version: ${PACKAGE_VERSION}\n`);
+      if (o.client) return;
+      const server = await withClient(o, (client) => client.serverVersion());
+      process.stdout.write(`Server Version: ${terminalSafe(server || "unknown (the server does not report it)")}\n`);
+    });
+  return cli;
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
   try {
     await program().parseAsync([...argv]);
   } catch (caught) {
-    const err = caught instanceof CommandError ? caught.cause : caught;
-    const message = err instanceof SyncWorkerError ? `${codeName(err.code)}: ${err.rawMessage}` : err instanceof Error ? err.message : String(err);
+    const command = argv[2] === undefined || argv[2].startsWith("-") ? "" : argv[2];
+    const line = failureLine(caught, command);
     // An error's text may quote the server (a registry's error, a refused request's field).
-    process.stderr.write(`syncworker: ${terminalSafe(message, true)}\n`);
-    process.exitCode = caught instanceof CommandError ? caught.exitCode : 1;
+    if (line) process.stderr.write(`syncworker: ${terminalSafe(line)}\n`);
+    process.exitCode = exitCodeOf(caught);
   }
 }

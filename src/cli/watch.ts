@@ -1,11 +1,12 @@
 // Default import: Node's CommonJS export detection finds MultiBar but not Format or Presets (nested object literals).
 import cliProgress, { MultiBar, type GenericBar } from "cli-progress";
-import { ComponentState, isComplete, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
+import { ComponentState, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
 import { doneLine, liveLines, overallText } from "./progress-view.js";
 import { terminalSafe } from "./terminal-text.js";
+import { verdict } from "./wait.js";
 
 export interface WatchOptions {
-  /** Stop once this version (or any, when "") is completely applied. */
+  /** Stop once this version (or any, when "") is completely applied, or is not taken (see wait.ts). */
   readonly untilComplete?: string | undefined;
   readonly sinceRevision?: number;
   readonly signal: AbortSignal;
@@ -83,7 +84,7 @@ export async function watch(client: SyncWorkerClient, options: WatchOptions): Pr
       } else {
         options.out.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(status)))}\n`);
       }
-      if (options.untilComplete !== undefined && isComplete(status, options.untilComplete)) break;
+      if (options.untilComplete !== undefined && verdict(status, { version: options.untilComplete })) break;
     }
   } catch (err) {
     // The caller's abort ends the watch; anything else was not cured by reconnecting.

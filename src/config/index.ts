@@ -2,3 +2,4 @@ export * from "./options.js";
 export * from "./package.js";
 export * from "./address.js";
 export * from "./value-error.js";
+export * from "./listen-error.js";

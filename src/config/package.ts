@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,3 +15,6 @@ function findPackageRoot(start: string): string {
     if (dirname(dir) === dir) throw new Error(`no package.json in ${start} or any directory above it`);
   }
 }
+
+/** This build's release, from its `package.json`: what `--version`, `/readyz` and GetStatus report. */
+export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;

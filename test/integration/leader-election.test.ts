@@ -42,7 +42,8 @@ async function holder(): Promise<string> {
 async function role(server: ServerProcess): Promise<string> {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return "dead";
   const res = await fetch(`http://${server.adminAddress}/readyz`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
-  return res ? await res.text().catch(() => "dead") : "dead";
+  // The role, without the version that follows it ("ok: leader, version 0.1.0").
+  return res ? (await res.text().catch(() => "dead")).replace(/, version \S+$/, "") : "dead";
 }
 
 /** The sum of a counter or histogram count over all its series in the server's /metrics. */

@@ -83,6 +83,6 @@ test("render fails with a message for a missing payload or an unknown feature se
   const [missing, unknown] = await Promise.all([render("--image", "/nonexistent/payload"), render("--image", REAL_A, "--feature-set", "Bogus")]);
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, "syncworker: stat /nonexistent/payload/manifests: no such file or directory\n");
-  assert.equal(unknown.code, 1);
+  assert.equal(unknown.code, 2, "a flag refused: a usage error");
   assert.match(unknown.stderr, /^syncworker: --feature-set: "Bogus" is not a feature set; use one of CustomNoUpgrade, Default, DevPreviewNoUpgrade, TechPreviewNoUpgrade\n$/);
 });

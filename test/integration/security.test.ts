@@ -22,7 +22,7 @@ before(async () => {
 
 test("listening beyond loopback with nothing to authenticate callers stops start-up; --insecure or a token file allows it", { timeout: 60_000 }, async () => {
   await assert.rejects(startServer(["--listen", "0.0.0.0:0"]), (err: Error) => {
-    assert.match(err.message, /exited early with 1/);
+    assert.match(err.message, /exited early with 2/, "a flag refused: a usage error");
     assert.match(err.message, /--listen: 0\.0\.0\.0:0 is not a loopback address and nothing authenticates callers/);
     assert.doesNotMatch(err.message, /\n\s+at /, "no stack trace");
     return true;

@@ -128,22 +128,22 @@ test("an image signed by the trusted key with sign-payload is verified: in the s
 test("sign-payload and serve refuse bad input naming it", { timeout: 60_000 }, async () => {
   const image = `${registry.host}/release/x@sha256:${"1".repeat(64)}`;
   const nowhere = await runCli(["sign-payload", image, "--key", keyFile, "--passphrase-file", passphraseFile]);
-  assert.equal(nowhere.code, 1);
+  assert.equal(nowhere.code, 2, "a flag refused: a usage error");
   assert.match(nowhere.stderr, /--store: say where the signature goes/);
   const wrong = join(storeDir, "wrong-passphrase");
   await writeFile(wrong, "nope\n");
   const badPassphrase = await runCli(["sign-payload", image, "--key", keyFile, "--passphrase-file", wrong, "--store", storeDir]);
-  assert.equal(badPassphrase.code, 1);
+  assert.equal(badPassphrase.code, 2);
   assert.match(badPassphrase.stderr, new RegExp(`--key: ${keyFile}: `));
 
   const junkKeys = await mkdtemp(join(tmpdir(), "syncworker-junk-keys-"));
   await writeFile(join(junkKeys, "junk.asc"), "not a key");
   const state = await mkdtemp(join(tmpdir(), "syncworker-state-"));
   const serve = await runCli(["serve", "--listen", "127.0.0.1:0", "--state-dir", state, "--verification-keys", junkKeys]);
-  assert.equal(serve.code, 1);
+  assert.equal(serve.code, 2);
   assert.match(serve.stderr, new RegExp(`--verification-keys: ${join(junkKeys, "junk.asc")}: unable to read keyring junk.asc`));
   const storeOnly = await runCli(["serve", "--listen", "127.0.0.1:0", "--state-dir", state, "--signature-store", "http://127.0.0.1:1/"]);
-  assert.equal(storeOnly.code, 1);
+  assert.equal(storeOnly.code, 2);
   assert.match(storeOnly.stderr, /--signature-store: needs --verification-keys/);
 });
 

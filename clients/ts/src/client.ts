@@ -1,4 +1,4 @@
-import { credentials, Metadata, type CallOptions, type ChannelCredentials, type ClientReadableStream } from "@grpc/grpc-js";
+import { connectivityState, credentials, Metadata, type CallOptions, type ChannelCredentials, type ClientReadableStream } from "@grpc/grpc-js";
 import { Code, isTransient, SyncWorkerError } from "./errors.js";
 import {
   SyncWorkerClient as GeneratedClient,
@@ -68,12 +68,14 @@ export type PreviewInput = Partial<Omit<PreviewRequest, "desired">> & { readonly
  */
 export class SyncWorkerClient {
   readonly #raw: GeneratedClient;
+  readonly #address: string;
   readonly #timeoutMs: number;
   readonly #token: string | undefined;
 
   constructor(address: string, options: ClientOptions = {}) {
     const channel = options.credentials ?? (options.tls ? tlsCredentials(options.tls) : credentials.createInsecure());
     const serverName = options.tls?.serverName;
+    this.#address = address;
     this.#raw = new GeneratedClient(address, channel, serverName ? { "grpc.ssl_target_name_override": serverName, "grpc.default_authority": serverName } : {});
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#token = options.token;
@@ -104,6 +106,39 @@ export class SyncWorkerClient {
   async getStatus(opts: CallOpts = {}): Promise<SyncWorkerStatus> {
     const res = await this.#unary<GetStatusResponse>(opts, (md, o, cb) => this.#raw.getStatus({}, md, o, cb));
     return required(res.status);
+  }
+
+  /** The syncworker release the server runs (e.g. "0.1.0"); "" from a server older than the field. */
+  async serverVersion(opts: CallOpts = {}): Promise<string> {
+    const res = await this.#unary<GetStatusResponse>(opts, (md, o, cb) => this.#raw.getStatus({}, md, o, cb));
+    return res.serverVersion;
+  }
+
+  /**
+   * Connects now instead of at the first call, so a caller can tell "cannot reach the server" from a call's own
+   * failure: resolves once the channel is up (TCP, TLS and HTTP/2), rejects with Unavailable as soon as an attempt
+   * fails (refused, a TLS or protocol mismatch) and with DeadlineExceeded when `timeoutMs` (default: the client's)
+   * passes while it is still connecting. Calls wait for a connection on their own; this is only for failing fast.
+   */
+  async connect(opts: CallOpts = {}): Promise<void> {
+    const channel = this.#raw.getChannel();
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    for (let state = channel.getConnectivityState(true); state !== connectivityState.READY; ) {
+      opts.signal?.throwIfAborted();
+      if (state === connectivityState.TRANSIENT_FAILURE) throw new SyncWorkerError(Code.Unavailable, `cannot connect to ${this.#address}`);
+      if (state === connectivityState.SHUTDOWN) throw new SyncWorkerError(Code.Canceled, "the client is closed");
+      const from = state;
+      state = await new Promise<connectivityState>((resolve, reject) => {
+        const aborted = (): void => reject(SyncWorkerError.from(opts.signal?.reason));
+        opts.signal?.addEventListener("abort", aborted, { once: true });
+        channel.watchConnectivityState(from, deadline, (err) => {
+          opts.signal?.removeEventListener("abort", aborted);
+          if (err) reject(new SyncWorkerError(Code.DeadlineExceeded, `no connection to ${this.#address} within ${timeoutMs} ms`));
+          else resolve(channel.getConnectivityState(true));
+        });
+      });
+    }
   }
 
   /**

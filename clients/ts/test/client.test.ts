@@ -1,6 +1,8 @@
 // The TypeScript client against a real `syncworker serve` process: update and watch to completion, a watch
 // that survives a cut connection without repeating or losing a snapshot, and errors as SyncWorkerError.
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { REPO_ROOT, startServer, type ServerProcess } from "../../../test/harness/server.js";
@@ -93,4 +95,27 @@ test("errors are SyncWorkerError with the gRPC code and the server's details", {
   const unreachable = new SyncWorkerClient("127.0.0.1:1", { timeoutMs: 2_000 });
   await assert.rejects(unreachable.getStatus(), (err) => err instanceof SyncWorkerError && err.code === Code.Unavailable);
   unreachable.close();
+});
+
+test("connect: resolves once connected, Unavailable at a refused attempt, DeadlineExceeded from a server that never answers", { timeout: 30_000 }, async () => {
+  await client.connect({ timeoutMs: 10_000 });
+  assert.equal(await client.serverVersion(), (JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version);
+
+  const refused = new SyncWorkerClient("127.0.0.1:1");
+  await assert.rejects(refused.connect({ timeoutMs: 10_000 }), (err) => err instanceof SyncWorkerError && err.code === Code.Unavailable && err.rawMessage === "cannot connect to 127.0.0.1:1");
+  refused.close();
+
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const mute = new SyncWorkerClient(`127.0.0.1:${(silent.address() as { port: number }).port}`);
+  try {
+    await assert.rejects(mute.connect({ timeoutMs: 500 }), (err) => err instanceof SyncWorkerError && err.code === Code.DeadlineExceeded);
+    const aborted = new AbortController();
+    const pending = mute.connect({ timeoutMs: 10_000, signal: aborted.signal });
+    aborted.abort();
+    await assert.rejects(pending, (err) => err instanceof SyncWorkerError && err.code === Code.Canceled);
+  } finally {
+    mute.close();
+    silent.close();
+  }
 });

@@ -311,7 +311,11 @@ export interface GetStatusRequest {
 }
 
 export interface GetStatusResponse {
-  status?: SyncWorkerStatus | undefined;
+  status?:
+    | SyncWorkerStatus
+    | undefined;
+  /** The syncworker release serving the call (its package version, e.g. "0.1.0"), for `syncworker version`. */
+  serverVersion: string;
 }
 
 export interface StatusWatchRequest {
@@ -1299,13 +1303,16 @@ export const GetStatusRequest: MessageFns<GetStatusRequest> = {
 };
 
 function createBaseGetStatusResponse(): GetStatusResponse {
-  return { status: undefined };
+  return { status: undefined, serverVersion: "" };
 }
 
 export const GetStatusResponse: MessageFns<GetStatusResponse> = {
   encode(message: GetStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.status !== undefined) {
       SyncWorkerStatus.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    if (message.serverVersion !== "") {
+      writer.uint32(18).string(message.serverVersion);
     }
     return writer;
   },
@@ -1331,6 +1338,14 @@ export const GetStatusResponse: MessageFns<GetStatusResponse> = {
             message.status = SyncWorkerStatus.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.serverVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1344,13 +1359,23 @@ export const GetStatusResponse: MessageFns<GetStatusResponse> = {
   },
 
   fromJSON(object: any): GetStatusResponse {
-    return { status: isSet(object.status) ? SyncWorkerStatus.fromJSON(object.status) : undefined };
+    return {
+      status: isSet(object.status) ? SyncWorkerStatus.fromJSON(object.status) : undefined,
+      serverVersion: isSet(object.serverVersion)
+        ? globalThis.String(object.serverVersion)
+        : isSet(object.server_version)
+        ? globalThis.String(object.server_version)
+        : "",
+    };
   },
 
   toJSON(message: GetStatusResponse): unknown {
     const obj: any = {};
     if (message.status !== undefined) {
       obj.status = SyncWorkerStatus.toJSON(message.status);
+    }
+    if (message.serverVersion !== "") {
+      obj.serverVersion = message.serverVersion;
     }
     return obj;
   },
@@ -1363,6 +1388,7 @@ export const GetStatusResponse: MessageFns<GetStatusResponse> = {
     message.status = (object.status !== undefined && object.status !== null)
       ? SyncWorkerStatus.fromPartial(object.status)
       : undefined;
+    message.serverVersion = object.serverVersion ?? "";
     return message;
   },
 };
@@ -4530,7 +4556,7 @@ export const SyncWorkerService = {
     responseSerialize: (value: UpdateResponse): Buffer => Buffer.from(UpdateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateResponse => UpdateResponse.decode(value),
   },
-  /** GetStatus returns the latest status snapshot. */
+  /** GetStatus returns the latest status snapshot and the serving release of syncworker. */
   getStatus: {
     path: "/syncworker.v1.SyncWorker/GetStatus" as const,
     requestStream: false as const,
@@ -4616,7 +4642,7 @@ export interface SyncWorkerServer extends UntypedServiceImplementation {
    * previously accepted payload stays in effect.
    */
   update: handleUnaryCall<UpdateRequest, UpdateResponse>;
-  /** GetStatus returns the latest status snapshot. */
+  /** GetStatus returns the latest status snapshot and the serving release of syncworker. */
   getStatus: handleUnaryCall<GetStatusRequest, GetStatusResponse>;
   /**
    * StatusWatch streams the current snapshot, then one per change. A slow reader receives the
@@ -4664,7 +4690,7 @@ export interface SyncWorkerClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateResponse) => void,
   ): ClientUnaryCall;
-  /** GetStatus returns the latest status snapshot. */
+  /** GetStatus returns the latest status snapshot and the serving release of syncworker. */
   getStatus(
     request: GetStatusRequest,
     callback: (error: ServiceError | null, response: GetStatusResponse) => void,

@@ -686,8 +686,10 @@ func (*GetStatusRequest) Descriptor() ([]byte, []int) {
 }
 
 type GetStatusResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The syncworker release serving the call (its package version, e.g. "0.1.0"), for `syncworker version`.
+	ServerVersion string `protobuf:"bytes,2,opt,name=server_version,json=serverVersion,proto3" json:"server_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -727,6 +729,13 @@ func (x *GetStatusResponse) GetStatus() *SyncWorkerStatus {
 		return x.Status
 	}
 	return nil
+}
+
+func (x *GetStatusResponse) GetServerVersion() string {
+	if x != nil {
+		return x.ServerVersion
+	}
+	return ""
 }
 
 type StatusWatchRequest struct {
@@ -2532,9 +2541,10 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x14_max_changed_percent\"I\n" +
 	"\x0eUpdateResponse\x127\n" +
 	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x12\n" +
-	"\x10GetStatusRequest\"L\n" +
+	"\x10GetStatusRequest\"s\n" +
 	"\x11GetStatusResponse\x127\n" +
-	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\";\n" +
+	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\x12%\n" +
+	"\x0eserver_version\x18\x02 \x01(\tR\rserverVersion\";\n" +
 	"\x12StatusWatchRequest\x12%\n" +
 	"\x0esince_revision\x18\x01 \x01(\x04R\rsinceRevision\"N\n" +
 	"\x13StatusWatchResponse\x127\n" +

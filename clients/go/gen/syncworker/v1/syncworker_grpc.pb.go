@@ -41,7 +41,7 @@ type SyncWorkerClient interface {
 	// taken: a payload that fails to load shows up in status.load_payload_status.failure and the
 	// previously accepted payload stays in effect.
 	Update(ctx context.Context, in *UpdateRequest, opts ...grpc.CallOption) (*UpdateResponse, error)
-	// GetStatus returns the latest status snapshot.
+	// GetStatus returns the latest status snapshot and the serving release of syncworker.
 	GetStatus(ctx context.Context, in *GetStatusRequest, opts ...grpc.CallOption) (*GetStatusResponse, error)
 	// StatusWatch streams the current snapshot, then one per change. A slow reader receives the
 	// latest snapshot (intermediate ones are coalesced), never an unbounded backlog.
@@ -166,7 +166,7 @@ type SyncWorkerServer interface {
 	// taken: a payload that fails to load shows up in status.load_payload_status.failure and the
 	// previously accepted payload stays in effect.
 	Update(context.Context, *UpdateRequest) (*UpdateResponse, error)
-	// GetStatus returns the latest status snapshot.
+	// GetStatus returns the latest status snapshot and the serving release of syncworker.
 	GetStatus(context.Context, *GetStatusRequest) (*GetStatusResponse, error)
 	// StatusWatch streams the current snapshot, then one per change. A slow reader receives the
 	// latest snapshot (intermediate ones are coalesced), never an unbounded backlog.

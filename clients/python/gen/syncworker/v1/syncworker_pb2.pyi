@@ -134,10 +134,12 @@ class GetStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetStatusResponse(_message.Message):
-    __slots__ = ("status",)
+    __slots__ = ("status", "server_version")
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     status: SyncWorkerStatus
-    def __init__(self, status: _Optional[_Union[SyncWorkerStatus, _Mapping]] = ...) -> None: ...
+    server_version: str
+    def __init__(self, status: _Optional[_Union[SyncWorkerStatus, _Mapping]] = ..., server_version: _Optional[str] = ...) -> None: ...
 
 class StatusWatchRequest(_message.Message):
     __slots__ = ("since_revision",)

@@ -86,7 +86,7 @@ class SyncWorkerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetStatus(self, request, context):
-        """GetStatus returns the latest status snapshot.
+        """GetStatus returns the latest status snapshot and the serving release of syncworker.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
