@@ -171,7 +171,11 @@ export async function tempRelease(spec: ReleaseSpec = { version: "1.0.0" }): Pro
   return writeRelease(await mkdtemp(join(tmpdir(), "syncworker-release-")), spec);
 }
 
-/** Releases `a` (1.0.0) and `b` (1.1.0, an update of `a`), as the behaviour tests use them. */
-export async function writeReleases(): Promise<{ a: string; b: string }> {
-  return { a: await tempRelease(), b: await tempRelease({ version: "1.1.0", variant: "b" }) };
+/**
+ * Releases `a` (1.0.0) and `b` (1.1.0, an update of `a`), as the behaviour tests use them; `components` as in
+ * ReleaseSpec (30 unless given), for tests whose every object must become ready again on an empty cluster.
+ */
+export async function writeReleases(components?: number): Promise<{ a: string; b: string }> {
+  const size = components === undefined ? {} : { components };
+  return { a: await tempRelease({ version: "1.0.0", ...size }), b: await tempRelease({ version: "1.1.0", variant: "b", ...size }) };
 }
