@@ -37,7 +37,7 @@ const SHA = (n: number): string => `sha256:${n.toString(16).padStart(64, "0")}`;
  * The manifests of a deterministic release payload with the shapes of an OpenShift one: per component a
  * Namespace, RBAC, a CRD and a custom resource of it, a ConfigMap, a Service, a Deployment, DaemonSet or Job, and
  * for most a ClusterOperator reporting its version; some components belong to a capability, some manifests only to
- * a profile or a feature set, and a few are deleted. Variant `b` updates variant `a`.
+ * a profile or a feature set, some are excluded from hosted installs, and a few are deleted. Variant `b` updates variant `a`.
  */
 export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
   const { version, variant = "a", components = 30 } = spec;
@@ -87,7 +87,11 @@ export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
       },
       // Variant b edits every fifth component's configuration.
       { file: file(5, "configmap"), obj: { apiVersion: "v1", kind: "ConfigMap", metadata: meta(`${name}-config`, ns), data: { "config.yaml": `logLevel: ${variant === "b" && i % 5 === 0 ? "Debug" : "Normal"}\n` } } },
-      { file: file(6, "service"), obj: { apiVersion: "v1", kind: "Service", metadata: meta(name, ns), spec: { selector: labels, ports: [{ name: "metrics", port: 8443, targetPort: 8443 }] } } },
+      {
+        file: file(6, "service"),
+        // Some services are left out of hosted installs, as real payloads mark theirs (--exclude).
+        obj: { apiVersion: "v1", kind: "Service", metadata: meta(name, ns, i % 6 === 1 ? { "exclude.release.openshift.io/internal-openshift-hosted": "true" } : {}), spec: { selector: labels, ports: [{ name: "metrics", port: 8443, targetPort: 8443 }] } },
+      },
       { file: file(7, "widget"), obj: { apiVersion: `${group}/v1`, kind: "Widget", metadata: meta("cluster"), spec: { level: Number(level) } } },
     );
     if (i % 7 === 2) {
