@@ -132,6 +132,25 @@ metadata:
   annotations:
     include.release.openshift.io/self-managed-high-availability: "true"
 `,
+  // The CVO's image brings the ClusterVersion CRD, so an installer can create ClusterVersion version after it.
+  "0000_00_cluster-version-operator_01_clusterversions.crd.yaml": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: clusterversions.config.openshift.io
+  annotations:
+    include.release.openshift.io/self-managed-high-availability: "true"
+spec:
+  group: config.openshift.io
+  scope: Cluster
+  names: {kind: ClusterVersion, listKind: ClusterVersionList, plural: clusterversions, singular: clusterversion}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`,
   "0000_00_cluster-version-operator_03_deployment.yaml": `apiVersion: apps/v1
 kind: Deployment
 metadata:

@@ -28,26 +28,27 @@ async function render(...args: string[]): Promise<{ code: number; lines: string[
 test("render a generated release: every included manifest in task order, then the count", async () => {
   const { code, lines, stderr } = await render("--image", RELEASE_A);
   assert.equal(code, 0, stderr);
-  assert.equal(lines.length, 304);
-  // 5 of 308 are left out by default: the TechPreviewNoUpgrade variants of the feature-set manifests.
-  assert.equal(lines.at(-1), "included 303 of 308 manifests");
+  assert.equal(lines.length, 305);
+  // 5 of 309 are left out by default: the TechPreviewNoUpgrade variants of the feature-set manifests.
+  assert.equal(lines.at(-1), "included 304 of 309 manifests");
   // The operator's own templates (manifests/) first, then the release's by run level and component.
   assert.equal(lines[0], "1 00 cluster-version-operator core/Namespace -/openshift-cluster-version");
-  assert.equal(lines[1], "2 00 cluster-version-operator apps/Deployment openshift-cluster-version/cluster-version-operator");
-  assert.equal(lines[2], "3 00 component-00 core/Namespace -/openshift-component-00");
-  assert.equal(lines[99], "100 10 component-03 config.openshift.io/ClusterOperator -/component-03");
-  assert.equal(lines[199], "200 30 component-18 component-18.example.io/Widget -/cluster");
-  assert.equal(lines[302], "303 90 component-23 config.openshift.io/ClusterOperator -/component-23");
+  assert.equal(lines[1], "2 00 cluster-version-operator apiextensions.k8s.io/CustomResourceDefinition -/clusterversions.config.openshift.io");
+  assert.equal(lines[2], "3 00 cluster-version-operator apps/Deployment openshift-cluster-version/cluster-version-operator");
+  assert.equal(lines[3], "4 00 component-00 core/Namespace -/openshift-component-00");
+  assert.equal(lines[99], "100 10 component-03 apps/Deployment openshift-component-03/component-03");
+  assert.equal(lines[199], "200 30 component-18 core/Service openshift-component-18/component-18");
+  assert.equal(lines[303], "304 90 component-23 config.openshift.io/ClusterOperator -/component-23");
   for (const [i, line] of lines.slice(0, -1).entries()) assert.match(line, new RegExp(`^${i + 1} \\d+ [A-Za-z0-9-]+ \\S+/\\S+ \\S+/\\S+$`));
 });
 
 // Each flag against what the generator puts in: profiles on every third (hypershift) component, hosted exclusions
 // on the Services of every sixth, capabilities on every fourth, feature-set variants on every sixth.
 const GENERATED_FLAGS: [args: string[], last: string][] = [
-  [["--image", RELEASE_B], "included 314 of 319 manifests"],
-  [["--image", RELEASE_A, "--profile", "hypershift"], "included 99 of 308 manifests"],
-  [["--image", RELEASE_B, "--exclude", "internal-openshift-hosted"], "included 309 of 319 manifests"],
-  [["--image", RELEASE_A, "--capabilities", "Console,Ingress"], "included 243 of 308 manifests"],
+  [["--image", RELEASE_B], "included 315 of 320 manifests"],
+  [["--image", RELEASE_A, "--profile", "hypershift"], "included 99 of 309 manifests"],
+  [["--image", RELEASE_B, "--exclude", "internal-openshift-hosted"], "included 310 of 320 manifests"],
+  [["--image", RELEASE_A, "--capabilities", "Console,Ingress"], "included 244 of 309 manifests"],
 ];
 
 test("render of a generated release honors --profile, --exclude, --capabilities and --feature-set", async () => {
@@ -59,7 +60,7 @@ test("render of a generated release honors --profile, --exclude, --capabilities 
   }
   // A feature set swaps one variant of each feature-set manifest for the other: same count, other files.
   const [byDefault, preview] = await Promise.all([render("--image", RELEASE_A, "--show-excluded"), render("--image", RELEASE_A, "--feature-set", "TechPreviewNoUpgrade", "--show-excluded")]);
-  assert.equal(preview.lines.at(-1), "included 303 of 308 manifests");
+  assert.equal(preview.lines.at(-1), "included 304 of 309 manifests");
   const excludedVariants = (stderr: string): string[] => [...stderr.matchAll(/^excluded \S+_09_flags-(\w+)\.json /gm)].map((m) => m[1] ?? "");
   assert.deepEqual(excludedVariants(byDefault.stderr), Array(5).fill("TechPreviewNoUpgrade"));
   assert.deepEqual(excludedVariants(preview.stderr), Array(5).fill("Default"));
