@@ -95,7 +95,11 @@ export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
       { file: file(7, "widget"), obj: { apiVersion: `${group}/v1`, kind: "Widget", metadata: meta("cluster"), spec: { level: Number(level) } } },
     );
     if (i % 7 === 2) {
-      out.push({ file: file(8, "job"), obj: { apiVersion: "batch/v1", kind: "Job", metadata: meta(`${name}-migrate`, ns), spec: { template: { ...podSpec, spec: { ...podSpec.spec, restartPolicy: "Never" } } } } });
+      // A Job's pod template is immutable, so a release ships it as the previous one did (no version in it): an
+      // update that changed it could not be applied, here as upstream.
+      const container = { name, image: `quay.io/example/${name}@${SHA(i + 1)}`, args: ["--migrate"] };
+      const template = { metadata: { labels }, spec: { serviceAccountName: name, containers: [container], restartPolicy: "Never" } };
+      out.push({ file: file(8, "job"), obj: { apiVersion: "batch/v1", kind: "Job", metadata: meta(`${name}-migrate`, ns), spec: { template } } });
     } else {
       const kind = i % 5 === 1 ? "DaemonSet" : "Deployment";
       out.push({ file: file(8, kind.toLowerCase()), obj: { apiVersion: "apps/v1", kind, metadata: meta(name, ns), spec: { selector: { matchLabels: labels }, template: podSpec } } });
@@ -201,4 +205,23 @@ export async function tempRelease(spec: ReleaseSpec = { version: "1.0.0" }): Pro
 export async function writeReleases(components?: number): Promise<{ a: string; b: string }> {
   const size = components === undefined ? {} : { components };
   return { a: await tempRelease({ version: "1.0.0", ...size }), b: await tempRelease({ version: "1.1.0", variant: "b", ...size }) };
+}
+
+/** The name of the manifest withUnservedKind adds. */
+export const UNSERVED_FLOWSCHEMA = "component-08-legacy-flows";
+
+/**
+ * Adds to the release in `dir` a FlowSchema at flowcontrol.apiserver.k8s.io/v1beta3, a version Kubernetes stopped
+ * serving in 1.32 that no manifest brings a CRD for (real-a ships one such): a kind the cluster does not serve.
+ * Returns `dir`.
+ */
+export async function withUnservedKind(dir: string): Promise<string> {
+  const obj = {
+    apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3",
+    kind: "FlowSchema",
+    metadata: { name: UNSERVED_FLOWSCHEMA, annotations: { "include.release.openshift.io/self-managed-high-availability": "true" } },
+    spec: { priorityLevelConfiguration: { name: "workload-high" }, matchingPrecedence: 1000 },
+  };
+  await writeFile(join(dir, "release-manifests", "0000_50_component-08_12_flowschema.json"), JSON.stringify(obj));
+  return dir;
 }
