@@ -163,6 +163,9 @@ metadata:
   annotations:
     include.release.openshift.io/self-managed-high-availability: "true"
 spec:
+  # As the CVO's own Deployment: two operators must never run side by side (and a real payload's Recreate
+  # Deployment applied over this one must not inherit a rollingUpdate it forbids).
+  strategy: {type: Recreate}
   selector:
     matchLabels: {k8s-app: cluster-version-operator}
   template:
