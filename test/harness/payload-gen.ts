@@ -37,7 +37,7 @@ const SHA = (n: number): string => `sha256:${n.toString(16).padStart(64, "0")}`;
  * The manifests of a deterministic release payload with the shapes of an OpenShift one: per component a
  * Namespace, RBAC, a CRD and a custom resource of it, a ConfigMap, a Service, a Deployment, DaemonSet or Job, and
  * for most a ClusterOperator reporting its version; some components belong to a capability, some manifests only to
- * a profile or a feature set, and a few are deleted. Variant `b` updates variant `a`.
+ * a profile or a feature set, some are excluded from hosted installs, and a few are deleted. Variant `b` updates variant `a`.
  */
 export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
   const { version, variant = "a", components = 30 } = spec;
@@ -87,11 +87,19 @@ export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
       },
       // Variant b edits every fifth component's configuration.
       { file: file(5, "configmap"), obj: { apiVersion: "v1", kind: "ConfigMap", metadata: meta(`${name}-config`, ns), data: { "config.yaml": `logLevel: ${variant === "b" && i % 5 === 0 ? "Debug" : "Normal"}\n` } } },
-      { file: file(6, "service"), obj: { apiVersion: "v1", kind: "Service", metadata: meta(name, ns), spec: { selector: labels, ports: [{ name: "metrics", port: 8443, targetPort: 8443 }] } } },
+      {
+        file: file(6, "service"),
+        // Some services are left out of hosted installs, as real payloads mark theirs (--exclude).
+        obj: { apiVersion: "v1", kind: "Service", metadata: meta(name, ns, i % 6 === 1 ? { "exclude.release.openshift.io/internal-openshift-hosted": "true" } : {}), spec: { selector: labels, ports: [{ name: "metrics", port: 8443, targetPort: 8443 }] } },
+      },
       { file: file(7, "widget"), obj: { apiVersion: `${group}/v1`, kind: "Widget", metadata: meta("cluster"), spec: { level: Number(level) } } },
     );
     if (i % 7 === 2) {
-      out.push({ file: file(8, "job"), obj: { apiVersion: "batch/v1", kind: "Job", metadata: meta(`${name}-migrate`, ns), spec: { template: { ...podSpec, spec: { ...podSpec.spec, restartPolicy: "Never" } } } } });
+      // A Job's pod template is immutable, so a release ships it as the previous one did (no version in it): an
+      // update that changed it could not be applied, here as upstream.
+      const container = { name, image: `quay.io/example/${name}@${SHA(i + 1)}`, args: ["--migrate"] };
+      const template = { metadata: { labels }, spec: { serviceAccountName: name, containers: [container], restartPolicy: "Never" } };
+      out.push({ file: file(8, "job"), obj: { apiVersion: "batch/v1", kind: "Job", metadata: meta(`${name}-migrate`, ns), spec: { template } } });
     } else {
       const kind = i % 5 === 1 ? "DaemonSet" : "Deployment";
       out.push({ file: file(8, kind.toLowerCase()), obj: { apiVersion: "apps/v1", kind, metadata: meta(name, ns), spec: { selector: { matchLabels: labels }, template: podSpec } } });
@@ -128,6 +136,25 @@ metadata:
   annotations:
     include.release.openshift.io/self-managed-high-availability: "true"
 `,
+  // The CVO's image brings the ClusterVersion CRD, so an installer can create ClusterVersion version after it.
+  "0000_00_cluster-version-operator_01_clusterversions.crd.yaml": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: clusterversions.config.openshift.io
+  annotations:
+    include.release.openshift.io/self-managed-high-availability: "true"
+spec:
+  group: config.openshift.io
+  scope: Cluster
+  names: {kind: ClusterVersion, listKind: ClusterVersionList, plural: clusterversions, singular: clusterversion}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`,
   "0000_00_cluster-version-operator_03_deployment.yaml": `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -136,6 +163,9 @@ metadata:
   annotations:
     include.release.openshift.io/self-managed-high-availability: "true"
 spec:
+  # As the CVO's own Deployment: two operators must never run side by side (and a real payload's Recreate
+  # Deployment applied over this one must not inherit a rollingUpdate it forbids).
+  strategy: {type: Recreate}
   selector:
     matchLabels: {k8s-app: cluster-version-operator}
   template:
@@ -171,7 +201,30 @@ export async function tempRelease(spec: ReleaseSpec = { version: "1.0.0" }): Pro
   return writeRelease(await mkdtemp(join(tmpdir(), "syncworker-release-")), spec);
 }
 
-/** Releases `a` (1.0.0) and `b` (1.1.0, an update of `a`), as the behaviour tests use them. */
-export async function writeReleases(): Promise<{ a: string; b: string }> {
-  return { a: await tempRelease(), b: await tempRelease({ version: "1.1.0", variant: "b" }) };
+/**
+ * Releases `a` (1.0.0) and `b` (1.1.0, an update of `a`), as the behaviour tests use them; `components` as in
+ * ReleaseSpec (30 unless given), for tests whose every object must become ready again on an empty cluster.
+ */
+export async function writeReleases(components?: number): Promise<{ a: string; b: string }> {
+  const size = components === undefined ? {} : { components };
+  return { a: await tempRelease({ version: "1.0.0", ...size }), b: await tempRelease({ version: "1.1.0", variant: "b", ...size }) };
+}
+
+/** The name of the manifest withUnservedKind adds. */
+export const UNSERVED_FLOWSCHEMA = "component-08-legacy-flows";
+
+/**
+ * Adds to the release in `dir` a FlowSchema at flowcontrol.apiserver.k8s.io/v1beta3, a version Kubernetes stopped
+ * serving in 1.32 that no manifest brings a CRD for (real-a ships one such): a kind the cluster does not serve.
+ * Returns `dir`.
+ */
+export async function withUnservedKind(dir: string): Promise<string> {
+  const obj = {
+    apiVersion: "flowcontrol.apiserver.k8s.io/v1beta3",
+    kind: "FlowSchema",
+    metadata: { name: UNSERVED_FLOWSCHEMA, annotations: { "include.release.openshift.io/self-managed-high-availability": "true" } },
+    spec: { priorityLevelConfiguration: { name: "workload-high" }, matchingPrecedence: 1000 },
+  };
+  await writeFile(join(dir, "release-manifests", "0000_50_component-08_12_flowschema.json"), JSON.stringify(obj));
+  return dir;
 }

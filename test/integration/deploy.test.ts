@@ -1,6 +1,6 @@
 // deploy/ as `kubectl apply -k deploy/` hands it to a cluster: kustomize renders it, the harness's real kube-apiserver
 // accepts every object under server-side dry-run with strict field validation, and, applied for real, the RBAC it
-// grants is enough for the Deployment's two replicas to sync real-a as its ServiceAccount.
+// grants is enough for the Deployment's two replicas to sync a generated release as its ServiceAccount.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
@@ -9,16 +9,18 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import type { SyncWorkerStatus } from "@syncworker/client";
-import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { kubectlBinary, startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { KubeRest, type LiveObject } from "../harness/kube-rest.js";
+import { tempRelease } from "../harness/payload-gen.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+import { tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("kube", "tls");
 
 const run = promisify(execFile);
-const REAL_A = realPayload("real-a");
+/** A release with RBAC, CRDs and their resources, ClusterOperators and workloads in many namespaces. */
+const RELEASE = await tempRelease();
 /** The Prometheus Operator's kinds deploy/ uses, with the CRD fixture that declares each. */
 const MONITORING_CRDS = [
   { kind: "ServiceMonitor", file: join(REPO_ROOT, "test/fixtures/servicemonitor-crd.yaml") },
@@ -145,7 +147,7 @@ test("the API server accepts every object under server-side dry-run with strict 
   assert.equal(await cp.api.get("apps/v1", "Deployment", namespace.metadata.name, find("Deployment").metadata.name), undefined, "a dry run stores nothing");
 });
 
-test("the RBAC it grants is enough for two replicas to sync real-a as its ServiceAccount", { timeout: 20 * 60_000, skip: skipRealPayloads }, async () => {
+test("the RBAC it grants is enough for two replicas to sync a release as its ServiceAccount", { timeout: 20 * 60_000 }, async () => {
   for (const obj of objects) await apply(obj, false);
   const account = find("ServiceAccount");
   const namespace = account.metadata.namespace!;
@@ -172,7 +174,7 @@ test("the RBAC it grants is enough for two replicas to sync real-a as its Servic
     asAccount.close();
   }
 
-  const payload = await payloadManifests(REAL_A);
+  const payload = await payloadManifests(RELEASE);
   await installMissingKinds(cp.api, payload.manifests);
   await createForeignNamespaces(cp.api, payload.manifests);
   player = playOperators(cp.api, payload.manifests);
@@ -189,14 +191,14 @@ test("the RBAC it grants is enough for two replicas to sync real-a as its Servic
   const leader = servers[(await roles()).indexOf("ok: leader")]!;
   const standby = servers.find((s) => s !== leader)!;
 
-  const response = await leader.client.update({ generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 });
+  const response = await leader.client.update({ generation: 1, desired: { version: "", image: RELEASE, force: false }, overrides: [], capabilities: undefined, state: 0 });
   assert.equal(response.loadPayloadStatus?.failure, undefined, "the payload loads");
-  const synced = (s: SyncWorkerStatus): boolean => s.actual?.image === REAL_A && s.completed >= 1 && !s.failure;
+  const synced = (s: SyncWorkerStatus): boolean => s.actual?.image === RELEASE && s.completed >= 1 && !s.failure;
   await waitForStatus(leader.client, synced, 10 * 60_000);
   // The standby follows the saved state through its watch on the state ConfigMap.
   await waitForStatus(standby.client, synced, 60_000);
 
-  // Once an installer has created ClusterVersion version (real-a brings its CRD), the leader writes its status.
+  // Once an installer has created ClusterVersion version (the release brings its CRD), the leader writes its status.
   await cp.api.must("POST", await cp.api.pathOf("config.openshift.io/v1", "ClusterVersion"), {
     apiVersion: "config.openshift.io/v1",
     kind: "ClusterVersion",
@@ -205,12 +207,12 @@ test("the RBAC it grants is enough for two replicas to sync real-a as its Servic
   });
   await leader.client.notify("ClusterVersion created");
   let desired: { image?: string } | undefined;
-  for (let i = 0; i < 300 && desired?.image !== REAL_A; i++) {
+  for (let i = 0; i < 300 && desired?.image !== RELEASE; i++) {
     await new Promise((r) => setTimeout(r, 200));
     desired = (await cp.api.get("config.openshift.io/v1", "ClusterVersion", undefined, "version"))?.status?.["desired"] as { image?: string } | undefined;
   }
   const clusterVersionLog = leader.stderr().split("\n").filter((l) => /ClusterVersion|forbidden/i.test(l)).slice(-5).join("\n");
-  assert.equal(desired?.image, REAL_A, `the ClusterVersion status shows the release; server log:\n${clusterVersionLog}`);
+  assert.equal(desired?.image, RELEASE, `the ClusterVersion status shows the release; server log:\n${clusterVersionLog}`);
 
   const lease = await cp.api.get("coordination.k8s.io/v1", "Lease", namespace, "syncworker-leader");
   assert.match((lease?.["spec"] as { holderIdentity: string }).holderIdentity, new RegExp(`_${leader.child.pid}$`), "the leader holds the Lease");

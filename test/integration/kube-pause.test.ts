@@ -1,22 +1,20 @@
-// PauseUpdate and ResumeUpdate against the harness's real kube-apiserver: a pause mid-sync of real-a writes nothing
+// PauseUpdate and ResumeUpdate against the harness's real kube-apiserver: a pause mid-sync of a generated release writes nothing
 // (every resourceVersion unchanged, no write counted by the API server) and keeps `done`; a restart while paused (the
 // state in its ConfigMap) comes back paused at the same position; resume completes the update without applying again
 // what was applied before the pause.
 import assert from "node:assert/strict";
-import { cp as copy, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Manifest } from "../../src/payload/index.js";
-import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { apiVersionOf, createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { appliedTasks, settled } from "../harness/pause-checks.js";
 import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+import { tempRelease } from "../harness/payload-gen.js";
+import { tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("kube", "tls");
 
-const REAL_A = realPayload("real-a");
+const RELEASE = await tempRelease();
 const MAX_WORKERS = 2;
 const WRITES = ["APPLY", "PATCH", "POST", "PUT", "DELETE"];
 
@@ -26,8 +24,7 @@ let manifests: Manifest[] = [];
 
 before(async () => {
   cp = await startControlPlane();
-  if (skipRealPayloads) return; // this file's one test is on real-a, and is reported skipped
-  manifests = (await payloadManifests(REAL_A)).manifests;
+  manifests = (await payloadManifests(RELEASE)).manifests;
   await installMissingKinds(cp.api, manifests);
   await createForeignNamespaces(cp.api, manifests);
   player = playOperators(cp.api, manifests);
@@ -46,7 +43,7 @@ function serve(): Promise<ServerProcess> {
 
 async function resourceVersions(): Promise<Map<string, string>> {
   const versions = new Map<string, string>();
-  for (const m of manifests.filter((m) => !overridden(m) && m.obj.metadata?.annotations?.["release.openshift.io/delete"] === undefined)) {
+  for (const m of manifests.filter((m) => m.obj.metadata?.annotations?.["release.openshift.io/delete"] === undefined)) {
     // Mid-sync, a kind whose CRD the payload has not applied yet is not served at all.
     const live = await cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "").catch(() => undefined);
     versions.set(`${m.gvk.kind} ${m.obj.metadata?.namespace ?? ""}/${m.obj.metadata?.name ?? ""}`, live?.metadata.resourceVersion ?? "missing");
@@ -61,16 +58,15 @@ async function writes(): Promise<number> {
   return sum;
 }
 
-test("a pause mid-sync of real-a writes nothing, survives a restart at the same position, and resume completes it", { timeout: 900_000, skip: skipRealPayloads }, async () => {
+test("a pause mid-sync writes nothing, survives a restart at the same position, and resume completes it", { timeout: 900_000 }, async () => {
   let server = await serve();
   try {
     // Installed first, so the update paused below runs in Updating mode (a run level at a time) on a cluster that
     // serves every kind it applies: the same payload from another location is another release to update to.
-    await server.client.update({ generation: 1, desired: { image: REAL_A }, overrides: REAL_A_OVERRIDES });
-    await waitForStatus(server.client, (s) => s.actual?.image === REAL_A && s.completed >= 1 && !s.failure, 400_000);
-    const next = join(await mkdtemp(join(tmpdir(), "syncworker-kube-pause-")), "real-a");
-    await copy(REAL_A, next, { recursive: true });
-    await server.client.update({ generation: 2, desired: { image: next }, overrides: REAL_A_OVERRIDES });
+    await server.client.update({ generation: 1, desired: { image: RELEASE } });
+    await waitForStatus(server.client, (s) => s.actual?.image === RELEASE && s.completed >= 1 && !s.failure, 400_000);
+    const next = await tempRelease();
+    await server.client.update({ generation: 2, desired: { image: next } });
     await waitForStatus(server.client, (s) => s.actual?.image === next && s.done > 5, 300_000);
     const paused = await server.client.pauseUpdate("kube integration test");
     assert.ok(paused.done < paused.total, `paused mid-sync: ${paused.done} of ${paused.total}`);

@@ -1,21 +1,22 @@
 // Preview, blast-radius limits and plan-bound apply against a real kube-apiserver and etcd (issues 15 and 17):
-// real-a applied, then real-b previewed (checked object by object against the two payloads and the live objects),
-// refused over a delete limit, refused with a stale plan digest, and applied with the current one. The tests
-// share one control plane and one service, and run in order.
+// generated release a applied, then b previewed (checked object by object against the two payloads and the live
+// objects), refused over a delete limit, refused with a stale plan digest, and applied with the current one. The
+// tests share one control plane and one service, and run in order; the last one, on real-a, is of the real-payload tier.
 import assert from "node:assert/strict";
 import { Code, SyncWorkerError, type PreviewSummary } from "@syncworker/client";
 import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
 import type { Manifest } from "../../src/payload/index.js";
 import { runCli } from "../harness/cli.js";
-import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { apiVersionOf, createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { startServer, type ServerProcess } from "../harness/server.js";
+import { tempRelease, UNSERVED_FLOWSCHEMA, withUnservedKind, writeReleases } from "../harness/payload-gen.js";
 import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("kube", "tls");
 
 const REAL_A = realPayload("real-a");
-const REAL_B = realPayload("real-b");
+const { a: RELEASE_A, b: RELEASE_B } = await writeReleases();
 const DELETE = "release.openshift.io/delete";
 
 let cp: ControlPlane;
@@ -35,7 +36,9 @@ const serve = (): Promise<ServerProcess> =>
 
 const idOf = (o: { group: string; kind: string; namespace: string; name: string }): string => `${o.group}/${o.kind} ${o.namespace}/${o.name}`;
 const manifestId = (m: Manifest): string => idOf({ group: m.gvk.group, kind: m.gvk.kind, namespace: m.obj.metadata?.namespace ?? "", name: m.obj.metadata?.name ?? "" });
-const live = (m: Manifest) => cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "");
+/** The live object; none while its kind is not served (b's new component brings the CRD of its custom resource). */
+const live = async (m: Manifest) =>
+  (await cp.api.serves(apiVersionOf(m), m.gvk.kind)) ? cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "") : undefined;
 const withoutStatus = ({ status: _status, ...rest }: Manifest["obj"]): Manifest["obj"] => rest;
 
 async function preview(dir: string): Promise<{ objects: ObjectPreview[]; summary: PreviewSummary }> {
@@ -62,30 +65,30 @@ async function watchUntil(predicate: (s: SyncWorkerStatus) => boolean, timeoutMs
   assert.fail(`no matching status within ${timeoutMs}ms; last: ${JSON.stringify(last)}\n${server.stderr().slice(-3000)}`);
 }
 
-/** Every live object of the payloads, by id, with its resourceVersion (real-a's overridden kind is not served). */
+/** Every live object of the payloads, by id, with its resourceVersion. */
 async function resourceVersions(manifests: readonly Manifest[]): Promise<Map<string, string>> {
   const versions = new Map<string, string>();
-  for (const m of manifests.filter((m) => !overridden(m))) versions.set(manifestId(m), (await live(m))?.metadata.resourceVersion ?? "absent");
+  for (const m of manifests) versions.set(manifestId(m), (await live(m))?.metadata.resourceVersion ?? "absent");
   return versions;
 }
 
 let a: { version: string; manifests: Manifest[] };
 let b: { version: string; manifests: Manifest[] };
 
-test("after real-a, a preview of real-b lists exactly the objects that differ, and writes nothing", { timeout: 900_000, skip: skipRealPayloads }, async () => {
-  a = await payloadManifests(REAL_A);
-  b = await payloadManifests(REAL_B);
+test("after release a, a preview of b lists exactly the objects that differ, and writes nothing", { timeout: 900_000 }, async () => {
+  a = await payloadManifests(RELEASE_A);
+  b = await payloadManifests(RELEASE_B);
   for (const p of [a, b]) {
     await installMissingKinds(cp.api, p.manifests);
     await createForeignNamespaces(cp.api, p.manifests);
   }
   player = playOperators(cp.api, a.manifests);
   server = await serve();
-  await server.client.update({ generation: 1, desired: { image: REAL_A }, overrides: REAL_A_OVERRIDES });
+  await server.client.update({ generation: 1, desired: { image: RELEASE_A } });
   await watchUntil((s) => s.actual?.version === a.version && s.completed >= 1 && !s.failure, 600_000);
 
   const before = await resourceVersions([...a.manifests, ...b.manifests]);
-  const { objects, summary } = await preview(REAL_B);
+  const { objects, summary } = await preview(RELEASE_B);
 
   // What each object should be, from the two payloads and the live cluster alone.
   const previous = new Map(a.manifests.map((m) => [manifestId(m), JSON.stringify(withoutStatus(m.obj))]));
@@ -101,37 +104,37 @@ test("after real-a, a preview of real-b lists exactly the objects that differ, a
   const actions = new Map(objects.filter((o) => o.action !== PreviewAction.PREVIEW_ACTION_SKIPPED).map((o) => [idOf(o), PreviewAction[o.action].replace("PREVIEW_ACTION_", "")]));
   const differences = [...expected].filter(([id, action]) => actions.get(id) !== action).map(([id, action]) => `${id}: expected ${action}, previewed ${actions.get(id)}`);
   assert.deepEqual(differences, [], "each object's action follows from the payloads and the live objects");
-  assert.equal(actions.size, expected.size, "nothing previewed that real-b does not include");
+  assert.equal(actions.size, expected.size, "nothing previewed that b does not include");
   assert.ok(summary.change > 0 && summary.unchanged > 0, `both kinds present: ${JSON.stringify(summary)}`);
 
-  // By hand: the monitoring ConfigMap real-b edits shows that edit; the admin-ack ConfigMap both ship alike is unchanged.
-  const monitoring = objects.find((o) => o.kind === "ConfigMap" && o.file === "0000_50_cluster-monitoring-operator_04-config.yaml");
-  assert.equal(monitoring?.action, PreviewAction.PREVIEW_ACTION_CHANGE);
-  assert.match(monitoring?.diff ?? "", /^\+.*severity=~"critical\|warning\|info\|none"/m, "the changed line, as added");
-  assert.match(monitoring?.diff ?? "", /^-.*alertstate="firing"}'$/m, "the old line, as removed");
-  const adminAck = objects.find((o) => o.kind === "ConfigMap" && o.name === "admin-acks");
-  assert.equal(adminAck?.action, PreviewAction.PREVIEW_ACTION_UNCHANGED);
-  assert.equal(adminAck?.diff, "");
+  // By hand: the ConfigMap b edits shows that edit; one both ship alike is unchanged.
+  const edited = objects.find((o) => o.kind === "ConfigMap" && o.file === "0000_00_component-00_05_configmap.json");
+  assert.equal(edited?.action, PreviewAction.PREVIEW_ACTION_CHANGE);
+  assert.match(edited?.diff ?? "", /^\+.*logLevel: Debug/m, "the changed line, as added");
+  assert.match(edited?.diff ?? "", /^-.*logLevel: Normal/m, "the old line, as removed");
+  const same = objects.find((o) => o.kind === "ConfigMap" && o.file === "0000_03_component-01_05_configmap.json");
+  assert.equal(same?.action, PreviewAction.PREVIEW_ACTION_UNCHANGED);
+  assert.equal(same?.diff, "");
 
   const afterPreview = await resourceVersions([...a.manifests, ...b.manifests]);
   assert.deepEqual([...afterPreview].filter(([id, rv]) => before.get(id) !== rv), [], "no resourceVersion moved: the preview wrote nothing");
   assert.match(summary.planDigest, /^sha256:[0-9a-f]{64}$/);
-  assert.equal((await preview(REAL_B)).summary.planDigest, summary.planDigest, "stable while nothing changes");
+  assert.equal((await preview(RELEASE_B)).summary.planDigest, summary.planDigest, "stable while nothing changes");
 });
 
-test("syncworker diff exits 1 with changes, 2 on an error", { timeout: 300_000, skip: skipRealPayloads }, async () => {
-  const changes = await runCli(["diff", "--address", server.address, "--image", REAL_B]);
+test("syncworker diff exits 1 with changes, 2 on an error", { timeout: 300_000 }, async () => {
+  const changes = await runCli(["diff", "--address", server.address, "--image", RELEASE_B]);
   assert.equal(changes.code, 1, changes.stderr);
-  assert.match(changes.stdout, /^diff -u -N live\/core\.v1\.ConfigMap\.openshift-monitoring\.\S+ merged\//m);
-  assert.match(changes.stdout, /^Plan: \d+ to create, \d+ to change, \d+ to delete, \d+ unchanged, \d+ skipped \(release 4\.16\.1 /m);
+  assert.match(changes.stdout, /^diff -u -N live\/core\.v1\.ConfigMap\.openshift-component-00\.\S+ merged\//m);
+  assert.match(changes.stdout, /^Plan: \d+ to create, \d+ to change, \d+ to delete, \d+ unchanged, \d+ skipped \(release 1\.1\.0 /m);
   assert.match(changes.stdout, /^Plan digest: sha256:[0-9a-f]{64}$/m);
   const missing = await runCli(["diff", "--address", server.address, "--image", "/nonexistent/no-such-payload"]);
   assert.ok(missing.code >= 2, `an error exits 2 or more, got ${missing.code}`);
   assert.match(missing.stderr, /no-such-payload/);
 });
 
-test("an update of real-b over its delete limit is refused at PreconditionChecks naming the count and the limit", { timeout: 300_000, skip: skipRealPayloads }, async () => {
-  // Leftovers of an older release that real-b deletes: what a delete limit guards against.
+test("an update of b over its delete limit is refused at PreconditionChecks naming the count and the limit", { timeout: 300_000 }, async () => {
+  // Leftovers of an older release that b deletes: what a delete limit guards against.
   for (const m of b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true")) {
     if (await live(m)) continue;
     const { [DELETE]: _delete, ...annotations } = m.obj.metadata?.annotations ?? {};
@@ -140,9 +143,9 @@ test("an update of real-b over its delete limit is refused at PreconditionChecks
     const res = await cp.api.request("POST", `${await cp.api.pathOf(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace)}?fieldManager=older-release`, body);
     assert.ok(res.status === 201 || res.status === 422, `creating a leftover ${manifestId(m)}: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  const { summary } = await preview(REAL_B);
-  assert.ok(summary.delete >= 1, `real-b deletes something: ${JSON.stringify(summary)}`);
-  const status = await server.client.update({ generation: 2, desired: { image: REAL_B }, limits: { maxDeletions: summary.delete - 1 } });
+  const { summary } = await preview(RELEASE_B);
+  assert.ok(summary.delete >= 1, `b deletes something: ${JSON.stringify(summary)}`);
+  const status = await server.client.update({ generation: 2, desired: { image: RELEASE_B }, limits: { maxDeletions: summary.delete - 1 } });
   const load = status.loadPayloadStatus;
   assert.equal(load?.step, "PreconditionChecks");
   assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
@@ -150,7 +153,7 @@ test("an update of real-b over its delete limit is refused at PreconditionChecks
   assert.equal(status.actual?.version, a.version, "the previous release stays in effect");
 });
 
-test("the refused update survives a restart with its limit: the restarted service refuses it again, for the same reason, and applies nothing", { timeout: 300_000, skip: skipRealPayloads }, async () => {
+test("the refused update survives a restart with its limit: the restarted service refuses it again, for the same reason, and applies nothing", { timeout: 300_000 }, async () => {
   const refused = (await server.client.getStatus()).loadPayloadStatus;
   assert.equal(refused?.failure?.reason, "BlastRadiusExceeded");
   const leftovers = b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true");
@@ -168,40 +171,50 @@ test("the refused update survives a restart with its limit: the restarted servic
   const replayed = await watchUntil((s) => (s.loadPayloadStatus?.lastTransitionTime?.getTime() ?? 0) >= restartedAt && ["PreconditionChecks", "PayloadLoaded"].includes(s.loadPayloadStatus?.step ?? ""), 240_000);
   const load = replayed.loadPayloadStatus;
   assert.equal(load?.step, "PreconditionChecks", `refused again, not loaded: ${JSON.stringify(load)}`);
-  assert.equal(load?.update?.image, REAL_B);
+  assert.equal(load?.update?.image, RELEASE_B);
   assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
   assert.equal(load?.failure?.message, refused?.failure?.message, "the same count and limit");
   assert.equal(replayed.actual?.version, a.version, "the previous release is still the one shown");
-  assert.ok(!replayed.history.some((h) => h.image === REAL_B), `real-b never entered the history: ${JSON.stringify(replayed.history)}`);
+  assert.ok(!replayed.history.some((h) => h.image === RELEASE_B), `b never entered the history: ${JSON.stringify(replayed.history)}`);
   for (const m of leftovers.filter((m) => present.has(manifestId(m)))) {
     assert.equal((await live(m))?.metadata.resourceVersion, present.get(manifestId(m)), `${manifestId(m)} is neither deleted nor written`);
   }
 });
 
-test("a stale plan digest is refused naming both digests; the current one applies real-b, forced past the limit", { timeout: 900_000, skip: skipRealPayloads }, async () => {
-  const first = await preview(REAL_B);
-  // Someone creates an object real-b would create: the plan changes (a change instead of a create).
-  const created = first.objects.find((o) => o.action === PreviewAction.PREVIEW_ACTION_CREATE && o.kind === "ConfigMap") ?? first.objects.find((o) => o.action === PreviewAction.PREVIEW_ACTION_CREATE && o.kind !== "ClusterOperator");
-  assert.ok(created, "real-b creates something");
+test("a stale plan digest is refused naming both digests; the current one applies b, forced past the limit", { timeout: 900_000 }, async () => {
+  // b's operators from here on, before the previews whose digests are compared: the operator b adds creates its
+  // ClusterOperator (a create in the plan until then), which would change the plan between them.
+  await player?.stop();
+  player = playOperators(cp.api, b.manifests);
+  for (const m of b.manifests.filter((m) => m.gvk.kind === "ClusterOperator")) {
+    for (let i = 0; !(await live(m)); i++) {
+      assert.ok(i < 150, `the operator player creates ${manifestId(m)}: ${String(player.lastError())}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const first = await preview(RELEASE_B);
+  // Someone creates an object b would create: the plan changes (a change instead of a create).
+  // A ClusterRole: nothing follows from creating it (a new namespace, or a CRD the server then serves, would change
+  // the plan again a moment later, between the update and the preview compared with it).
+  const created = first.objects.find((o) => o.action === PreviewAction.PREVIEW_ACTION_CREATE && o.kind === "ClusterRole");
+  assert.ok(created, "b creates something");
   const m = b.manifests.find((x) => manifestId(x) === idOf(created));
   assert.ok(m);
   const meta = { ...m.obj.metadata, labels: { ...m.obj.metadata?.labels, "edited-by": "test" } };
   await cp.api.must("POST", `${await cp.api.pathOf(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace)}?fieldManager=someone-else`, { ...withoutStatus(m.obj), metadata: meta });
 
-  const stale = await server.client.update({ generation: 3, desired: { image: REAL_B }, expectedPlanDigest: first.summary.planDigest });
+  const stale = await server.client.update({ generation: 3, desired: { image: RELEASE_B }, expectedPlanDigest: first.summary.planDigest });
   const load = stale.loadPayloadStatus;
   assert.equal(load?.step, "PreconditionChecks");
   assert.equal(load?.failure?.reason, "PlanDigestMismatch");
-  const second = await preview(REAL_B);
+  const second = await preview(RELEASE_B);
   assert.notEqual(second.summary.planDigest, first.summary.planDigest);
   assert.ok(load?.failure?.message.includes(first.summary.planDigest) && load.failure.message.includes(second.summary.planDigest), load?.failure?.message);
   assert.match(load?.failure?.message ?? "", /PreconditionChecks/);
 
-  await player?.stop();
-  player = playOperators(cp.api, b.manifests);
   const accepted = await server.client.update({
     generation: 4,
-    desired: { image: REAL_B, force: true },
+    desired: { image: RELEASE_B, force: true },
     expectedPlanDigest: second.summary.planDigest,
     limits: { maxDeletions: second.summary.delete - 1 },
   });
@@ -209,12 +222,20 @@ test("a stale plan digest is refused naming both digests; the current one applie
   assert.match(accepted.loadPayloadStatus?.acceptedRisks ?? "", /forced past blast-radius limits: the update would delete/);
   await watchUntil((s) => s.generation === 4 && s.actual?.version === b.version && s.completed >= 1 && !s.failure, 600_000);
 
-  const none = await runCli(["diff", "--address", server.address, "--image", REAL_B]);
+  const none = await runCli(["diff", "--address", server.address, "--image", RELEASE_B]);
   assert.equal(none.code, 0, `${none.stdout}\n${none.stderr}`);
   assert.match(none.stdout, /^Plan: 0 to create, 0 to change, 0 to delete, \d+ unchanged/m);
 });
 
-test("a kind the cluster does not serve and the payload does not bring fails the preview, naming it", { timeout: 300_000, skip: skipRealPayloads }, async () => {
+test("a kind the cluster does not serve and the payload does not bring fails the preview, naming it", { timeout: 300_000 }, async () => {
+  const release = await withUnservedKind(await tempRelease({ version: "1.2.0", variant: "b" }));
+  const err = await preview(release).then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof SyncWorkerError && err.code === Code.FailedPrecondition, String(err));
+  assert.match(err.rawMessage, new RegExp(`FlowSchema/${UNSERVED_FLOWSCHEMA} dry-run failed \\(NoMatch\\): .*no matches for kind "FlowSchema" in version "flowcontrol\\.apiserver\\.k8s\\.io/v1beta3"`));
+  assert.equal((await runCli(["diff", "--address", server.address, "--image", release])).code, 2);
+});
+
+test("real-a's FlowSchema, of a version our server no longer serves, fails the preview, naming it", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   // real-a without its override: its v1beta3 FlowSchema meets a server that no longer serves that version.
   const err = await preview(REAL_A).then(() => undefined, (e: unknown) => e);
   assert.ok(err instanceof SyncWorkerError && err.code === Code.FailedPrecondition, String(err));

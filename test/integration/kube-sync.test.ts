@@ -1,7 +1,7 @@
-// The applier against a real kube-apiserver and etcd, built and started by the harness: real
-// payloads end to end through the gRPC API, per-component progress with a held operator, no-op
-// reconciles, readiness that never comes, and an API server outage in the middle of a sync. The
-// tests share one control plane and run in order.
+// The applier against a real kube-apiserver and etcd, built and started by the harness: generated
+// releases end to end through the gRPC API, per-component progress with a held operator, no-op
+// reconciles, readiness that never comes, and an API server outage in the middle of a sync; real-a's
+// unserved FlowSchema in the real-payload tier. The tests share one control plane and run in order.
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,14 +12,18 @@ import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden,
 import { assertGrowingWait, checkComponentProgress } from "../harness/component-progress.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { tempRelease, UNSERVED_FLOWSCHEMA, withUnservedKind, writeReleases } from "../harness/payload-gen.js";
 import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("kube", "tls");
 
 const REAL_A = realPayload("real-a");
 const REAL_B = realPayload("real-b");
+const { a: RELEASE_A, b: RELEASE_B } = await writeReleases();
 const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const DEMO_2 = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
+/** The ClusterOperator the progress test holds: run level 50, past the middle of the release. */
+const HELD = "component-08";
 
 
 let cp: ControlPlane;
@@ -44,7 +48,7 @@ let services = 0;
 async function serve(): Promise<ServerProcess> {
   await server?.stop();
   // The interval is also the deadline of an initializing pass (twice that later), so it must cover a
-  // whole pass over real-a on a slow machine; failed passes are retried after interval/8 and more.
+  // whole pass over a release on a slow machine; failed passes are retried after interval/8 and more.
   const namespace = `syncworker-kube-sync-${++services}`;
   server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", namespace, "--reconcile-interval", "60s", "--backoff-steps", "2", "--metrics-listen", "127.0.0.1:0"]);
   return server;
@@ -121,7 +125,16 @@ async function resourceVersions(manifests: readonly Manifest[]): Promise<Map<str
   return versions;
 }
 
-test("a kind the cluster does not serve fails naming the kind", { timeout: 300_000, skip: skipRealPayloads }, async () => {
+test("a kind the cluster does not serve fails naming the kind", { timeout: 300_000 }, async () => {
+  const release = await withUnservedKind(await tempRelease());
+  await play(release);
+  await serve();
+  await update(release, 1);
+  const failed = await watchUntil((s) => s.failure?.reason === "UpdatePayloadResourceTypeMissing", 280_000);
+  assert.match(failed.failure?.message ?? "", new RegExp(`flowschema "${UNSERVED_FLOWSCHEMA}"`, "i"));
+});
+
+test("real-a's FlowSchema, of a version our server no longer serves, fails naming the kind", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   await play(REAL_A);
   await serve();
   // Without the override, real-a's v1beta3 FlowSchema meets a server that no longer serves it.
@@ -130,14 +143,14 @@ test("a kind the cluster does not serve fails naming the kind", { timeout: 300_0
   assert.match(failed.failure?.message ?? "", /flowschema "openshift-oauth-server"/i);
 });
 
-test("per-component progress on a real API server: components once, forward only, done summing up, a held operator waiting longer each snapshot", { timeout: 600_000, skip: skipRealPayloads }, async () => {
-  const a = await play(REAL_A);
+test("per-component progress on a real API server: components once, forward only, done summing up, a held operator waiting longer each snapshot", { timeout: 600_000 }, async () => {
+  const a = await play(RELEASE_A);
   assert.ok(player);
-  player.hold.add("ingress");
+  player.hold.add(HELD);
   await serve();
-  await update(REAL_A, 1, REAL_A_OVERRIDES);
+  await update(RELEASE_A, 1);
   const seen: SyncWorkerStatus[] = [];
-  const waitsOnIngress = (): number => seen.filter((s) => s.components.some((c) => c.state === ComponentState.COMPONENT_STATE_WAITING && c.currentObject === "clusteroperator/ingress")).length;
+  const waitsOnIngress = (): number => seen.filter((s) => s.components.some((c) => c.state === ComponentState.COMPONENT_STATE_WAITING && c.currentObject === `clusteroperator/${HELD}`)).length;
   const last = await watchUntil(
     (s) => {
       // Held until two snapshots showed the wait, then let go: the update must complete.
@@ -147,27 +160,30 @@ test("per-component progress on a real API server: components once, forward only
     500_000,
     seen,
   );
-  const waits = checkComponentProgress(seen.filter((s) => s.actual?.image === REAL_A));
-  assertGrowingWait(waits, "clusteroperator/ingress", /^ClusterOperatorNotAvailable$/);
+  const waits = checkComponentProgress(seen.filter((s) => s.actual?.image === RELEASE_A));
+  assertGrowingWait(waits, `clusteroperator/${HELD}`, /^ClusterOperatorNotAvailable$/);
   assert.ok(last.components.length > 10 && last.components.every((c) => c.state === ComponentState.COMPONENT_STATE_DONE), "the completed pass finished every component");
   assert.ok(last.timing?.startedAt, "the update's start is known");
 });
 
-test("real-a applies end to end with server-side apply, then real-b supersedes it", { timeout: 900_000, skip: skipRealPayloads }, async () => {
-  const a = await play(REAL_A);
+/** `first` applied by a fresh service, then `second` over it: each completes and every object is ours. */
+async function appliesEndToEnd(first: string, second: string, overrides: ComponentOverride[] = []): Promise<void> {
+  const a = await play(first);
   await serve();
-  await update(REAL_A, 1, REAL_A_OVERRIDES);
+  await update(first, 1, overrides);
   await watchUntil(completed(a.version, 1), 400_000);
   await assertAppliedWithOurManager(a.manifests);
 
-  const b = await play(REAL_B);
-  await update(REAL_B, 2);
+  const b = await play(second);
+  await update(second, 2);
   await watchUntil(completed(b.version, 2), 400_000);
   await assertAppliedWithOurManager(b.manifests);
-});
+}
 
-test("a no-op reconcile pass leaves every resourceVersion unchanged", { timeout: 300_000, skip: skipRealPayloads }, async () => {
-  const b = await payloadManifests(REAL_B);
+test("release a applies end to end with server-side apply, then b supersedes it", { timeout: 900_000 }, () => appliesEndToEnd(RELEASE_A, RELEASE_B));
+
+test("a no-op reconcile pass leaves every resourceVersion unchanged", { timeout: 300_000 }, async () => {
+  const b = await payloadManifests(RELEASE_B);
   const first = await watchUntil((s) => s.reconciling && s.completed >= 1 && !s.failure, 120_000);
   const before = await resourceVersions(b.manifests);
   // The next completed pass re-applied every manifest.
@@ -177,7 +193,11 @@ test("a no-op reconcile pass leaves every resourceVersion unchanged", { timeout:
   assert.deepEqual(changed, [], "no object was written by a no-op reconcile");
 });
 
-test("readiness that never comes fails with the CVO's reason naming the object", { timeout: 300_000, skip: skipRealPayloads }, async () => {
+test("real-a applies end to end with server-side apply, then real-b supersedes it: real OpenShift manifests on a real API server", { timeout: 900_000, skip: skipRealPayloads }, () =>
+  appliesEndToEnd(REAL_A, REAL_B, REAL_A_OVERRIDES),
+);
+
+test("readiness that never comes fails with the CVO's reason naming the object", { timeout: 300_000 }, async () => {
   const demo = await play(DEMO_1);
   assert.ok(player);
   player.stall.add("demo-config/config-operator");
@@ -198,7 +218,7 @@ test("readiness that never comes fails with the CVO's reason naming the object",
   assert.match(await operatorUp("demo-api", "1"), /version="1\.0\.0",reason="AsExpected"/);
 });
 
-test("an API server restart mid-sync is reported, retried and completed", { timeout: 600_000, skip: skipRealPayloads }, async () => {
+test("an API server restart mid-sync is reported, retried and completed", { timeout: 600_000 }, async () => {
   // The operators still report 1.0.0, so the sync to 1.1.0 waits at the first ClusterOperator: mid-sync.
   const next = await payloadManifests(DEMO_2);
   await update(DEMO_2, 2);

@@ -7,14 +7,15 @@ import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { promisify } from "node:util";
 import { Code, ComponentState, SyncWorkerError, type SyncWorkerStatus } from "@syncworker/client";
-import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads, tierTests } from "../harness/tiers.js";
+import { tempRelease } from "../harness/payload-gen.js";
+import { tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("kube", "tls");
 
-const REAL_A = realPayload("real-a");
+const RELEASE = await tempRelease();
 const NAMESPACE = "syncworker-ha";
 /** client-go's defaults, which the service uses. */
 const LEASE_DURATION_MS = 15_000;
@@ -57,8 +58,8 @@ async function metricSum(server: ServerProcess, name: string): Promise<number> {
 
 const identityOf = (server: ServerProcess): RegExp => new RegExp(`_${server.child.pid}$`);
 
-test("replicas elect one leader; the standby refuses writes naming it, follows its progress, and takes over mid-sync", { timeout: 20 * 60_000, skip: skipRealPayloads }, async () => {
-  const payload = await payloadManifests(REAL_A);
+test("replicas elect one leader; the standby refuses writes naming it, follows its progress, and takes over mid-sync", { timeout: 20 * 60_000 }, async () => {
+  const payload = await payloadManifests(RELEASE);
   await installMissingKinds(cp.api, payload.manifests);
   await createForeignNamespaces(cp.api, payload.manifests);
   player = playOperators(cp.api, payload.manifests);
@@ -95,7 +96,7 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   assert.equal(await role(leader), "ok: leader");
   assert.equal(await role(standby), "ok: standby", "a standby is ready: it serves reads");
 
-  const request = { generation: 1, desired: { version: "", image: REAL_A, force: false }, overrides: REAL_A_OVERRIDES, capabilities: undefined, state: 0 };
+  const request = { generation: 1, desired: { version: "", image: RELEASE, force: false }, overrides: [], capabilities: undefined, state: 0 };
   await assert.rejects(standby.client.update(request), (err) => {
     assert.ok(err instanceof SyncWorkerError, String(err));
     assert.equal(err.code, Code.Unavailable);
@@ -107,7 +108,7 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   const accepted = await leader.client.update(request);
   assert.equal(accepted.loadPayloadStatus?.failure, undefined, "the payload loads");
   // The standby follows the leader's progress through the state object.
-  const followed = await waitForStatus(standby.client, (s) => s.actual?.image === REAL_A && s.done > 0, 120_000);
+  const followed = await waitForStatus(standby.client, (s) => s.actual?.image === RELEASE && s.done > 0, 120_000);
   assert.ok(followed.total > 0);
   // With the leader's components and timing, as it saved them.
   assert.equal(followed.components.reduce((sum, c) => sum + c.done, 0), followed.done, `the standby's components add up to done: ${JSON.stringify(followed.components.map((c) => [c.component, c.done]))}`);
@@ -137,11 +138,11 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   assert.match(await holder(), identityOf(standby));
 
   player.hold.clear();
-  const done = await waitForStatus(standby.client, (s: SyncWorkerStatus) => s.actual?.image === REAL_A && s.completed >= 1 && !s.failure, 10 * 60_000);
+  const done = await waitForStatus(standby.client, (s: SyncWorkerStatus) => s.actual?.image === RELEASE && s.completed >= 1 && !s.failure, 10 * 60_000);
   assert.ok(done.revision > beforeKill.revision, "revisions continue above the old leader's");
   assert.equal(done.generation, 1);
 
-  // real-a installs the ClusterVersion CRD; once an installer created ClusterVersion version, the leader also
+  // The release installs the ClusterVersion CRD; once an installer created ClusterVersion version, the leader also
   // shows its state there, as the CVO would (at its next save: the next reconcile pass at the latest).
   await cp.api.must("POST", await cp.api.pathOf("config.openshift.io/v1", "ClusterVersion"), {
     apiVersion: "config.openshift.io/v1",
@@ -155,8 +156,8 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
     if ((view?.["history"] as Array<{ state: string }> | undefined)?.[0]?.state === "Completed") break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  assert.equal((view?.["desired"] as { image?: string } | undefined)?.image, REAL_A, `kubectl get clusterversion shows the desired release; server log:\n${standby.stderr().split("\n").filter((l) => l.includes("ClusterVersion")).slice(-5).join("\n")}`);
-  assert.deepEqual((view?.["history"] as Array<{ state: string; image: string }>).map((h) => [h.state, h.image]), [["Completed", REAL_A]]);
+  assert.equal((view?.["desired"] as { image?: string } | undefined)?.image, RELEASE, `kubectl get clusterversion shows the desired release; server log:\n${standby.stderr().split("\n").filter((l) => l.includes("ClusterVersion")).slice(-5).join("\n")}`);
+  assert.deepEqual((view?.["history"] as Array<{ state: string; image: string }>).map((h) => [h.state, h.image]), [["Completed", RELEASE]]);
   assert.ok((view?.["conditions"] as Array<{ type: string }>).some((c) => c.type === "Progressing"));
 
   await stopSampling();

@@ -12,10 +12,13 @@ import { promisify } from "node:util";
 import { test } from "node:test";
 import type { SyncWorkerStatus } from "@syncworker/client";
 import { rawClient, startServer, SYNCWORKER, waitForStatus, type ServerProcess } from "../harness/server.js";
-import { realPayload, skipRealPayloads } from "../harness/tiers.js";
+import { writeReleases } from "../harness/payload-gen.js";
 
-const REAL_A = realPayload("real-a");
-const REAL_B = realPayload("real-b");
+// Ten components (about a hundred manifests, 17 workloads and ClusterOperators to wait on), as many waits as real-a
+// has: after the restart the embedded cluster is empty and the release is replayed in Reconciling mode, where, as
+// upstream, every object not yet ready costs a 10 s task backoff on one of 2 workers inside a pass deadline of twice
+// the reconcile interval. The 30-component release (53 such waits) needs minutes for that pass, not a resume bug.
+const { a: RELEASE_A, b: RELEASE_B } = await writeReleases(10);
 const run = promisify(execFile);
 
 async function kill(server: ServerProcess): Promise<void> {
@@ -71,11 +74,11 @@ async function saved(stateDir: string, what: string, holds: (status: SavedStatus
   }
 }
 
-test("after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones", { timeout: 240_000, skip: skipRealPayloads }, async () => {
+test("after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones", { timeout: 240_000 }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
   const first = await startServer(["--state-dir", stateDir]);
-  await update(first, REAL_A, 1);
-  const seen = await watchFrom(first, 0, completedAt(REAL_A), 120_000);
+  await update(first, RELEASE_A, 1);
+  const seen = await watchFrom(first, 0, completedAt(RELEASE_A), 120_000);
   const before = seen.at(-1)!;
   // The watch ends on the completing snapshot; later ones (a reconcile pass) would be seen by a resumed watcher.
   await saved(stateDir, "completed pass", (s) => (s.completed ?? 0) >= 1, 30_000);
@@ -87,14 +90,14 @@ test("after SIGKILL the service resumes the completed release: history, complete
     const [resumed] = await watchFrom(second, lastSeen, () => true, 10_000);
     assert.ok(resumed);
     assert.ok(resumed.revision > lastSeen, `revision ${resumed.revision} continues above ${lastSeen}: a resumed watch gets no duplicate`);
-    assert.equal(resumed.actual?.image, REAL_A, "the same desired release");
+    assert.equal(resumed.actual?.image, RELEASE_A, "the same desired release");
     assert.equal(resumed.actual?.version, before.actual?.version);
     assert.ok(resumed.completed >= 1, `completed ${resumed.completed} carries on`);
     assert.equal(resumed.reconciling, true, "a completed release resumes Reconciling, not Initializing");
-    assert.deepEqual(resumed.history.map((h) => [h.state, h.image]), [["Completed", REAL_A]]);
+    assert.deepEqual(resumed.history.map((h) => [h.state, h.image]), [["Completed", RELEASE_A]]);
     assert.equal(resumed.conditions.find((c) => c.type === "Available")?.status, "True");
     // The worker replays the release in Reconciling mode and completes a pass on the new, empty embedded cluster.
-    const after = await watchFrom(second, resumed.revision, (s) => completedAt(REAL_A)(s) && s.reconciling && s.done === s.total, 120_000);
+    const after = await watchFrom(second, resumed.revision, (s) => completedAt(RELEASE_A)(s) && s.reconciling && s.done === s.total, 120_000);
     assert.ok(after.every((s) => s.history[0]?.state === "Completed"), "the history never goes back to Partial");
     assert.ok(!second.stderr().includes("Initializing"), "no Initializing pass after the restart");
   } finally {
@@ -102,18 +105,18 @@ test("after SIGKILL the service resumes the completed release: history, complete
   }
 });
 
-test("after SIGKILL mid-sync the accepted Update is not lost and its sync completes", { timeout: 240_000, skip: skipRealPayloads }, async () => {
+test("after SIGKILL mid-sync the accepted Update is not lost and its sync completes", { timeout: 240_000 }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
-  // Slow simulated operators stretch real-b's sync over many seconds, so the kill lands inside it.
+  // Slow simulated operators stretch release b's sync over many seconds, so the kill lands inside it.
   const first = await startServer(["--state-dir", stateDir, "--operator-delay", "3s"]);
-  await update(first, REAL_A, 1);
-  await waitForStatus(first.client, completedAt(REAL_A), 120_000);
-  const response = await update(first, REAL_B, 2);
+  await update(first, RELEASE_A, 1);
+  await waitForStatus(first.client, completedAt(RELEASE_A), 120_000);
+  const response = await update(first, RELEASE_B, 2);
   assert.equal(response.loadPayloadStatus?.step, "PayloadLoaded");
-  // Mid-sync of real-b: some manifests done, the pass not complete.
-  await waitForStatus(first.client, (s) => s.actual?.image === REAL_B && s.done > 0 && s.done < s.total, 60_000);
+  // Mid-sync of release b: some manifests done, the pass not complete.
+  await waitForStatus(first.client, (s) => s.actual?.image === RELEASE_B && s.done > 0 && s.done < s.total, 60_000);
   // A restarted worker shows the release it resumes on until a pass of the saved Update reports.
-  await saved(stateDir, "pass of real-b", (s) => s.actual?.image === REAL_B, 30_000);
+  await saved(stateDir, "pass of release b", (s) => s.actual?.image === RELEASE_B, 30_000);
   await kill(first);
 
   // The same slow operators after the restart: a fast pass could complete before the first status is read.
@@ -121,27 +124,27 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
   try {
     const status = await second.client.getStatus();
     assert.equal(status.generation, 2, "the accepted Update's generation");
-    assert.equal(status.history[0]?.image, REAL_B, "real-b is the release being applied");
+    assert.equal(status.history[0]?.image, RELEASE_B, "release b is the release being applied");
     assert.equal(status.history[0]?.state, "Partial");
     // The components and timing carry over the restart (saved with the state, shown before the first pass reports).
     assert.ok(status.components.some((c) => c.done > 0), `components as saved: ${JSON.stringify(status.components.map((c) => [c.component, c.done]))}`);
     assert.ok(status.timing?.startedAt, "the update's timing as saved");
-    const done = await waitForStatus(second.client, completedAt(REAL_B), 120_000);
+    const done = await waitForStatus(second.client, completedAt(RELEASE_B), 120_000);
     assert.equal(done.generation, 2);
-    assert.deepEqual(done.history.map((h) => [h.state, h.image]), [["Completed", REAL_B], ["Completed", REAL_A]]);
+    assert.deepEqual(done.history.map((h) => [h.state, h.image]), [["Completed", RELEASE_B], ["Completed", RELEASE_A]]);
   } finally {
     assert.equal(await second.stop(), 0);
   }
 });
 
-test("an Update whose call returned survives a SIGKILL right after it", { timeout: 120_000, skip: skipRealPayloads }, async () => {
+test("an Update whose call returned survives a SIGKILL right after it", { timeout: 120_000 }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
   const first = await startServer(["--state-dir", stateDir]);
-  await update(first, REAL_A, 7);
+  await update(first, RELEASE_A, 7);
   await kill(first);
   const second = await startServer(["--state-dir", stateDir]);
   try {
-    const done = await waitForStatus(second.client, completedAt(REAL_A), 120_000);
+    const done = await waitForStatus(second.client, completedAt(RELEASE_A), 120_000);
     assert.equal(done.generation, 7);
   } finally {
     assert.equal(await second.stop(), 0);
