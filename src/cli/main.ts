@@ -12,6 +12,8 @@ import { payloadLocation } from "./image-arg.js";
 import { render, type RenderOptions } from "./render.js";
 import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
+import { document, type DataFormat } from "./output.js";
+import { statusLines } from "./status-view.js";
 import { notTaken } from "./update-outcome.js";
 import { watch } from "./watch.js";
 import { terminalSafe } from "./terminal-text.js";
@@ -244,10 +246,12 @@ export function program(): Command {
     });
 
   withConnection(cli.command("status"))
-    .description("print the current status")
-    .action(async (o: ConnectOptions) => {
+    .description("print the current status: a summary for people, or the whole status with -o json|yaml")
+    .addOption(new Option("-o, --output <format>", "text, or json or yaml for programs").choices(["text", "json", "yaml"]).default("text"))
+    .action(async (o: ConnectOptions & { output: "text" | DataFormat }) => {
       const status = await withClient(o, (client) => client.getStatus());
-      process.stdout.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2), true)}\n`);
+      const text = o.output === "text" ? `${statusLines(status, new Date()).join("\n")}\n` : document(SyncWorkerStatus.toJSON(status), o.output);
+      process.stdout.write(terminalSafe(text, true));
     });
 
   withConnection(cli.command("notify"))
