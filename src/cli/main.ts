@@ -157,6 +157,7 @@ export function program(): Command {
     .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
     .option("--show-excluded", "explain every excluded manifest on stderr", false)
     .option("--payload-cache <dir>", "where a pulled image is extracted (default: $SYNCWORKER_PAYLOAD_CACHE, else $XDG_CACHE_HOME/syncworker/payloads)")
+    .addOption(new Option("-o, --output <format>", "index: a line per manifest; yaml or json: the manifests themselves").choices(["index", "yaml", "json"]).default("index"))
     .action(async (o: RenderOptions) => {
       exitOnClosedPipe(0);
       await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
@@ -222,13 +223,14 @@ export function program(): Command {
     .option("--max-deletions <n>", "report the plan as over this limit of deletions", integer)
     .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)
     .option("--show-skipped", "also list the objects a filter excludes, naming it", false)
+    .addOption(new Option("-o, --output <format>", "text, as kubectl diff; json: every object with its action, the plan digest and the release previewed").choices(["text", "json"]).default("text"))
     // An error must not read as "changes" (1): diff(1) and kubectl diff exit 2 and above for errors.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : DIFF_EXIT.error))
-    .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; showSkipped: boolean }) => {
+    .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; showSkipped: boolean; output: "text" | "json" }) => {
       exitOnClosedPipe(DIFF_EXIT.changes);
       try {
         const input = { desired: { version: o.version, image: payloadLocation(o.image) }, limits: limitsOf(o) };
-        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped }, (text) => process.stdout.write(terminalSafe(text, true))));
+        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped, output: o.output }, (text) => process.stdout.write(terminalSafe(text, true))));
       } catch (err) {
         throw new CommandError(err, DIFF_EXIT.error);
       }
