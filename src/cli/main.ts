@@ -1,11 +1,12 @@
 import { resolve } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { compileRegistryAccess, compileServeOptions, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../payload/registry/index.js";
 import { defaultStateDir } from "../service/index.js";
 import { Code, SyncWorkerError, SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
+import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { connect, DEFAULT_ADDRESS, type ConnectOptions } from "./connect.js";
 import { DIFF_EXIT, diff } from "./diff.js";
 import { payloadLocation } from "./image-arg.js";
@@ -277,6 +278,13 @@ export function program(): Command {
     .action(async (o: ConnectOptions) => {
       const status = await withClient(o, (client) => client.resumeUpdate());
       process.stdout.write(`${terminalSafe(status.message)}\n`);
+    });
+
+  cli.command("completion")
+    .description("print the shell completion script: source <(syncworker completion bash), or zsh after compinit")
+    .addArgument(new Argument("<shell>", "bash or zsh").choices(SHELLS))
+    .action((shell: Shell) => {
+      process.stdout.write(completionScript(cli, shell));
     });
   return cli;
 }
