@@ -33,10 +33,14 @@ class LiveArea {
     this.#overall = this.#multi.create(1, 0, {}, { format: (options, params) => `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% | ${this.#status ? terminalSafe(overallText(this.#status, new Date())) : ""}` });
   }
 
-  /** A new update is shown from here on: its separator goes above the area, and its components are reported anew. */
-  follow(separator: string): void {
+  /** A new update is shown from here on: its components are reported done anew. */
+  restart(): void {
     this.#reported.clear();
-    this.#multi.log(`${ERASE_LINE}${separator}\n`);
+  }
+
+  /** A line above the area, which scrolls away with the finished components. */
+  note(line: string): void {
+    this.#multi.log(`${ERASE_LINE}${line}\n`);
   }
 
   show(status: SyncWorkerStatus): void {
@@ -71,10 +75,13 @@ export function updateKey(status: SyncWorkerStatus): string {
   return status.actual?.image ? `${status.actual.image}@${status.timing?.startedAt?.toISOString() ?? ""}` : "";
 }
 
-/** The line shown before the first snapshot of each update followed, so one release's lines never run into the next's. */
+/**
+ * The line shown before the first snapshot of each update followed, so one release's lines never run into the next's;
+ * shown again once the release's version is known, when the update starts without it (the payload tells it).
+ */
 export function followingLine(status: SyncWorkerStatus): string {
   const release = status.actual;
-  return `── following ${release?.version ? `${release.version} (${release.image})` : (release?.image ?? "")} ──`;
+  return `── following ${release?.version ? `${release.version} (${release.image})` : `${release?.image ?? ""}, version not known yet`} ──`;
 }
 
 /** {@link followingLine} as a JSON line: told from a status line by its `following` key. */
@@ -92,13 +99,16 @@ export async function watch(client: SyncWorkerClient, options: WatchOptions): Pr
   const live = options.out.isTTY ? new LiveArea(options.out) : undefined;
   let last: SyncWorkerStatus | undefined;
   let following = "";
+  let followingVersion = "";
   try {
     for await (const status of client.watchStatus({ sinceRevision: options.sinceRevision ?? 0, signal: options.signal })) {
       last = status;
       const update = updateKey(status);
-      if (update !== "" && update !== following) {
-        following = update;
-        if (live) live.follow(terminalSafe(followingLine(status)));
+      const version = status.actual?.version ?? "";
+      if (update !== "" && (update !== following || version !== followingVersion)) {
+        if (update !== following) live?.restart();
+        [following, followingVersion] = [update, version];
+        if (live) live.note(terminalSafe(followingLine(status)));
         else options.out.write(`${terminalSafe(options.plain === "lines" ? followingLine(status) : followingRecord(status))}\n`);
       }
       if (live) {

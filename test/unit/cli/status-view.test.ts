@@ -113,6 +113,7 @@ test("watch's separator names each update it follows: its release and when it st
   assert.equal(updateKey(status({})), "", "nothing to follow before an update");
   assert.notEqual(updateKey(installing), updateKey({ ...installing, timing: { startedAt: at("2026-01-02T00:00:00Z"), estimateBasis: "" } }), "the same release updated to again is a new update");
   assert.equal(followingLine(installing), "── following 1.0.0 (quay.io/demo/release@sha256:aa) ──");
+  assert.equal(followingLine({ ...installing, actual: { ...installing.actual!, version: "" } }), "── following quay.io/demo/release@sha256:aa, version not known yet ──");
   assert.deepEqual(JSON.parse(followingRecord(installing)), { following: { version: "1.0.0", image: "quay.io/demo/release@sha256:aa", startedAt: "2026-01-01T10:00:00.000Z" } });
 });
 
