@@ -48,9 +48,10 @@ function pauseText(status: SyncWorkerStatus, now: Date): string {
 function lastFailure(status: SyncWorkerStatus): string {
   const load = status.loadPayloadStatus;
   if (load?.failure) return `${load.failure.reason} at ${load.step}: ${load.failure.message}`;
-  // An install's operators coming up are a wait, not a failure (see headline.ts).
-  if (!status.failure || isInstallWait(status)) return "none";
   const failing = conditionOf(status, "Failing");
+  // An install's operators coming up (see headline.ts) and an update's waits (Failing False) are waits, not failures:
+  // "Blocked by" shows them.
+  if (!status.failure || isInstallWait(status) || failing?.status === "False") return "none";
   const since = failing?.status === "True" && failing.lastTransitionTime ? ` (since ${instant(failing.lastTransitionTime)})` : "";
   return `${status.failure.reason}: ${status.failure.message}${since}`;
 }

@@ -107,6 +107,11 @@ describe("status summary", () => {
     { name: "an update under way", s: status({ ...installing, initial: false, failure: undefined, conditions: [] }), want: "Updating" },
   ];
   for (const tc of states) test(`state: ${tc.name}`, () => assert.equal(stateText(tc.s), tc.want));
+
+  test("an update's wait on an operator is no failure: the status carries it, Failing is False", () => {
+    const waiting = status({ ...installing, initial: false, failure: { reason: "ClusterOperatorUpdating", message: "Cluster operator demo-config is updating versions", effect: 2, names: [] }, conditions: [{ type: "Failing", status: "False", reason: "", message: "", lastTransitionTime: at("2026-01-01T10:00:00Z") }] });
+    assert.ok(statusLines(waiting, at("2026-01-01T10:00:12Z")).includes("Last failure:    none"));
+  });
 });
 
 test("watch's separator names each update it follows: its release and when it started", () => {
