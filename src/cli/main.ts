@@ -1,11 +1,12 @@
 import { resolve } from "node:path";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { compileRegistryAccess, compileServeOptions, PACKAGE_VERSION, ValueError, type ServeOptions } from "../config/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../payload/registry/index.js";
 import { defaultStateDir } from "../service/index.js";
 import { SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
+import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { DEFAULT_ADDRESS, DEFAULT_CONNECT_TIMEOUT, type ConnectOptions } from "./connect.js";
 import { diff } from "./diff.js";
 import { CliError, DIFF_EXIT, EXIT_CODES_HELP, ExitCode, exitCodeOf, failureLine } from "./exit-codes.js";
@@ -14,6 +15,8 @@ import { render, type RenderOptions } from "./render.js";
 import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
 import { reach } from "./reach.js";
+import { document, type DataFormat } from "./output.js";
+import { statusLines } from "./status-view.js";
 import { notTaken } from "./update-outcome.js";
 import { endWait, follow, timeoutOf } from "./wait.js";
 import { watch } from "./watch.js";
@@ -168,6 +171,7 @@ export function program(): Command {
     .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
     .option("--show-excluded", "explain every excluded manifest on stderr", false)
     .option("--payload-cache <dir>", "where a pulled image is extracted (default: $SYNCWORKER_PAYLOAD_CACHE, else $XDG_CACHE_HOME/syncworker/payloads)")
+    .addOption(new Option("-o, --output <format>", "index: a line per manifest; yaml or json: the manifests themselves").choices(["index", "yaml", "json"]).default("index"))
     .action(async (o: RenderOptions) => {
       exitOnClosedPipe(0);
       await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
@@ -242,11 +246,12 @@ export function program(): Command {
     .option("--max-deletions <n>", "report the plan as over this limit of deletions", integer)
     .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)
     .option("--show-skipped", "also list the objects a filter excludes, naming it", false)
-    .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; showSkipped: boolean }) => {
+    .addOption(new Option("-o, --output <format>", "text, as kubectl diff; json: every object with its action, the plan digest and the release previewed").choices(["text", "json"]).default("text"))
+    .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; showSkipped: boolean; output: "text" | "json" }) => {
       exitOnClosedPipe(DIFF_EXIT.changes);
       try {
         const input = { desired: { version: o.version, image: payloadLocation(o.image) }, limits: limitsOf(o) };
-        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped }, (text) => process.stdout.write(terminalSafe(text, true))));
+        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped, output: o.output }, (text) => process.stdout.write(terminalSafe(text, true))));
       } catch (err) {
         // A failure must not read as "changes" (1): diff(1) and kubectl diff exit 2 and above for errors.
         throw exitCodeOf(err) === ExitCode.Failed ? new CliError(DIFF_EXIT.error, failureLine(err, "diff"), { cause: err }) : err;
@@ -270,10 +275,12 @@ export function program(): Command {
     });
 
   withConnection(cli.command("status"))
-    .description("print the current status")
-    .action(async (o: ConnectOptions) => {
+    .description("print the current status: a summary for people, or the whole status with -o json|yaml")
+    .addOption(new Option("-o, --output <format>", "text, or json or yaml for programs").choices(["text", "json", "yaml"]).default("text"))
+    .action(async (o: ConnectOptions & { output: "text" | DataFormat }) => {
       const status = await withClient(o, (client) => client.getStatus());
-      process.stdout.write(`${terminalSafe(JSON.stringify(SyncWorkerStatus.toJSON(status), null, 2), true)}\n`);
+      const text = o.output === "text" ? `${statusLines(status, new Date()).join("\n")}\n` : document(SyncWorkerStatus.toJSON(status), o.output);
+      process.stdout.write(terminalSafe(text, true));
     });
 
   withConnection(cli.command("notify"))
@@ -297,6 +304,13 @@ export function program(): Command {
     .action(async (o: ConnectOptions) => {
       const status = await withClient(o, (client) => client.resumeUpdate());
       process.stdout.write(`${terminalSafe(status.message)}\n`);
+    });
+
+  cli.command("completion")
+    .description("print the shell completion script: source <(syncworker completion bash), or zsh after compinit")
+    .addArgument(new Argument("<shell>", "bash or zsh").choices(SHELLS))
+    .action((shell: Shell) => {
+      process.stdout.write(completionScript(cli, shell));
     });
 
   withConnection(cli.command("version"))

@@ -1,4 +1,5 @@
 import { ComponentState, type ComponentProgress, type PauseStatus, type SyncWorkerStatus } from "@syncworker/client";
+import { headline } from "./headline.js";
 
 /** Components shown in the live area at most; the rest are counted in one line. */
 export const MAX_ACTIVE_ROWS = 6;
@@ -27,15 +28,21 @@ export function overallText(status: SyncWorkerStatus, now: Date): string {
     const elapsed = status.completed > 0 ? (ms(timing.elapsed) ?? 0) : now.getTime() - timing.startedAt.getTime();
     parts.push(`elapsed ${formatDuration(elapsed)}`);
   }
+  const eta = etaText(status, now);
+  if (eta !== undefined) parts.push(`ETA ${eta}`);
+  return `${parts.join(" | ")} | ${headline(status)}`;
+}
+
+/** The estimate of the time left at `now` with its basis, `unknown` before a first completion without one; undefined when done. */
+export function etaText(status: SyncWorkerStatus, now: Date): string | undefined {
+  const timing = status.timing;
   const remaining = ms(timing?.estimatedRemaining);
   if (remaining !== undefined && status.publishedAt) {
     // The estimate was made when the snapshot was published; the time since counts down.
     const left = remaining - (now.getTime() - status.publishedAt.getTime());
-    parts.push(left > 0 ? `ETA ${formatDuration(left)} (${timing?.estimateBasis ?? ""})` : `ETA overdue (${timing?.estimateBasis ?? ""})`);
-  } else if (status.completed === 0 && status.total > 0) {
-    parts.push("ETA unknown");
+    return `${left > 0 ? formatDuration(left) : "overdue"} (${timing?.estimateBasis ?? ""})`;
   }
-  return `${parts.join(" | ")} | ${status.message}`;
+  return status.completed === 0 && status.total > 0 ? "unknown" : undefined;
 }
 
 /** One component in progress: what it applies or waits for, and for how long. */

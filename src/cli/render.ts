@@ -1,6 +1,7 @@
 /**
  * `syncworker render`: loads a payload directory in-process with the same inclusion rules the service
- * uses, and prints the manifests an update would apply, in task order. It is how a user previews what an
+ * uses, and prints the manifests an update would apply, in task order: an index line each, or the manifests
+ * themselves (`-o yaml|json`), as rendered from the payload's templates. It is how a user previews what an
  * update will touch, and checks a payload before handing it to the service.
  */
 import { isAbsolute, resolve } from "node:path";
@@ -10,6 +11,7 @@ import { parseRunLevel } from "../graph/index.js";
 import { DEFAULT_CLUSTER_PROFILE, goArch, loadUpdate, openPayload, type Manifest } from "../payload/index.js";
 import { enabledFeatureGates, KNOWN_CAPABILITIES } from "../policy/index.js";
 import { isImageReference, pulledPayload } from "./image-arg.js";
+import { document, yamlStream, type DataFormat } from "./output.js";
 import type { RegistryFlags } from "./registry-flags.js";
 
 /** Flags of `syncworker render`, as commander hands them over. */
@@ -27,7 +29,11 @@ export interface RenderOptions extends RegistryFlags {
   readonly releaseImage?: string;
   /** Also explain every excluded manifest on stderr. */
   readonly showExcluded?: boolean;
+  /** `index` (default): one line per manifest; `yaml`: a YAML stream of the manifests; `json`: a `v1/List` of them. */
+  readonly output?: RenderFormat;
 }
+
+export type RenderFormat = "index" | DataFormat;
 
 /** Where render writes; injected so tests need no process. */
 export interface RenderOutput {
@@ -90,6 +96,20 @@ export async function render(options: RenderOptions, out: RenderOutput, signal?:
     },
   }, fs);
   if (options.showExcluded) for (const line of excluded) out.stderr(line);
-  update.manifests.forEach((m, i) => out.stdout(renderLine(i + 1, m)));
-  out.stdout(`included ${update.manifests.length} of ${total} manifests`);
+  const included = `included ${update.manifests.length} of ${total} manifests`;
+  const objects = update.manifests.map((m) => m.obj);
+  switch (options.output ?? "index") {
+    case "index":
+      update.manifests.forEach((m, i) => out.stdout(renderLine(i + 1, m)));
+      out.stdout(included);
+      return;
+    case "yaml":
+      out.stdout(yamlStream(objects).trimEnd());
+      break;
+    case "json":
+      out.stdout(document({ apiVersion: "v1", kind: "List", items: objects }, "json").trimEnd());
+      break;
+  }
+  // stdout carries only the manifests, for `kubectl apply -f -` or a program; the count is for the person.
+  out.stderr(included);
 }

@@ -12,6 +12,8 @@ export interface Terminal {
   capture(): Promise<string>;
   /** Captures until `predicate` holds for a screen, every 100 ms; throws with the last screen after `timeoutMs`. */
   waitFor(predicate: (screen: string) => boolean, timeoutMs: number): Promise<string>;
+  /** Types `keys` as tmux send-keys takes them: literal text, or key names such as `Tab` and `Enter`. */
+  send(...keys: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,9 @@ export async function openTerminal(argv: readonly string[], width = 160, height 
         if (predicate(screen)) return screen;
       }
       throw new Error(`the terminal did not show what was expected within ${timeoutMs} ms; last screen:\n${screen}`);
+    },
+    send: async (...keys) => {
+      await tmux("send-keys", "-t", "main", "--", ...keys);
     },
     close: async () => {
       await tmux("kill-server").catch(() => undefined);

@@ -1,6 +1,7 @@
 // `syncworker watch` in a real terminal (tmux): the live area mid-sync shows the overall bar with elapsed time and
 // the estimate, and the components waiting on their operators with what they wait for and for how long; finished
-// components leave a line above it. The frame it captures mid-sync is printed as a diagnostic (the README shows one).
+// components leave a line above it, under a line naming the release they belong to; an install's operators coming up
+// read as a wait. The frame it captures mid-sync is printed as a diagnostic (the README shows one).
 import assert from "node:assert/strict";
 import { isComplete } from "@syncworker/client";
 import { writeReleases } from "../harness/payload-gen.js";
@@ -20,10 +21,15 @@ test("syncworker watch on a terminal: one live area with the bar, elapsed, ETA a
   try {
     // Release a first, so the update to release b has an estimate learned from it.
     await server.client.update({ generation: 1, desired: { version: "", image: a, force: false } });
+    // The install's operators coming up read as the wait they are, not as upstream's "Unable to apply".
+    const install = await terminal.waitFor((screen) => / \| Installing 1\.0\.0: \d+ of \d+ done \(\d+% complete\), waiting for cluster operator/.test(screen), 60_000);
+    assert.doesNotMatch(install, /Unable to apply/);
+    assert.match(install, /^── following 1\.0\.0 \(\S+\) ──$/m, "the release followed is named above its lines");
     await waitForStatus(server.client, (s) => isComplete(s, "1.0.0"), 120_000);
     await terminal.waitFor((screen) => screen.includes("Cluster version is 1.0.0"), 60_000);
 
     await server.client.update({ generation: 2, desired: { version: "", image: b, force: false } });
+    await terminal.waitFor((screen) => /^── following 1\.1\.0 \(\S+\) ──$/m.test(screen), 60_000);
     // Run level 00 waits on three operators at once: a frame with several of them, a second or more into the wait.
     const frame = await terminal.waitFor((screen) => (screen.match(/waiting for [1-9]\d*s on clusteroperator\//g) ?? []).length >= 2 && / ETA \d/.test(screen), 90_000);
     t.diagnostic(`mid-sync frame:\n${frame.trimEnd()}`);

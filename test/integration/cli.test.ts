@@ -30,7 +30,7 @@ test("update, watch until complete, status and notify through the CLI", { timeou
   const lines = watched.stdout.trim().split("\n").map((l) => JSON.parse(l) as { revision: string; message: string });
   assert.equal(lines.at(-1)?.message, "Cluster version is 1.0.0", "JSON lines when stdout is not a terminal");
 
-  const status = JSON.parse((await cli("status", "--address", server.address)).stdout) as { actual: { version: string } };
+  const status = JSON.parse((await cli("status", "-o", "json", "--address", server.address)).stdout) as { actual: { version: string } };
   assert.equal(status.actual.version, "1.0.0");
   assert.match((await cli("notify", "--address", server.address)).stdout, /notified|already pending/);
 });

@@ -13,7 +13,7 @@ test("serve on [::1]:0: gRPC, admin and metrics bound on IPv6 loopback, announce
   const server = await startServer(["--listen", "[::1]:0", "--admin-listen", "[::1]:0", "--metrics-listen", "[::1]:0"]);
   try {
     for (const address of [server.address, server.adminAddress, server.metricsAddress]) assert.match(address, /^\[::1\]:[1-9]\d*$/);
-    const status = await runCli(["status", "--address", server.address]);
+    const status = await runCli(["status", "-o", "json", "--address", server.address]);
     assert.equal(status.code, 0, status.stderr);
     assert.ok(Number((JSON.parse(status.stdout) as { revision?: unknown }).revision) >= 1, status.stdout);
     assert.equal(await (await fetch(`http://${server.adminAddress}/healthz`)).text(), "ok");

@@ -90,6 +90,38 @@ test("syncworker diff: 1 with changes, 0 without, 2 on an error", async () => {
   assert.equal((await runCli(["diff", "--address", server.address, "--image", DEMO_2, "--no-such-flag"])).code, 2, "a bad flag is an error, not a change");
 });
 
+test("syncworker diff -o json: the objects with their actions, the plan digest and the release; the same exit codes", async () => {
+  type DiffJson = { requestedImage: string; release: { version: string; image: string }; planDigest: string; summary: Record<string, number>; limitViolations: string[]; objects: Array<{ action: string; kind: string; name: string; diff?: string }> };
+  const text = await runCli(["diff", "--address", server.address, "--image", DEMO_2]);
+  const changes = await runCli(["diff", "--address", server.address, "--image", DEMO_2, "-o", "json"]);
+  assert.equal(changes.code, 1, changes.stderr);
+  const doc = JSON.parse(changes.stdout) as DiffJson;
+  assert.equal(doc.planDigest, /^Plan digest: (\S+)$/m.exec(text.stdout)?.[1], "the digest `update --plan` pins, as the text shows it");
+  assert.equal(doc.release.version, "1.1.0");
+  assert.equal(doc.requestedImage, DEMO_2, "an absolute path is sent as given");
+  const config = doc.objects.find((o) => o.kind === "ConfigMap" && o.name === "config-config");
+  assert.equal(config?.action, "change");
+  assert.match(config?.diff ?? "", /^\+  release: 1\.1\.0$/m);
+  assert.equal(doc.summary["change"], doc.objects.filter((o) => o.action === "change").length);
+  assert.equal(doc.objects.length, Object.values(doc.summary).reduce((a, b) => a + b, 0), "every object, unchanged and skipped ones too");
+  assert.equal(doc.limitViolations.length, 1);
+
+  const none = await runCli(["diff", "--address", server.address, "--image", DEMO_1, "-o", "json"]);
+  assert.equal(none.code, 0, none.stderr);
+  assert.deepEqual(((JSON.parse(none.stdout) as DiffJson).objects.map((o) => o.action)).filter((a) => a !== "unchanged" && a !== "skip"), []);
+  const bad = await runCli(["diff", "--address", server.address, "--image", join(REPO_ROOT, "examples/payloads/none"), "-o", "json"]);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.equal(bad.stdout, "", "no partial document");
+  assert.equal((await runCli(["diff", "--address", server.address, "--image", DEMO_2, "-o", "yaml"])).code, 2, "an unknown format is an error");
+});
+
+test("syncworker diff --help names what --image takes: a directory or an image reference", async () => {
+  const help = await runCli(["diff", "--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /--image <dir\|ref>/);
+  assert.match(help.stdout, /-o, --output <format>/);
+});
+
 test("bad limits and digests are refused naming the field", async () => {
   const refusal = async (call: Promise<unknown>): Promise<SyncWorkerError> => {
     const err = await call.then(() => undefined, (e: unknown) => e);

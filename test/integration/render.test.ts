@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { parseAllDocuments } from "yaml";
 import { REPO_ROOT, SYNCWORKER } from "../harness/server.js";
 import { writeReleases } from "../harness/payload-gen.js";
 import { realPayload, skipRealPayloads } from "../harness/tiers.js";
@@ -124,6 +125,33 @@ test("render marks file names without a run level with '-', and explains exclusi
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("render -o yaml|json prints the manifests themselves, in the order of the index, with the count on stderr", async () => {
+  const demo = "examples/payloads/demo-1.1.0";
+  const index = await render("--image", demo);
+  assert.equal(index.code, 0, index.stderr);
+  const listed = index.lines.slice(0, -1).map((line) => line.split(" ").slice(-2).join(" "));
+  const named = (o: { apiVersion: string; kind: string; metadata: { namespace?: string; name: string } }): string => `${o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : "core"}/${o.kind} ${o.metadata.namespace ?? "-"}/${o.metadata.name}`;
+
+  const yaml = await render("--image", demo, "-o", "yaml");
+  assert.equal(yaml.code, 0, yaml.stderr);
+  assert.equal(yaml.stderr, `${index.lines.at(-1)}\n`, "stdout carries only manifests");
+  const docs = parseAllDocuments(yaml.lines.join("\n"));
+  const objects = (Array.isArray(docs) ? docs : []).map((d) => d.toJS() as Parameters<typeof named>[0]);
+  assert.deepEqual(objects.map(named), listed);
+  const config = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "config-config") as unknown as { data: Record<string, string> } | undefined;
+  assert.equal(config?.data["release"], "1.1.0", "the manifest as the payload has it");
+
+  const json = await render("--image", demo, "--output", "json");
+  assert.equal(json.code, 0, json.stderr);
+  const list = JSON.parse(json.lines.join("\n")) as { apiVersion: string; kind: string; items: Array<Parameters<typeof named>[0]> };
+  assert.deepEqual([list.apiVersion, list.kind], ["v1", "List"]);
+  assert.deepEqual(list.items, objects, "the same manifests as -o yaml");
+
+  const unknown = await render("--image", demo, "-o", "wide");
+  assert.equal(unknown.code, 2, "a flag refused: a usage error");
+  assert.match(unknown.stderr, /argument 'wide' is invalid\. Allowed choices are index, yaml, json/);
 });
 
 test("render fails with a message for a missing payload or an unknown feature set", async () => {

@@ -71,7 +71,7 @@ test("mTLS with tokens: health and reflection answer without credentials, SyncWo
     assert.match(writerFromEnv.stdout, /notified|already pending/);
     const tokenOnDisk = join(pki.dir, "reader.token");
     await writeFile(tokenOnDisk, `${READER_TOKEN}\n`);
-    const readerFromFile = await runCli(["status", ...mtls, "--token-file", tokenOnDisk]);
+    const readerFromFile = await runCli(["status", "-o", "json", ...mtls, "--token-file", tokenOnDisk]);
     assert.equal(readerFromFile.code, 0, readerFromFile.stderr);
     assert.equal((JSON.parse(readerFromFile.stdout) as { message: string }).message, "Waiting for an update");
 
@@ -80,7 +80,7 @@ test("mTLS with tokens: health and reflection answer without credentials, SyncWo
     assert.match(readerPause.stderr, /PERMISSION_DENIED: "bob" may not call PauseUpdate/);
     const writerPause = await runCli(["pause", ...mtls, "--token", WRITER_TOKEN, "--reason", "audit"]);
     assert.equal(writerPause.code, 0, writerPause.stderr);
-    const paused = JSON.parse((await runCli(["status", ...mtls, "--token", READER_TOKEN])).stdout) as { pause?: { pausedBy: string; reason: string } };
+    const paused = JSON.parse((await runCli(["status", "-o", "json", ...mtls, "--token", READER_TOKEN])).stdout) as { pause?: { pausedBy: string; reason: string } };
     assert.deepEqual([paused.pause?.pausedBy, paused.pause?.reason], ["alice", "audit"]);
 
     // Refusals are counted like any call.

@@ -1,0 +1,26 @@
+/**
+ * The one line the CLI shows for a snapshot. It is the status message, except during an install: upstream's
+ * Initializing mode reports operators that have not come up yet as a failed pass ("Unable to apply 1.0.0: Cluster
+ * operators … are not available", kept as is in the status and its conditions), which a person reads as an error
+ * although the install is healthy. The CLI says what it is instead: a wait for the operators to become available.
+ */
+import type { SyncWorkerStatus } from "@syncworker/client";
+import { listText, progressCounts } from "../status/index.js";
+
+/** Readiness reasons that, during an install, mean operators are still coming up. */
+const COMING_UP: ReadonlySet<string> = new Set(["ClusterOperatorNotAvailable", "ClusterOperatorsNotAvailable"]);
+
+/** True when the snapshot is an install whose only trouble is operators not available yet. */
+export function isInstallWait(status: SyncWorkerStatus): boolean {
+  const load = status.loadPayloadStatus;
+  return status.initial && status.failure !== undefined && COMING_UP.has(status.failure.reason) && load?.step === "PayloadLoaded" && load.failure === undefined;
+}
+
+/** The snapshot in one line, for people: {@link isInstallWait} reads as the wait it is, anything else as the message. */
+export function headline(status: SyncWorkerStatus): string {
+  if (!isInstallWait(status)) return status.message;
+  const names = status.failure?.names ?? [];
+  const who = names.length === 1 ? `cluster operator ${names[0]}` : names.length > 1 ? `cluster operators ${listText(names)}` : "cluster operators";
+  const version = status.actual?.version || status.actual?.image || "";
+  return `Installing ${version}: ${progressCounts(status.done, status.total)}, waiting for ${who} to become available`;
+}
