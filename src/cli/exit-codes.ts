@@ -19,6 +19,8 @@ export const ExitCode = {
   TimedOut: 3,
   /** No connection to `--address` within `--connect-timeout`: refused, no answer, TLS on one side only. */
   Unreachable: 4,
+  /** Stopped by Ctrl-C (SIGINT) before it was done: 128 + 2, what a shell reports for a process SIGINT ended. */
+  Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -32,7 +34,8 @@ Exit codes (docs/cli-exit-codes.md):
   1  failed or refused; diff: changes
   2  usage error; diff: also any failure
   3  timed out (--timeout, or a call's deadline)
-  4  server unreachable within --connect-timeout`;
+  4  server unreachable within --connect-timeout
+  130  stopped by Ctrl-C (watch)`;
 
 /** A command's failure with its exit code; the message is the one line printed on stderr. */
 export class CliError extends Error {

@@ -271,7 +271,9 @@ export function program(): Command {
       const signal = timeout ? AbortSignal.any([controller.signal, timeout.signal]) : controller.signal;
       const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
       const last = await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal, out: process.stdout }));
-      if (untilComplete !== undefined) endWait(last, { version: untilComplete }, timeout);
+      // A script must not read a watch stopped by hand as a completed release.
+      if (controller.signal.aborted) process.exitCode = ExitCode.Interrupted;
+      else if (untilComplete !== undefined) endWait(last, { version: untilComplete }, timeout);
     });
 
   withConnection(cli.command("status"))

@@ -3,6 +3,8 @@
 // refused, 2 usage, 3 timed out, 4 unreachable. `update` refusing a release and an invalid Update are in
 // cli-update-exit.test.ts; serve's listeners in listen.test.ts.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer, type Server } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -191,6 +193,20 @@ test("update --wait and watch --until-complete: 0 once complete, 1 when the rele
   const slow = await runCli(["update", ...tls(), "--token", WRITER_TOKEN, "--generation", "1", "--image", DEMO_1, "--wait", "--timeout", "2s"]);
   exits(slow, 3, /^timed out after --timeout 2s waiting for 1\.0\.0 to complete: /);
   assert.match(slow.stdout, /"actual"/, "where the release stood is printed");
+});
+
+test("watch stopped by Ctrl-C exits 130, with --until-complete or without, never 0", { timeout: 60_000 }, async () => {
+  for (const extra of [[], ["--until-complete", "9.9.9"]]) {
+    const child = spawn(process.execPath, [...SYNCWORKER, "watch", "--address", plain.address, ...extra], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, "exit");
+    // Interrupted once it follows the stream: its first snapshot is out.
+    await once(child.stdout, "data");
+    child.kill("SIGINT");
+    assert.deepEqual(await exited, [130, null], `watch ${extra.join(" ")}: ${stderr}`);
+    assert.equal(stderr, "", "nothing to report: the user stopped it");
+  }
 });
 
 test("diff keeps 0 and 1 for no changes and changes: its failures exit 2, an unreachable server 4", { timeout: 60_000 }, async () => {
