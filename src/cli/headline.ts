@@ -22,5 +22,8 @@ export function headline(status: SyncWorkerStatus): string {
   const names = status.failure?.names ?? [];
   const who = names.length === 1 ? `cluster operator ${names[0]}` : names.length > 1 ? `cluster operators ${listText(names)}` : "cluster operators";
   const version = status.actual?.version || status.actual?.image || "";
-  return `Installing ${version}: ${progressCounts(status.done, status.total)}, waiting for ${who} to become available`;
+  // The service notes a pause after the message (`; paused by …`); the wait it stopped keeps it.
+  const note = status.message.indexOf("; paused ");
+  const paused = status.pause?.paused && note >= 0 ? status.message.slice(note) : "";
+  return `Installing ${version}: ${progressCounts(status.done, status.total)}, waiting for ${who} to become available${paused}`;
 }

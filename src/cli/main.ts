@@ -16,6 +16,7 @@ import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
 import { reach } from "./reach.js";
 import { document, type DataFormat } from "./output.js";
+import { headline } from "./headline.js";
 import { statusLines } from "./status-view.js";
 import { notTaken } from "./update-outcome.js";
 import { endWait, follow, timeoutOf } from "./wait.js";
@@ -298,14 +299,14 @@ export function program(): Command {
     .option("--reason <text>", "why; shown in the status", "")
     .action(async (o: ConnectOptions & { reason: string }) => {
       const status = await withClient(o, (client) => client.pauseUpdate(o.reason));
-      process.stdout.write(`${terminalSafe(status.message)}\n`);
+      process.stdout.write(`${terminalSafe(headline(status))}\n`);
     });
 
   withConnection(cli.command("resume"))
     .description("resume a paused update from where it stood")
     .action(async (o: ConnectOptions) => {
       const status = await withClient(o, (client) => client.resumeUpdate());
-      process.stdout.write(`${terminalSafe(status.message)}\n`);
+      process.stdout.write(`${terminalSafe(headline(status))}\n`);
     });
 
   cli.command("completion")

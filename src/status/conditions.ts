@@ -223,8 +223,13 @@ export function deriveConditions(
 function notePause(conditions: Condition[], pause: PauseStatus, now: Date): void {
   const progressing = conditions.find((c) => c.type === "Progressing");
   if (!progressing) return;
+  setCondition(conditions, { ...progressing, message: `${progressing.message}${pauseNote(pause)}` }, now);
+}
+
+/** `; paused by … since …: reason`, what a paused status adds to its messages. */
+export function pauseNote(pause: PauseStatus): string {
   const pending = pause.updatePending ? "; an Update accepted while paused starts on resume" : "";
-  setCondition(conditions, { ...progressing, message: `${progressing.message}; paused ${describePause(pause)}${pending}` }, now);
+  return `; paused ${describePause(pause)}${pending}`;
 }
 
 /**

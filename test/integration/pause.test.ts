@@ -1,7 +1,8 @@
 // PauseUpdate and ResumeUpdate on real `syncworker serve` processes with the embedded cluster: a pause mid-sync of
 // the release holds the pass (done, the applied-task count and every object stay put), resume completes it without
 // applying again what was applied before the pause, the CLI pauses and resumes and is refused FAILED_PRECONDITION
-// twice over, and a restart while paused comes back paused at the same position.
+// twice over, a pause during an install reads as a paused wait, and a restart while paused comes back paused at
+// the same position.
 import assert from "node:assert/strict";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,7 +14,7 @@ import { payloadManifests } from "../harness/cluster-play.js";
 import { runCli } from "../harness/cli.js";
 import { appliedTasks, pausedGauge, settled, unmanagedClusterOperators } from "../harness/pause-checks.js";
 import { tempRelease } from "../harness/payload-gen.js";
-import { embeddedObjects, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
+import { embeddedObjects, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 const RELEASE = await tempRelease();
 const MAX_WORKERS = 2;
@@ -86,6 +87,24 @@ test("a pause mid-sync of the release holds the pass; resume completes it withou
     const cliPause = await runCli(["pause", "--reason", "after the sync", "--address", server.address]);
     assert.equal(cliPause.code, 0, cliPause.stderr);
     assert.match(cliPause.stdout, /paused by .*: after the sync/);
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+test("paused during an install, pause and status say so, and the install reads as a wait, not a failure", { timeout: 120_000 }, async () => {
+  // Operators that take a minute: the install waits on them (upstream reports that as "Unable to apply").
+  const server = await startServer(["--operator-delay", "60s"]);
+  try {
+    await server.client.update({ generation: 1, desired: { image: join(REPO_ROOT, "examples/payloads/demo-1.0.0") } });
+    await waitForStatus(server.client, (s) => s.failure?.reason === "ClusterOperatorsNotAvailable", 60_000);
+    const paused = await runCli(["pause", "--reason", "freeze", "--address", server.address]);
+    assert.equal(paused.code, 0, paused.stderr);
+    const waiting = /^Installing 1\.0\.0: \d+ of \d+ done \(\d+% complete\), waiting for cluster operators? [\w, -]+ to become available; paused by 127\.0\.0\.1:\d+ since \S+: freeze$/;
+    assert.match(paused.stdout.trimEnd(), waiting);
+    assert.match((await server.client.getStatus()).message, /^Unable to apply 1\.0\.0: .*; paused by .*: freeze$/, "the service's own message notes the pause too");
+    const status = await runCli(["status", "--address", server.address]);
+    assert.match(status.stdout.split("\n")[0] ?? "", waiting);
   } finally {
     assert.equal(await server.stop(), 0);
   }

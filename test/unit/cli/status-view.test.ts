@@ -39,6 +39,8 @@ describe("the install wait", () => {
     assert.ok(isInstallWait(installing));
     assert.equal(headline(installing), "Installing 1.0.0: 18 of 23 done (78% complete), waiting for cluster operators demo-api, demo-config to become available");
     assert.equal(headline({ ...installing, failure: { ...installing.failure!, names: ["demo-api"] } }).endsWith("waiting for cluster operator demo-api to become available"), true);
+    const paused = { ...installing, message: `${installing.message}; paused by alice since 2026-01-01T10:00:06.000Z: freeze`, pause: { paused: true, pausedBy: "alice", reason: "freeze", pausedAt: at("2026-01-01T10:00:06Z"), updatePending: false } };
+    assert.equal(headline(paused), "Installing 1.0.0: 18 of 23 done (78% complete), waiting for cluster operators demo-api, demo-config to become available; paused by alice since 2026-01-01T10:00:06.000Z: freeze", "the pause, as the service notes it");
   });
   const cases: Array<{ name: string; s: SyncWorkerStatus }> = [
     { name: "an update past the install", s: { ...installing, initial: false } },

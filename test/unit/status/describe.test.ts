@@ -24,6 +24,15 @@ for (const tc of [
     status: { ...base, failure: new UpdateError({ reason: "UpdatePayloadFailed", message: 'Could not update configmap "ns/c" (3 of 3)' }) },
     want: 'Unable to apply 4.16.1: Could not update configmap "ns/c" (3 of 3)',
   },
+  {
+    name: "a failure while paused notes the pause, as Progressing does",
+    status: {
+      ...base,
+      failure: new UpdateError({ reason: "ClusterOperatorsNotAvailable", message: "Cluster operators dns, ingress are not available" }),
+      pause: { pausedBy: "alice", reason: "freeze", pausedAt: new Date(5000), updatePending: false },
+    },
+    want: "Unable to apply 4.16.1: Cluster operators dns, ingress are not available; paused by alice since 1970-01-01T00:00:05.000Z: freeze",
+  },
   { name: "completed", status: { ...base, done: 180, completed: 1, reconciling: true }, want: "Cluster version is 4.16.1" },
   {
     name: "a failed load names the step",
