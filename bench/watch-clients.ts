@@ -3,7 +3,7 @@
 // one JSON summary when told to stop (a line on stdin).
 import { createInterface } from "node:readline";
 import { credentials } from "@grpc/grpc-js";
-import { SyncWorkerClient, type SyncWorkerStatus } from "../src/gen/syncworker/v1/syncworker.js";
+import { SyncWorkerClient, type SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 
 const [address = "", countText = "1000", perChannelText = "100"] = process.argv.slice(2);
 const count = Number(countText);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fails when any generated directory differs from what buf generates from proto/ (stale or hand-edited code):
-# src/gen (with the reflection descriptors of scripts/gen-descriptors.ts) and every client's gen/. The list mirrors
-# the `out:` entries of buf.gen.yaml.
+# the service's reflection descriptors (src/gen, scripts/gen-descriptors.ts) and every client's gen/, the TypeScript
+# one of which the service imports too. The list mirrors the `out:` entries of buf.gen.yaml.
 set -eu
 cd "$(dirname "$0")/.."
 # The Go and Python generators come with the clients tier of scripts/setup.sh; without them buf cannot generate.
@@ -11,6 +11,7 @@ esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 npx buf generate -o "$out"
+mkdir -p "$out/src/gen"
 node --import tsx scripts/gen-descriptors.ts "$out/src/gen"
 stale=0
 for dir in src/gen clients/ts/src/gen clients/go/gen clients/python/gen; do

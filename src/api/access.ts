@@ -3,7 +3,7 @@
  * separate services and stay open.
  */
 import type * as grpc from "@grpc/grpc-js";
-import type * as pb from "../gen/syncworker/v1/syncworker.js";
+import type * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { AccessError, toServiceError } from "./errors.js";
 import type { RpcAccess, TokenAuthority } from "./tokens.js";
 

@@ -1,5 +1,5 @@
-import type { Duration } from "../gen/google/protobuf/duration.js";
-import * as pb from "../gen/syncworker/v1/syncworker.js";
+import type { Duration } from "@syncworker/client/gen/google/protobuf/duration";
+import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { UpdateProgress } from "../status/index.js";
 import { componentKey, type ComponentProgress, type ComponentState } from "../worker/index.js";
 

@@ -1,4 +1,4 @@
-import * as pb from "../gen/syncworker/v1/syncworker.js";
+import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
 import { isKnownCapabilitySet, unknownCapabilities } from "../policy/index.js";
 import { listText, truncateText, type Condition, type HistoryEntry, type ServiceStatus, type Snapshot } from "../status/index.js";

@@ -2,9 +2,9 @@ import { hasBrand, UpdateError } from "../payload/update-error.js";
 import { PauseError, PlanError } from "../worker/index.js";
 import { NotLeaderError, StaleGenerationError, StateNotSavedError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
-import type { Any } from "../gen/google/protobuf/any.js";
-import { BadRequest, ErrorInfo } from "../gen/google/rpc/error_details.js";
-import { Status as RpcStatus } from "../gen/google/rpc/status.js";
+import type { Any } from "@syncworker/client/gen/google/protobuf/any";
+import { BadRequest, ErrorInfo } from "@syncworker/client/gen/google/rpc/error_details";
+import { Status as RpcStatus } from "@syncworker/client/gen/google/rpc/status";
 
 const INVALID_ARGUMENT = Symbol.for("syncworker.InvalidArgumentError");
 

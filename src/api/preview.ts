@@ -1,4 +1,4 @@
-import * as pb from "../gen/syncworker/v1/syncworker.js";
+import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { PreviewInput, PreviewResult } from "../worker/preview.js";
 import type { BlastRadiusLimits, PlanAction, PlannedObject, UpdateControls } from "../worker/index.js";
 import { fromProtoUpdate } from "./convert.js";

@@ -1,7 +1,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type { Tracer } from "@opentelemetry/api";
 import { HealthImplementation } from "grpc-health-check";
-import * as pb from "../gen/syncworker/v1/syncworker.js";
+import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { formatHostPort, type HostPort } from "../config/index.js";
 import type { UpdateRequest } from "../service/index.js";
 import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";

@@ -1,7 +1,7 @@
 import { loadUpdate, type Manifest } from "../../src/payload/index.js";
 import { KNOWN_CAPABILITIES } from "../../src/policy/index.js";
 import type { KubeRest, LiveObject } from "./kube-rest.js";
-import type { ComponentOverride } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { ComponentOverride } from "@syncworker/client/gen/syncworker/v1/syncworker";
 
 /** The manifests a payload applies on a self-managed amd64 cluster, as the service loads them. */
 export async function payloadManifests(dir: string): Promise<{ version: string; manifests: Manifest[] }> {

@@ -1,6 +1,6 @@
 // What the pause tests read from a real server: how many tasks it applied (its /metrics), and when a paused server
 // has gone quiet (the attempts running at the pause finished).
-import type { ComponentOverride } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { ComponentOverride } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { Manifest } from "../../src/payload/index.js";
 
 /** Tasks the server applied so far: the sum of `syncworker_task_duration_seconds_count{result="applied"}` over kinds. */

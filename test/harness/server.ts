@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { credentials } from "@grpc/grpc-js";
 import { SyncWorkerClient, type SyncWorkerStatus } from "@syncworker/client";
-import { SyncWorkerClient as RawSyncWorkerClient } from "../../src/gen/syncworker/v1/syncworker.js";
+import { SyncWorkerClient as RawSyncWorkerClient } from "@syncworker/client/gen/syncworker/v1/syncworker";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /**

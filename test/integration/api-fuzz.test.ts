@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import * as grpc from "@grpc/grpc-js";
 import fc from "fast-check";
-import { UpdateRequest } from "../../src/gen/syncworker/v1/syncworker.js";
+import { UpdateRequest } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { violatedField } from "../harness/grpc-errors.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 

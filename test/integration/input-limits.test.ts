@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import * as grpc from "@grpc/grpc-js";
 import { Code, SyncWorkerError, type UpdateInput } from "@syncworker/client";
-import type { StatusWatchResponse, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { StatusWatchResponse, SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { violatedField } from "../harness/grpc-errors.js";
 import { rawClient, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 

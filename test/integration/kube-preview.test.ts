@@ -4,7 +4,7 @@
 // tests share one control plane and one service, and run in order; the last one, on real-a, is of the real-payload tier.
 import assert from "node:assert/strict";
 import { Code, SyncWorkerError, type PreviewSummary } from "@syncworker/client";
-import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { PreviewAction, type ObjectPreview, type SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { Manifest } from "../../src/payload/index.js";
 import { runCli } from "../harness/cli.js";
 import { apiVersionOf, createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";

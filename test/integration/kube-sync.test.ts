@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ComponentState, type ComponentOverride, type SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import { ComponentState, type ComponentOverride, type SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { Manifest } from "../../src/payload/index.js";
 import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
 import { assertGrowingWait, checkComponentProgress } from "../harness/component-progress.js";

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { service as healthService } from "grpc-health-check";
-import type { SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { rawClient, startServer } from "../harness/server.js";
 
 const require = createRequire(import.meta.url);

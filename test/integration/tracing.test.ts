@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { Metadata } from "@grpc/grpc-js";
 import parsePrometheus from "parse-prometheus-text-format";
-import type { SyncWorkerStatus, UpdateResponse } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { SyncWorkerStatus, UpdateResponse } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { eventually, startJaeger, tag, type Jaeger, type JaegerSpan, type JaegerTrace } from "../harness/jaeger.js";
 import { writeReleases } from "../harness/payload-gen.js";
 import { rawClient, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { SyncWorkerClient, SyncWorkerStatus } from "../../src/gen/syncworker/v1/syncworker.js";
+import type { SyncWorkerClient, SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { rawClient, REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 
 let server: ServerProcess;

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MAX_DETAILED_APPLYING, toDuration, toProtoComponents, toProtoTiming } from "../../../src/api/convert-progress.js";
-import { ComponentState } from "../../../src/gen/syncworker/v1/syncworker.js";
+import { ComponentState } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { ComponentProgress } from "../../../src/worker/index.js";
 
 const at = (ms: number): Date => new Date(ms);

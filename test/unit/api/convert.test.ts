@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import * as pb from "../../../src/gen/syncworker/v1/syncworker.js";
+import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { fromProtoUpdate, MAX_STATUS_BYTES, toProtoStatus } from "../../../src/api/convert.js";
 import { InvalidArgumentError } from "../../../src/api/errors.js";
 import { EMPTY_CLUSTER_VERSION, type ServiceStatus, type Snapshot } from "../../../src/status/index.js";

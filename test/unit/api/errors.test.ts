@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Metadata, status as GrpcStatus, type ServiceError } from "@grpc/grpc-js";
-import { Status } from "../../../clients/ts/src/gen/google/rpc/status.js";
+import { Status } from "@syncworker/client/gen/google/rpc/status";
 import { Code, SyncWorkerError, type ErrorDetail } from "../../../clients/ts/src/index.js";
 import { AccessError, InvalidArgumentError, toServiceError } from "../../../src/api/index.js";
 import { ResourceExhaustedError } from "../../../src/api/errors.js";

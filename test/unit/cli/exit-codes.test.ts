@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CommanderError, InvalidArgumentError } from "commander";
 import { Code, SyncWorkerError, SyncWorkerStatus } from "@syncworker/client";
-import { LoadPayloadStatus } from "../../../src/gen/syncworker/v1/syncworker.js";
+import { LoadPayloadStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { ValueError } from "../../../src/config/index.js";
 import { CliError, ExitCode, exitCodeOf, failureLine } from "../../../src/cli/exit-codes.js";
 import { endWait, verdict, type Timeout } from "../../../src/cli/wait.js";
