@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SyncWorkerStatus } from "@syncworker/client";
+import { PayloadState, type SyncWorkerStatus } from "@syncworker/client";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { writePayload, type GeneratedManifest } from "../harness/payload-gen.js";
 import { startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -33,7 +33,12 @@ after(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-/** Namespaces and ConfigMaps in one run level, so the whole payload is applied in parallel. */
+/**
+ * A Namespace per component at run level 10, then its ConfigMaps at run level 20: applied as an update (run level
+ * by run level, the components of one side by side), every ConfigMap finds its Namespace, and the eight components
+ * write at once. (An install would apply everything at once, as upstream does, and a ConfigMap may then come
+ * before its Namespace: a NotFound that a retry cures, but a failure all the same.)
+ */
 function manifests(): GeneratedManifest[] {
   const out: GeneratedManifest[] = [];
   for (let n = 0; n < NAMESPACES; n++) {
@@ -60,7 +65,7 @@ test("429 answers slow the client down; the sync completes and nothing fails for
   const payload = join(work, "payload");
   await writePayload(payload, "1.0.0", manifests());
   server = await startServer(["--kubeconfig", cp.operatorKubeconfig, "--namespace", "syncworker-throttle", "--reconcile-interval", "120s", "--max-workers", "16"]);
-  await server.client.update({ generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  await server.client.update({ generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: PayloadState.PAYLOAD_STATE_UPDATING });
   const seen: SyncWorkerStatus[] = [];
   await waitForStatus(
     server.client,
