@@ -1,4 +1,4 @@
-export { SyncService, type ClusterPorts, type ClusterTarget, type ServiceLogger, type SyncServiceOptions, type UpdateRequest } from "./sync-service.js";
+export { SyncService, type ClusterPorts, type ClusterTarget, type ServiceLogger, type SyncServiceOptions } from "./sync-service.js";
 export { NotLeaderError, StaleGenerationError, StateNotSavedError } from "./errors.js";
 export { FileStateStore, defaultStateDir } from "./file-state-store.js";
 export { StateConflictError, type StateStore } from "./state-store.js";

@@ -9,32 +9,21 @@
  */
 import { z } from "zod";
 import { hasBrand, UpdateError, type UpdateEffect } from "../payload/update-error.js";
-import type { CapabilitiesSpec, ComponentOverride } from "../policy/index.js";
 import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry, UpdateProgress } from "../status/index.js";
-import { COMPONENT_STATES, type ComponentProgress, type DesiredUpdate, type LoadPayloadStatus, type PassPosition, type PayloadState, type SyncWorkerStatus, type UpdateControls } from "../worker/index.js";
+import { COMPONENT_STATES, type ComponentProgress, type LoadPayloadStatus, type PassPosition, type SyncWorkerStatus, type UpdateRequest } from "../worker/index.js";
 
 /**
- * The last Update the service accepted: replayed on start, as the CVO re-reads its ClusterVersion spec. Its plan
- * controls (limits, expected plan digest) stay with it until the worker accepts the release, so a restarted or
- * newly elected service holds the release to them as the first one did.
+ * The last Update the service accepted, as saved: replayed on start, as the CVO re-reads its ClusterVersion spec.
+ * Its plan controls (limits, expected plan digest) stay with it until the worker accepts the release, so a restarted
+ * or newly elected service holds the release to them as the first one did.
  */
-export interface DesiredSpec extends UpdateControls {
-  readonly generation: number;
-  readonly desired: DesiredUpdate;
-  readonly overrides: readonly ComponentOverride[];
-  readonly capabilities: CapabilitiesSpec;
-  /** The state the client asked for; undefined when it left the choice to the service. */
-  readonly state: PayloadState | undefined;
-}
+export type DesiredSpec = Omit<UpdateRequest, "cause">;
 
 /**
- * The spec to keep once the worker has taken `spec`: its plan controls bind the acceptance of its release, so they
- * stay (and are saved) until the worker accepts it, and a restarted or new leader checks them again; once it is
- * accepted they are dropped, since a replay would meet a cluster the update has already changed.
+ * The spec to keep once the worker accepted its release: the plan controls bound that acceptance only, so they are
+ * dropped, since a replay would meet a cluster the update has already changed.
  */
-export function settledSpec(spec: DesiredSpec, status: SyncWorkerStatus): DesiredSpec {
-  const load = status.loadPayloadStatus;
-  if (load.step !== "PayloadLoaded" || load.failure || load.update.image !== spec.desired.image) return spec;
+export function acceptedSpec(spec: DesiredSpec): DesiredSpec {
   const { limits: _limits, expectedPlanDigest: _digest, ...rest } = spec;
   return rest;
 }

@@ -28,7 +28,7 @@ import {
   type ResourceApplier,
   type SyncWorkerStatus,
   type Tracing,
-  type UpdateInput,
+  type UpdateRequest,
   type BlastRadiusLimits,
   type ObjectPlanner,
   type PlannedObject,
@@ -39,7 +39,7 @@ import { chooseState } from "./choose-state.js";
 import { NotLeaderError, StaleGenerationError } from "./errors.js";
 import type { LeaderElector } from "./leader-election.js";
 import { OperatorWaits } from "./operator-waits.js";
-import { settledSpec, type DesiredSpec, type PersistedState } from "./state.js";
+import { acceptedSpec, type DesiredSpec, type PersistedState } from "./state.js";
 import type { StateStore } from "./state-store.js";
 import { StateWriter } from "./state-writer.js";
 
@@ -111,9 +111,6 @@ const REVISION_RESERVE = 1000;
 function shown(state: PersistedState): ServiceStatus {
   return { worker: state.status, clusterVersion: state.clusterVersion, ...(state.progress ? { progress: state.progress } : {}) };
 }
-
-/** A request to Update, validated; `state` undefined lets the service choose it. */
-export type UpdateRequest = DesiredSpec & Pick<UpdateInput, "cause">;
 
 interface Term {
   readonly worker: SyncWorker;
@@ -244,7 +241,7 @@ export class SyncService {
     const { cause: _cause, ...spec } = request;
     this.#checkGeneration(spec.generation);
     // Saved even when the worker then refuses it, as the CVO keeps a spec it cannot apply: a restart checks it again, never applies it unchecked.
-    const status = await term.writer.commit({
+    const outcome = await term.writer.commit({
       name: "Update",
       draft: (state) => (state.spec && state.spec.generation > spec.generation ? state : { ...state, spec }),
       apply: () => {
@@ -255,7 +252,7 @@ export class SyncService {
       },
     });
     // A newer Update may have replaced the spec while this one loaded.
-    if (this.#spec === spec) this.#spec = settledSpec(spec, status);
+    if (this.#spec === spec && outcome.accepted) this.#spec = acceptedSpec(spec);
     // The request itself is stored; a failure to store the status it led to is logged by the writer and retried.
     await term.writer.flush().catch(() => undefined);
     return this.latest();
@@ -382,10 +379,10 @@ export class SyncService {
       const chosen = chooseState(this.#tracker.status.history, spec.desired.image);
       const state = chosen === "Reconciling" ? chosen : (spec.state ?? chosen);
       await term.worker.update({ ...spec, state }, term.signal).then(
-        (status) => {
+        ({ accepted }) => {
           // A newer Update may have replaced the spec while the replay loaded.
           if (this.#spec !== spec) return;
-          this.#spec = settledSpec(spec, status);
+          if (accepted) this.#spec = acceptedSpec(spec);
           term.writer.schedule(true);
         },
         (err: unknown) => {

@@ -1,5 +1,5 @@
 export { SyncWorker } from "./sync-worker.js";
-export type { Logger, SyncWorkerOptions, UpdateInput, WorkerReports } from "./sync-worker.js";
+export type { Logger, SyncWorkerOptions, UpdateOutcome, UpdateRequest, WorkerReports } from "./sync-worker.js";
 export type { PayloadLoader, PayloadSyncDeps } from "./payload-sync.js";
 export type { ResourceApplier } from "./task-run.js";
 export { systemClock } from "./clock.js";

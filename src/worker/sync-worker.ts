@@ -53,15 +53,26 @@ export interface WorkerReports {
   attemptsRestarted(): void;
 }
 
-/** What a client asks for; `state` is only honored on the first call. */
-export interface UpdateInput extends UpdateControls {
+/**
+ * An Update, the one record from the gRPC edge through the service (which saves it, as the CVO keeps its
+ * ClusterVersion spec) to the worker. `state` is the client's choice, undefined when it lets the service choose;
+ * the worker is always given one, and honors it only on its first call.
+ */
+export interface UpdateRequest extends UpdateControls {
   readonly generation: number;
   readonly desired: DesiredUpdate;
   readonly overrides: readonly ComponentOverride[];
   readonly capabilities: CapabilitiesSpec;
-  readonly state: PayloadState;
-  /** The span of the call that asked for this update; each sync attempt it causes links to it. */
+  readonly state?: PayloadState | undefined;
+  /** The span of the call that asked for this update; each sync attempt it causes links to it. Never saved. */
   readonly cause?: SpanRef;
+}
+
+/** What update() made of a request: the status right after it, and whether the release is the worker's now. */
+export interface UpdateOutcome {
+  readonly status: SyncWorkerStatus;
+  /** The release loaded and passed its preconditions, now or in an earlier update(); false when refused or ignored. */
+  readonly accepted: boolean;
 }
 
 /**
@@ -185,22 +196,23 @@ export class SyncWorker {
    * each sees the outcome of the previous one. A call stops the payload load of the one before it (that one
    * reports the load as failed): a slow or stuck payload must not hold up a newer desired release.
    */
-  update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
+  update(input: UpdateRequest & { readonly state: PayloadState }, signal: AbortSignal): Promise<UpdateOutcome> {
     this.#supersede?.abort(new Error("superseded by a newer Update"));
     const supersede = new AbortController();
     this.#supersede = supersede;
     const run = this.#updates.then(async () => {
-      await this.#update(input, AbortSignal.any([signal, supersede.signal]));
+      const accepted = await this.#update(input, AbortSignal.any([signal, supersede.signal]));
       // update() also edits fields directly (capabilities, architecture); watchers must see them too.
-      // Publish the current status, not the one #update returned: the loop may have reported since.
+      // Publish the current status, not one from before: the loop may have reported since.
       if (this.#status !== this.#published) this.#publish(this.#status);
-      return this.#status;
+      return { status: this.#status, accepted };
     });
     this.#updates = run.catch(() => undefined);
     return run;
   }
 
-  async #update(input: UpdateInput, signal: AbortSignal): Promise<SyncWorkerStatus> {
+  /** Takes the request's release if it loads and passes its preconditions; returns whether the release is taken. */
+  async #update(input: UpdateRequest & { readonly state: PayloadState }, signal: AbortSignal): Promise<boolean> {
     const work: SyncWork = {
       ...emptyWork(),
       generation: input.generation,
@@ -217,7 +229,7 @@ export class SyncWorker {
     }
     if (!work.desired.image) {
       this.#o.log.info("Update work has no release image; ignoring requested change");
-      return this.#status;
+      return false;
     }
     work.capabilities = setCapabilities(input.capabilities, priorEnabled, this.#o.featureGates);
     const [versionEqual, overridesEqual, capabilitiesEqual] = compareWork(this.#work, work);
@@ -232,7 +244,8 @@ export class SyncWorker {
           this.#o.log.warn(`Error when attempting to reset payload status to currently loaded payload: ${String(err)}`);
         });
       }
-      return this.#status;
+      // The release the worker already has: it was accepted when it was first taken.
+      return true;
     }
 
     const oldDesired = this.#work?.desired;
@@ -259,7 +272,7 @@ export class SyncWorker {
     if (!versionEqual && this.#work && oldDesired && input.state === "Initializing") {
       this.#o.log.warn(`Ignoring detected version change from ${oldDesired.image} to ${work.desired.image} during payload initialization`);
       this.#work.desired = oldDesired;
-      if (overridesEqual && capabilitiesEqual) return this.#status;
+      if (overridesEqual && capabilitiesEqual) return false;
     }
 
     let implicit: readonly string[];
@@ -271,7 +284,7 @@ export class SyncWorker {
         this.#work.capabilities = work.capabilities;
         this.#setCapabilitiesStatus(this.#work);
       }
-      return this.#status;
+      return false;
     }
     if (!oldDesired) this.#o.log.info(`Propagating initial target version ${work.desired.version} to sync worker loop in state ${input.state}.`);
 
@@ -286,7 +299,7 @@ export class SyncWorker {
       this.#passes.cancel(new Error("context canceled"));
     }
     this.notify("new work is available");
-    return this.#status;
+    return true;
   }
 
   #setCapabilitiesStatus(work: SyncWork): void {

@@ -2,9 +2,9 @@ import type { Manifest, PayloadUpdate } from "../../src/payload/manifest.js";
 import { gvkOf } from "../../src/payload/manifest.js";
 import type { PayloadInfo } from "../../src/payload/retrieve.js";
 import type { Precondition } from "../../src/policy/index.js";
-import { SyncService, type ClusterPorts, type ServiceLogger, type UpdateRequest } from "../../src/service/index.js";
+import { SyncService, type ClusterPorts, type ServiceLogger } from "../../src/service/index.js";
 import type { Condition, HistoryEntry } from "../../src/status/index.js";
-import type { PayloadState, ResourceApplier, SyncWorkerStatus } from "../../src/worker/index.js";
+import type { PayloadState, ResourceApplier, SyncWorkerStatus, UpdateRequest } from "../../src/worker/index.js";
 import { ManualClock, settle } from "./manual-clock.js";
 import { MemoryStateStore } from "./memory-state-store.js";
 

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import type { Manifest, PayloadUpdate } from "../../../src/payload/manifest.js";
 import type { PayloadRetriever } from "../../../src/payload/retrieve.js";
 import { enabledFeatureGates } from "../../../src/policy/index.js";
-import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateInput } from "../../../src/worker/index.js";
+import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateRequest } from "../../../src/worker/index.js";
 import { ManualClock, settle } from "../../harness/manual-clock.js";
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
@@ -74,7 +74,7 @@ function setup(steps = 1, featureGates?: ReadonlySet<string>) {
   return { clock, applier, statuses, worker, retrievals: () => retrievals };
 }
 
-const input = (image: string, state: PayloadState = "Initializing", generation = 1): UpdateInput => ({
+const input = (image: string, state: PayloadState = "Initializing", generation = 1): UpdateRequest & { state: PayloadState } => ({
   generation,
   desired: { version: "", image, force: false },
   overrides: [],
@@ -88,7 +88,7 @@ for (const tc of [
 ]) {
   test(`feature-gated capabilities exist only when the feature set turns a gate on: ClusterAPI on ${tc.featureSet}`, async () => {
     const { worker } = setup(1, enabledFeatureGates(tc.featureSet));
-    const status = await worker.update(input("image/image:1"), new AbortController().signal);
+    const { status } = await worker.update(input("image/image:1"), new AbortController().signal);
     const { known, enabled } = status.capabilitiesStatus;
     assert.deepEqual({ known: known.includes("ClusterAPI"), enabled: enabled.includes("ClusterAPI") }, tc.want);
     assert.ok(enabled.includes("Console"), "ungated capabilities are there either way");
@@ -98,7 +98,8 @@ for (const tc of [
 test("fresh install: load, then progress 0..2, then completion in Reconciling", async () => {
   const { clock, applier, statuses, worker } = setup();
   const controller = new AbortController();
-  const status = await worker.update(input("image/image:1"), controller.signal);
+  const { status, accepted } = await worker.update(input("image/image:1"), controller.signal);
+  assert.equal(accepted, true);
   assert.equal(status.loadPayloadStatus.step, "PayloadLoaded");
   assert.equal(status.loadPayloadStatus.message, 'Payload loaded version="1.0.0-abc" image="image/image:1" architecture="amd64"');
   assert.equal(status.actual.image, "image/image:1");
@@ -155,7 +156,8 @@ test("a failed load keeps the accepted payload and names the step", async () => 
   await worker.update(input("image/image:1"), controller.signal);
   const loop = worker.start(1, controller.signal);
   await clock.advance(0);
-  const status = await worker.update(input("missing", "Updating", 2), controller.signal);
+  const { status, accepted } = await worker.update(input("missing", "Updating", 2), controller.signal);
+  assert.equal(accepted, false, "the release did not load: not taken");
   assert.equal(status.loadPayloadStatus.step, "RetrievePayload");
   assert.equal(status.loadPayloadStatus.message, 'Retrieving payload failed version="" image="missing" failure=no such payload: missing');
   assert.equal(status.actual.image, "image/image:1");
@@ -181,17 +183,19 @@ test("a newer update stops the payload load of the one before it, which reports 
   const stuck = worker.update(input("stuck"), signal);
   await settle();
   const next = worker.update(input("image/image:1", "Initializing", 2), signal);
-  const superseded = await stuck;
+  const { status: superseded, accepted } = await stuck;
+  assert.equal(accepted, false);
   assert.equal(superseded.loadPayloadStatus.step, "LoadPayload");
   assert.equal(superseded.loadPayloadStatus.failure?.message, "superseded by a newer Update");
-  const status = await next;
+  const { status } = await next;
   assert.equal(status.loadPayloadStatus.step, "PayloadLoaded");
   assert.equal(status.actual.image, "image/image:1");
 });
 
 test("a version mismatch fails VerifyPayloadVersion", async () => {
   const { worker } = setup();
-  const status = await worker.update({ ...input("image/image:2"), desired: { version: "1.0.0-abc", image: "image/image:2", force: false } }, new AbortController().signal);
+  const { status, accepted } = await worker.update({ ...input("image/image:2"), desired: { version: "1.0.0-abc", image: "image/image:2", force: false } }, new AbortController().signal);
+  assert.equal(accepted, false);
   assert.equal(status.loadPayloadStatus.step, "VerifyPayloadVersion");
   assert.equal(status.loadPayloadStatus.failure?.message, "release image version 1.0.1-abc does not match the expected upstream version 1.0.0-abc");
 });
@@ -200,7 +204,8 @@ test("an unchanged update hits the payload cache", async () => {
   const { worker, retrievals } = setup();
   const signal = new AbortController().signal;
   await worker.update(input("image/image:1"), signal);
-  await worker.update(input("image/image:1", "Initializing", 2), signal);
+  const again = await worker.update(input("image/image:1", "Initializing", 2), signal);
+  assert.equal(again.accepted, true, "the release the worker already took");
   assert.equal(retrievals(), 1);
   assert.equal(worker.status().generation, 1, "apply-owned generation changes with the next report");
 });
