@@ -1,4 +1,5 @@
-import { hasBrand, UpdateError } from "../payload/update-error.js";
+import { UpdateError } from "../payload/update-error.js";
+import { brandError } from "../core/brand.js";
 import { PauseError, PlanError } from "../worker/index.js";
 import { NotLeaderError, StaleGenerationError, StateNotSavedError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
@@ -6,11 +7,8 @@ import type { Any } from "../gen/google/protobuf/any.js";
 import { BadRequest, ErrorInfo } from "../gen/google/rpc/error_details.js";
 import { Status as RpcStatus } from "../gen/google/rpc/status.js";
 
-const INVALID_ARGUMENT = Symbol.for("syncworker.InvalidArgumentError");
-
 /** A request field that fails validation; becomes INVALID_ARGUMENT with a google.rpc.BadRequest. */
 export class InvalidArgumentError extends Error {
-  readonly [INVALID_ARGUMENT] = true;
   constructor(
     readonly field: string,
     message: string,
@@ -18,16 +16,13 @@ export class InvalidArgumentError extends Error {
     super(message);
     this.name = "InvalidArgumentError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is InvalidArgumentError {
-    return hasBrand(value, INVALID_ARGUMENT);
+  static {
+    brandError(this, "InvalidArgumentError");
   }
 }
 
-const RESOURCE_EXHAUSTED = Symbol.for("syncworker.ResourceExhaustedError");
-
 /** A client holds all it may of something (`reason`, e.g. `TooManyWatches`); becomes RESOURCE_EXHAUSTED. */
 export class ResourceExhaustedError extends Error {
-  readonly [RESOURCE_EXHAUSTED] = true;
   constructor(
     readonly reason: string,
     message: string,
@@ -35,12 +30,10 @@ export class ResourceExhaustedError extends Error {
     super(message);
     this.name = "ResourceExhaustedError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is ResourceExhaustedError {
-    return hasBrand(value, RESOURCE_EXHAUSTED);
+  static {
+    brandError(this, "ResourceExhaustedError");
   }
 }
-
-const ACCESS = Symbol.for("syncworker.AccessError");
 
 /**
  * Why a call was refused at the edge: no or invalid credentials (`Unauthenticated`), a known caller without the
@@ -51,7 +44,6 @@ export type AccessReason = "Unauthenticated" | "PermissionDenied" | "AuthorityUn
 
 /** A refused call; the message says what was missing. */
 export class AccessError extends Error {
-  readonly [ACCESS] = true;
   constructor(
     readonly reason: AccessReason,
     /** The RPC refused, e.g. `Update`. */
@@ -62,8 +54,8 @@ export class AccessError extends Error {
     super(message, options);
     this.name = "AccessError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is AccessError {
-    return hasBrand(value, ACCESS);
+  static {
+    brandError(this, "AccessError");
   }
 }
 

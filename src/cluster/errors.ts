@@ -1,4 +1,4 @@
-import { hasBrand } from "../payload/update-error.js";
+import { brandError } from "../core/brand.js";
 import { gvkOf, type KubeObject } from "../payload/manifest.js";
 
 /** Identifies a Kubernetes object in messages. */
@@ -26,14 +26,11 @@ export function formatRef(ref: ObjectRef): string {
   return `${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
 }
 
-const API_ERROR = Symbol.for("syncworker.ApiError");
-
 /**
  * A Kubernetes API failure naming the object involved. `statusReason` is the API Status reason
  * (`NotFound`, `Conflict`, …) that the worker classifies; `code` is the HTTP status.
  */
 export class ApiError extends Error {
-  readonly [API_ERROR] = true;
   constructor(
     readonly object: ObjectRef,
     readonly statusReason: string,
@@ -44,7 +41,7 @@ export class ApiError extends Error {
     super(`${formatRef(object)}: ${statusReason}: ${detail}`, cause === undefined ? undefined : { cause });
     this.name = "ApiError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is ApiError {
-    return hasBrand(value, API_ERROR);
+  static {
+    brandError(this, "ApiError");
   }
 }

@@ -1,4 +1,4 @@
-import { hasBrand } from "../payload/update-error.js";
+import { brandError } from "../core/brand.js";
 
 /** Who paused the worker, when and why (PauseStatus of the contract). */
 export interface PauseStatus {
@@ -38,11 +38,8 @@ export function keptPosition(kept: PassPosition | undefined, payload: { readonly
 
 export type PauseErrorReason = "AlreadyPaused" | "NotPaused";
 
-const PAUSE_ERROR = Symbol.for("syncworker.PauseError");
-
 /** Pausing a paused worker or resuming a running one: the request contradicts the worker's state. */
 export class PauseError extends Error {
-  readonly [PAUSE_ERROR] = true;
   constructor(
     readonly reason: PauseErrorReason,
     message: string,
@@ -50,8 +47,8 @@ export class PauseError extends Error {
     super(message);
     this.name = "PauseError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is PauseError {
-    return hasBrand(value, PAUSE_ERROR);
+  static {
+    brandError(this, "PauseError");
   }
 }
 

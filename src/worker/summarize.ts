@@ -1,17 +1,15 @@
-import { UpdateError, type UpdateEffect, hasBrand } from "../payload/update-error.js";
+import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
+import { brandError } from "../core/brand.js";
 import type { Task } from "../graph/index.js";
-
-const CONTEXT_ERROR = Symbol.for("syncworker.ContextError");
 
 /** A cancellation or timeout inside apply; never shown to users as a failure. */
 export class ContextError extends Error {
-  readonly [CONTEXT_ERROR] = true;
   constructor(message: string, cause: unknown) {
     super(message, { cause });
     this.name = "ContextError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is ContextError {
-    return hasBrand(value, CONTEXT_ERROR);
+  static {
+    brandError(this, "ContextError");
   }
 }
 
