@@ -1,5 +1,4 @@
-import { UpdateError } from "../payload/update-error.js";
-import { brandError } from "../core/brand.js";
+import { UpdateError, brandError } from "../core/index.js";
 import { PauseError, PlanError } from "../worker/index.js";
 import { NotLeaderError, StaleGenerationError, StateNotSavedError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";

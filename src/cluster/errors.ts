@@ -1,4 +1,4 @@
-import { brandError } from "../core/brand.js";
+import { brandError } from "../core/index.js";
 import { gvkOf, type KubeObject } from "../payload/manifest.js";
 
 /** Identifies a Kubernetes object in messages. */

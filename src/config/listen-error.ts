@@ -1,4 +1,4 @@
-import { brandError } from "../core/brand.js";
+import { brandError } from "../core/index.js";
 import { formatHostPort, type HostPort } from "./address.js";
 
 /** What a bind failure's errno means for whoever runs `serve`. */

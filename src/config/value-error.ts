@@ -1,4 +1,4 @@
-import { brandError } from "../core/brand.js";
+import { brandError } from "../core/index.js";
 
 /** An option that fails validation; names the option. */
 export class ValueError extends Error {

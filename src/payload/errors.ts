@@ -6,8 +6,7 @@
  * reason of their own, so a load failure never shows an empty one; a version mismatch and a missing image keep
  * the empty reason and effect, which every consumer reads as "plain".
  */
-import { UpdateError } from "./update-error.js";
-import { brandError } from "../core/brand.js";
+import { UpdateError, brandError } from "../core/index.js";
 
 /** The seed's load steps (`LoadPayloadStatus.step`) a payload failure can belong to. */
 export type PayloadStep = "RetrievePayload" | "LoadPayload" | "VerifyPayloadVersion";

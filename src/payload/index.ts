@@ -27,8 +27,6 @@ export type { IncludeFilter } from "./include.js";
 export { manifestHash } from "./hash.js";
 export { gvkOf, nameOf, namespaceOf } from "./manifest.js";
 export type { GroupVersionKind, KubeObject, Manifest, PayloadUpdate, Release } from "./manifest.js";
-export { UpdateError } from "./update-error.js";
-export type { TaskLike, UpdateEffect, UpdateErrorInit } from "./update-error.js";
 
 // Symbols below are library-internal: building blocks exported for tests and tools (render/diff CLI).
 export { renderTemplate, TemplateError } from "./template.js";

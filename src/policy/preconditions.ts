@@ -1,5 +1,4 @@
-import { UpdateError } from "../payload/update-error.js";
-import { brandError } from "../core/brand.js";
+import { UpdateError, brandError } from "../core/index.js";
 import { compareSemVer, parseSemVer, type SemVer } from "./semver.js";
 
 /** What a precondition is asked about. */

@@ -1,4 +1,4 @@
-import { brandError } from "../core/brand.js";
+import { brandError } from "../core/index.js";
 
 /**
  * A write reached a replica that does not lead: it serves reads only. `leader` names the holder of the

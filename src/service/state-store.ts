@@ -1,4 +1,4 @@
-import { brandError } from "../core/brand.js";
+import { brandError } from "../core/index.js";
 import type { PersistedState } from "./state.js";
 
 /**

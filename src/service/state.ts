@@ -8,8 +8,7 @@
  * refused with the path of the offending field, never silently replaced.
  */
 import { z } from "zod";
-import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
-import { brandError } from "../core/brand.js";
+import { UpdateError, type UpdateEffect, brandError } from "../core/index.js";
 import type { CapabilitiesSpec, ComponentOverride } from "../policy/index.js";
 import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry, UpdateProgress } from "../status/index.js";
 import { COMPONENT_STATES, type ComponentProgress, type DesiredUpdate, type LoadPayloadStatus, type PassPosition, type PayloadState, type SyncWorkerStatus, type UpdateControls } from "../worker/index.js";

@@ -1,4 +1,4 @@
-import { brandError } from "../core/brand.js";
+import { brandError } from "../core/index.js";
 
 /** Who paused the worker, when and why (PauseStatus of the contract). */
 export interface PauseStatus {

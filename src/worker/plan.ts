@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { exclusionReason } from "../payload/include.js";
 import { nameOf, namespaceOf, type Manifest, type PayloadUpdate } from "../payload/manifest.js";
-import { brandError } from "../core/brand.js";
+import { brandError } from "../core/index.js";
 import { capabilitiesStatus, overrideFor, type ClusterCapabilities, type ComponentOverride } from "../policy/index.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { PayloadUpdate, Release } from "../payload/manifest.js";
 import { verifyPayloadVersion } from "../payload/load.js";
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError } from "../core/index.js";
 import {
   implicitlyEnabledCapabilities,
   setCapabilities,

@@ -1,5 +1,4 @@
-import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
-import { brandError } from "../core/brand.js";
+import { UpdateError, type UpdateEffect, brandError } from "../core/index.js";
 import type { Task } from "../graph/index.js";
 
 /** A cancellation or timeout inside apply; never shown to users as a failure. */

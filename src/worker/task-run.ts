@@ -1,9 +1,8 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
 import type { Manifest } from "../payload/manifest.js";
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError } from "../core/index.js";
 import type { PauseGate } from "./pause.js";
-import { NO_TRACING } from "./types.js";
-import type { Clock, PayloadState, Random, SpanAttributes, TaskResult, Tracing, WorkerSpan } from "./types.js";
+import { NO_TRACING, type Clock, type PayloadState, type Random, type SpanAttributes, type TaskResult, type Tracing, type WorkerSpan } from "./types.js";
 
 /**
  * The seam between the worker and a cluster (CVO `payload.ResourceBuilder`). Implementations throw

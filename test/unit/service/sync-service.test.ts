@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decodeState, encodeState, StaleGenerationError, StateError, StateNotSavedError } from "../../../src/service/index.js";
-import type { UpdateError } from "../../../src/payload/update-error.js";
+import type { UpdateError } from "../../../src/core/index.js";
 import { SyncWorker } from "../../../src/worker/index.js";
 import { ManualClock } from "../../harness/manual-clock.js";
 import { MemoryStateStore } from "../../harness/memory-state-store.js";

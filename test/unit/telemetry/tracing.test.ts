@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Task } from "../../../src/graph/index.js";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { otlpProtocol, tracesExporters } from "../../../src/telemetry/index.js";
 import { runTask, systemClock, type SpanAttributes, type Tracing } from "../../../src/worker/index.js";
 import { configMap } from "../../harness/worker-harness.js";

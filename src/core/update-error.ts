@@ -1,4 +1,4 @@
-import { brandError } from "../core/brand.js";
+import { brandError } from "./brand.js";
 
 /**
  * How an error affects overall progress (CVO `UpdateEffectType`). The empty string means "unset",
