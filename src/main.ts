@@ -27,7 +27,7 @@ import {
   traceLogMixin,
   workerMetrics,
 } from "./telemetry/index.js";
-import { systemClock } from "./worker/index.js";
+import { systemClock } from "./core/index.js";
 
 /** How long an Update waits for a registry to resolve its image's tag. */
 const ADMIT_TIMEOUT_MS = 30_000;

@@ -1,6 +1,7 @@
 import type { KubeObject, Manifest } from "../payload/manifest.js";
 import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
-import type { PayloadState, ResourceApplier, Tracing } from "../worker/index.js";
+import type { PayloadState, ResourceApplier } from "../worker/index.js";
+import type { Tracing } from "../core/index.js";
 import { ApiError, refOf, type ObjectRef } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
 

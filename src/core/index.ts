@@ -4,3 +4,18 @@
  */
 export { brandError } from "./brand.js";
 export { UpdateError, type TaskLike, type UpdateEffect, type UpdateErrorInit } from "./update-error.js";
+export {
+  NO_EVENTS,
+  NO_LOG,
+  NO_SPAN,
+  NO_TRACING,
+  systemClock,
+  type Clock,
+  type EventRecorder,
+  type Logger,
+  type Random,
+  type SpanAttributes,
+  type SpanRef,
+  type Tracing,
+  type WorkerSpan,
+} from "./ports.js";

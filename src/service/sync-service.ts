@@ -16,25 +16,8 @@ import {
   type ServiceStatus,
   type Snapshot,
 } from "../status/index.js";
-import {
-  EMPTY_STATUS,
-  SyncWorker,
-  type Clock,
-  type EventRecorder,
-  type Logger,
-  type MetricsSink,
-  type PayloadLoader,
-  type Random,
-  type ResourceApplier,
-  type SyncWorkerStatus,
-  type Tracing,
-  type UpdateInput,
-  type BlastRadiusLimits,
-  type ObjectPlanner,
-  type PlannedObject,
-  type PreviewInput,
-  type PreviewResult,
-} from "../worker/index.js";
+import { EMPTY_STATUS, SyncWorker, type MetricsSink, type PayloadLoader, type ResourceApplier, type SyncWorkerStatus, type UpdateInput, type BlastRadiusLimits, type ObjectPlanner, type PlannedObject, type PreviewInput, type PreviewResult } from "../worker/index.js";
+import type { Clock, EventRecorder, Logger, Random, Tracing } from "../core/index.js";
 import { chooseState } from "./choose-state.js";
 import { NotLeaderError, StaleGenerationError } from "./errors.js";
 import type { LeaderElector } from "./leader-election.js";

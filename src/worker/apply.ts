@@ -13,13 +13,13 @@ import {
 } from "../graph/index.js";
 import { exclusionReason } from "../payload/include.js";
 import type { PayloadUpdate } from "../payload/manifest.js";
-import { UpdateError } from "../core/index.js";
+import { UpdateError, NO_TRACING, type SpanAttributes } from "../core/index.js";
 import { capabilitiesStatus, overrideFor } from "../policy/index.js";
 import { ComponentTracker } from "./components.js";
 import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
 import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
-import { NO_TRACING, type MetricsSink, type SpanAttributes, type SyncWork } from "./types.js";
+import type { MetricsSink, SyncWork } from "./types.js";
 
 export interface ApplyDeps extends TaskRunDeps {
   readonly backoff: Backoff;

@@ -1,4 +1,4 @@
-import { brandError } from "../core/index.js";
+import { brandError, type Clock } from "../core/index.js";
 
 /** Who paused the worker, when and why (PauseStatus of the contract). */
 export interface PauseStatus {
@@ -8,12 +8,6 @@ export interface PauseStatus {
   readonly pausedAt: Date;
   /** An Update was accepted while paused; it starts on resume. */
   readonly updatePending: boolean;
-}
-
-/** The worker's Clock (types.ts), restated so this module depends on nothing of the worker's. */
-interface Clock {
-  now(): Date;
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 /**

@@ -3,8 +3,8 @@ import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
 import { runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
 import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./preview.js";
 import type { StatusWrapper } from "./reporter.js";
-import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
-import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
+import { NO_METRICS, type DesiredUpdate, type LoadPayloadStatus, type MetricsSink, type SyncWork } from "./types.js";
+import { NO_EVENTS, NO_TRACING, type Clock, type EventRecorder, type Tracing } from "../core/index.js";
 
 /** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */
 export type PayloadLoader = (source: PayloadSource, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;

@@ -8,17 +8,10 @@ import { PreviewedImages, previewUpdate, type PreviewInput, type PreviewResult }
 import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS } from "./types.js";
-import type { DesiredUpdate, MetricsSink, PayloadState, Random, SpanRef, SyncWork, SyncWorkerStatus } from "./types.js";
+import { EMPTY_STATUS, type DesiredUpdate, type MetricsSink, type PayloadState, type SyncWork, type SyncWorkerStatus } from "./types.js";
+import type { Logger, Random, SpanRef } from "../core/index.js";
 import { Wakeup } from "./wake.js";
 import { calculateNext, compareWork, emptyWork, equalUpdate } from "./work.js";
-
-/** Minimal logger; pino satisfies it. */
-export interface Logger {
-  debug(msg: string): void;
-  info(msg: string): void;
-  warn(msg: string): void;
-}
 
 export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly applier: ResourceApplier;
