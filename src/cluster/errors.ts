@@ -1,29 +1,10 @@
-import { brandError } from "../core/index.js";
+import { brandError, formatRef, type ObjectRef } from "../core/index.js";
 import { gvkOf, type KubeObject } from "../payload/manifest.js";
-
-/** Identifies a Kubernetes object in messages. */
-export interface ObjectRef {
-  readonly group: string;
-  /** API version within the group; addressing a real API server needs it. */
-  readonly version: string;
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-}
 
 /** The identity of an object as the API addresses it. */
 export function refOf(obj: KubeObject): ObjectRef {
   const { group, version, kind } = gvkOf(obj);
   return { group, version, kind, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
-}
-
-/** The key of an object among others: group, kind, namespace and name (the version does not tell objects apart). */
-export function objectKey(ref: ObjectRef): string {
-  return `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
-}
-
-export function formatRef(ref: ObjectRef): string {
-  return `${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
 }
 
 /**

@@ -2,7 +2,7 @@
  * The vocabulary every folder shares. It imports nothing of the project (the lint enforces it), so any
  * folder may import it without a cycle.
  */
-export { brandError } from "./brand.js";
+export { asError, brandError } from "./errors.js";
 export { UpdateError, type TaskLike, type UpdateEffect, type UpdateErrorInit } from "./update-error.js";
 export {
   NO_EVENTS,
@@ -19,3 +19,6 @@ export {
   type Tracing,
   type WorkerSpan,
 } from "./ports.js";
+export { formatRef, isClusterOperator, objectKey, type ObjectRef } from "./object-identity.js";
+export { deepFreeze } from "./deep-freeze.js";
+export { sleep } from "./cancellation.js";

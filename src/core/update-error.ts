@@ -1,4 +1,4 @@
-import { brandError } from "./brand.js";
+import { brandError } from "./errors.js";
 
 /**
  * How an error affects overall progress (CVO `UpdateEffectType`). The empty string means "unset",

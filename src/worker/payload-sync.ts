@@ -4,7 +4,7 @@ import { runAll, summarizePreconditions, type Precondition, type PreconditionSum
 import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./preview.js";
 import type { StatusWrapper } from "./reporter.js";
 import { NO_METRICS, type DesiredUpdate, type LoadPayloadStatus, type MetricsSink, type SyncWork } from "./types.js";
-import { NO_EVENTS, NO_TRACING, type Clock, type EventRecorder, type Tracing } from "../core/index.js";
+import { NO_EVENTS, NO_TRACING, type Clock, type EventRecorder, type Tracing, asError } from "../core/index.js";
 
 /** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */
 export type PayloadLoader = (source: PayloadSource, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;
@@ -170,8 +170,4 @@ function errorChainText(err: Error): string {
     if (!lines.some((line) => line.includes(e.message))) lines.push(e.message);
   }
   return lines.join("\n");
-}
-
-export function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
 }

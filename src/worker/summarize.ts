@@ -1,4 +1,4 @@
-import { UpdateError, type UpdateEffect, brandError } from "../core/index.js";
+import { UpdateError, type UpdateEffect, brandError, isClusterOperator } from "../core/index.js";
 import type { Task } from "../graph/index.js";
 
 /** A cancellation or timeout inside apply; never shown to users as a failure. */
@@ -24,7 +24,7 @@ function isClusterOperatorError(err: Error): err is UpdateError {
   if (!(err instanceof UpdateError)) return false;
   const task = err.task as Task | undefined;
   const gvk = task?.manifest?.gvk;
-  return gvk?.group === "config.openshift.io" && gvk.version === "v1" && gvk.kind === "ClusterOperator";
+  return gvk !== undefined && isClusterOperator(gvk);
 }
 
 function combineEffects(errs: readonly UpdateError[]): UpdateEffect {

@@ -13,3 +13,8 @@ export function brandError(errorClass: abstract new (...args: never[]) => Error,
     value: (value: unknown): boolean => typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true,
   });
 }
+
+/** Anything thrown, as an Error: an Error passes through, anything else becomes one with its text. */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
