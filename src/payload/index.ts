@@ -10,7 +10,7 @@ export { PayloadError, PAYLOAD_ERROR_POLICY } from "./errors.js";
 export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } from "./errors.js";
 export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE, openPayload } from "./retrieve.js";
 export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
-export type { PayloadInfo, PayloadRetriever, PayloadSource } from "./retrieve.js";
+export type { PayloadAccess, PayloadInfo, PayloadLoader, PayloadRetriever, PayloadSource } from "./retrieval-port.js";
 export { RegistryClient, RegistryRetriever, UNVERIFIED, defaultAuthFile, defaultPayloadCache, type ImageVerifier, type VerificationResult } from "./registry/index.js";
 export {
   exclusionReason,

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { LoadOptions } from "./load.js";
-import type { PayloadSource } from "./retrieve.js";
+import type { PayloadSource } from "./retrieval-port.js";
 import type { PayloadUpdate } from "./manifest.js";
 import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
 import { UpdateError } from "../core/index.js";

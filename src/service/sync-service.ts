@@ -1,5 +1,5 @@
 import type { Backoff } from "../graph/index.js";
-import type { PayloadRetriever } from "../payload/index.js";
+import type { PayloadRetriever, PayloadLoader } from "../payload/index.js";
 import type { Precondition } from "../policy/index.js";
 import {
   boundStatus,
@@ -16,7 +16,7 @@ import {
   type ServiceStatus,
   type Snapshot,
 } from "../status/index.js";
-import { EMPTY_STATUS, SyncWorker, type MetricsSink, type PayloadLoader, type ResourceApplier, type SyncWorkerStatus, type UpdateInput, type BlastRadiusLimits, type ObjectPlanner, type PlannedObject, type PreviewInput, type PreviewResult } from "../worker/index.js";
+import { EMPTY_STATUS, SyncWorker, type MetricsSink, type ResourceApplier, type SyncWorkerStatus, type UpdateInput, type BlastRadiusLimits, type ObjectPlanner, type PlannedObject, type PreviewInput, type PreviewResult } from "../worker/index.js";
 import type { Clock, EventRecorder, Logger, Random, Tracing } from "../core/index.js";
 import { chooseState } from "./choose-state.js";
 import { NotLeaderError, StaleGenerationError } from "./errors.js";

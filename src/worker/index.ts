@@ -1,6 +1,6 @@
 export { SyncWorker } from "./sync-worker.js";
 export type { SyncWorkerOptions, UpdateInput, WorkerReports } from "./sync-worker.js";
-export type { PayloadLoader, PayloadSyncDeps } from "./payload-sync.js";
+export type { PayloadSyncDeps } from "./payload-sync.js";
 export type { ResourceApplier } from "./task-run.js";
 export { computePlan, effectiveLimits, hasLimits, limitViolations, planDigest, PlanError } from "./plan.js";
 export { previewUpdate } from "./preview.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Manifest, PayloadUpdate } from "../../../src/payload/manifest.js";
-import type { PayloadRetriever } from "../../../src/payload/retrieve.js";
+import type { PayloadRetriever } from "../../../src/payload/retrieval-port.js";
 import { enabledFeatureGates } from "../../../src/policy/index.js";
 import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateInput } from "../../../src/worker/index.js";
 import { NO_LOG } from "../../../src/core/index.js";
