@@ -1,5 +1,8 @@
-// Lint: type-aware TypeScript rules, and the architecture rule that keeps the pure cores free of I/O edges.
+// Lint: type-aware TypeScript rules, and the architecture rules: the pure cores stay free of I/O edges, src/core
+// imports nothing of the project, and no import cycles.
 import tseslint from "typescript-eslint";
+import { importX } from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 
 const PURE = ["payload", "graph", "policy", "readiness", "worker", "status"];
 
@@ -32,6 +35,27 @@ export default tseslint.config(
             { group: ["**/api", "**/api/**", "**/cluster", "**/cluster/**"], message: "Pure cores must not import the edges (src/api, src/cluster)." },
           ],
         },
+      ],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    plugins: { "import-x": importX },
+    settings: {
+      // import-x parses each dependency itself: without a parser for .ts files it reads none and finds no cycle.
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: `${import.meta.dirname}/tsconfig.json` })],
+    },
+    rules: { "import-x/no-cycle": "error" },
+  },
+  {
+    // The shared vocabulary every folder may import: it may import only Node built-ins, or it would pull the
+    // project into every folder and close cycles.
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(\\.\\./|@syncworker/|@grpc/|@kubernetes/)", message: "src/core imports nothing of the project: only node: built-ins." }] },
       ],
     },
   },

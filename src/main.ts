@@ -7,7 +7,7 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { ListenError, PACKAGE_VERSION, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
-import { DirectoryRetriever, goArch, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
+import { DirectoryRetriever, goArch, gvkOf, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
 import { configureVerifier, loadKeyrings, type Keyring } from "./payload/verify/index.js";
 import { builtInPreconditions, enabledFeatureGates } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
@@ -27,7 +27,7 @@ import {
   traceLogMixin,
   workerMetrics,
 } from "./telemetry/index.js";
-import { systemClock } from "./worker/index.js";
+import { systemClock, isClusterOperator } from "./core/index.js";
 
 /** How long an Update waits for a registry to resolve its image's tag. */
 const ADMIT_TIMEOUT_MS = 30_000;
@@ -144,7 +144,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       // The CVO's own metrics, read from the service's status and the cluster's ClusterOperators at each scrape.
       ...clusterVersionMetrics(registry, {
         status: (): ServiceStatus => service.latest().value,
-        operators: () => kube?.clusterOperators() ?? embedded?.store.list().filter((o) => o.apiVersion === "config.openshift.io/v1" && o.kind === "ClusterOperator") ?? [],
+        operators: () => kube?.clusterOperators() ?? embedded?.store.list().filter((o) => isClusterOperator(gvkOf(o))) ?? [],
       }),
     },
     tracing: tracing.tracing,

@@ -1,5 +1,5 @@
 import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
-import { UpdateError, type UpdateEffect } from "../payload/update-error.js";
+import { UpdateError, type UpdateEffect } from "../core/index.js";
 import { isKnownCapabilitySet, unknownCapabilities } from "../policy/index.js";
 import { listText, truncateText, type Condition, type HistoryEntry, type ServiceStatus, type Snapshot } from "../status/index.js";
 import type { DesiredSpec } from "../service/index.js";

@@ -1,4 +1,4 @@
-import { hasBrand, UpdateError } from "../payload/update-error.js";
+import { UpdateError, brandError } from "../core/index.js";
 import { PauseError, PlanError } from "../worker/index.js";
 import { NotLeaderError, StaleGenerationError, StateNotSavedError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
@@ -6,11 +6,8 @@ import type { Any } from "@syncworker/client/gen/google/protobuf/any";
 import { BadRequest, ErrorInfo } from "@syncworker/client/gen/google/rpc/error_details";
 import { Status as RpcStatus } from "@syncworker/client/gen/google/rpc/status";
 
-const INVALID_ARGUMENT = Symbol.for("syncworker.InvalidArgumentError");
-
 /** A request field that fails validation; becomes INVALID_ARGUMENT with a google.rpc.BadRequest. */
 export class InvalidArgumentError extends Error {
-  readonly [INVALID_ARGUMENT] = true;
   constructor(
     readonly field: string,
     message: string,
@@ -18,16 +15,13 @@ export class InvalidArgumentError extends Error {
     super(message);
     this.name = "InvalidArgumentError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is InvalidArgumentError {
-    return hasBrand(value, INVALID_ARGUMENT);
+  static {
+    brandError(this, "InvalidArgumentError");
   }
 }
 
-const RESOURCE_EXHAUSTED = Symbol.for("syncworker.ResourceExhaustedError");
-
 /** A client holds all it may of something (`reason`, e.g. `TooManyWatches`); becomes RESOURCE_EXHAUSTED. */
 export class ResourceExhaustedError extends Error {
-  readonly [RESOURCE_EXHAUSTED] = true;
   constructor(
     readonly reason: string,
     message: string,
@@ -35,12 +29,10 @@ export class ResourceExhaustedError extends Error {
     super(message);
     this.name = "ResourceExhaustedError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is ResourceExhaustedError {
-    return hasBrand(value, RESOURCE_EXHAUSTED);
+  static {
+    brandError(this, "ResourceExhaustedError");
   }
 }
-
-const ACCESS = Symbol.for("syncworker.AccessError");
 
 /**
  * Why a call was refused at the edge: no or invalid credentials (`Unauthenticated`), a known caller without the
@@ -51,7 +43,6 @@ export type AccessReason = "Unauthenticated" | "PermissionDenied" | "AuthorityUn
 
 /** A refused call; the message says what was missing. */
 export class AccessError extends Error {
-  readonly [ACCESS] = true;
   constructor(
     readonly reason: AccessReason,
     /** The RPC refused, e.g. `Update`. */
@@ -62,8 +53,8 @@ export class AccessError extends Error {
     super(message, options);
     this.name = "AccessError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is AccessError {
-    return hasBrand(value, ACCESS);
+  static {
+    brandError(this, "AccessError");
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer } from "@opentelemetry/api";
 import { status as Status, type Metadata } from "@grpc/grpc-js";
-import type { SpanRef } from "../worker/index.js";
+import type { SpanRef } from "../core/index.js";
 
 /** The call metrics the edge reports; the composition root backs them with the injected registry. */
 export interface ApiMetrics {

@@ -1,6 +1,6 @@
 import type { KubeObject } from "../payload/manifest.js";
 import type { AppliedObjectCache } from "./applier.js";
-import { formatRef, objectKey, type ObjectRef } from "./errors.js";
+import { formatRef, objectKey, type ObjectRef } from "../core/index.js";
 
 /** Every object is applied again at least this often, whatever the cache says: a guard against a cache bug. */
 export const FULL_RESYNC_MS = 60 * 60_000;

@@ -1,7 +1,8 @@
 import type { KubeObject, Manifest } from "../payload/manifest.js";
 import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
-import type { PayloadState, ResourceApplier, Tracing } from "../worker/index.js";
-import { ApiError, refOf, type ObjectRef } from "./errors.js";
+import type { PayloadState, ResourceApplier } from "../worker/index.js";
+import { type Tracing, type ObjectRef, isClusterOperator, sleep } from "../core/index.js";
+import { ApiError, refOf } from "./errors.js";
 import type { ObjectClient } from "./object-client.js";
 
 export const DELETE_ANNOTATION = "release.openshift.io/delete";
@@ -17,25 +18,6 @@ const CRD_POLL_MS = 100;
 
 function isCrd(m: Manifest): boolean {
   return m.gvk.group === "apiextensions.k8s.io" && m.gvk.kind === "CustomResourceDefinition";
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal.throwIfAborted();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-export function isClusterOperator(m: Manifest): boolean {
-  return m.gvk.group === "config.openshift.io" && m.gvk.kind === "ClusterOperator";
 }
 
 /**
@@ -76,7 +58,7 @@ export class ClusterApplier implements ResourceApplier {
     signal.throwIfAborted();
     const obj = manifest.obj;
     const ref = refOf(obj);
-    if (isClusterOperator(manifest)) return this.#clusterOperator(obj, mode, signal);
+    if (isClusterOperator(manifest.gvk)) return this.#clusterOperator(obj, mode, signal);
 
     const annotations = obj.metadata?.annotations ?? {};
     const deletion = annotations[DELETE_ANNOTATION];

@@ -1,15 +1,5 @@
-import { hasBrand } from "../payload/update-error.js";
+import { brandError, formatRef, type ObjectRef } from "../core/index.js";
 import { gvkOf, type KubeObject } from "../payload/manifest.js";
-
-/** Identifies a Kubernetes object in messages. */
-export interface ObjectRef {
-  readonly group: string;
-  /** API version within the group; addressing a real API server needs it. */
-  readonly version: string;
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-}
 
 /** The identity of an object as the API addresses it. */
 export function refOf(obj: KubeObject): ObjectRef {
@@ -17,23 +7,11 @@ export function refOf(obj: KubeObject): ObjectRef {
   return { group, version, kind, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
 }
 
-/** The key of an object among others: group, kind, namespace and name (the version does not tell objects apart). */
-export function objectKey(ref: ObjectRef): string {
-  return `${ref.group}/${ref.kind}/${ref.namespace}/${ref.name}`;
-}
-
-export function formatRef(ref: ObjectRef): string {
-  return `${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ""}${ref.name}`;
-}
-
-const API_ERROR = Symbol.for("syncworker.ApiError");
-
 /**
  * A Kubernetes API failure naming the object involved. `statusReason` is the API Status reason
  * (`NotFound`, `Conflict`, …) that the worker classifies; `code` is the HTTP status.
  */
 export class ApiError extends Error {
-  readonly [API_ERROR] = true;
   constructor(
     readonly object: ObjectRef,
     readonly statusReason: string,
@@ -44,7 +22,7 @@ export class ApiError extends Error {
     super(`${formatRef(object)}: ${statusReason}: ${detail}`, cause === undefined ? undefined : { cause });
     this.name = "ApiError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is ApiError {
-    return hasBrand(value, API_ERROR);
+  static {
+    brandError(this, "ApiError");
   }
 }

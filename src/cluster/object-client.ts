@@ -1,5 +1,5 @@
 import type { KubeObject } from "../payload/manifest.js";
-import type { ObjectRef } from "./errors.js";
+import type { ObjectRef } from "../core/index.js";
 
 /**
  * The few object operations the applier needs, implemented by the embedded cluster and by the

@@ -2,8 +2,9 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { stringify } from "yaml";
 import type { KubeObject, Manifest } from "../payload/manifest.js";
 import { PlanError, type ObjectEffect, type ObjectPlanner, type PayloadBrings } from "../worker/index.js";
-import { CREATE_ONLY_ANNOTATION, DELETE_ANNOTATION, isClusterOperator, withoutStatus } from "./applier.js";
-import { ApiError, formatRef, refOf, type ObjectRef } from "./errors.js";
+import { CREATE_ONLY_ANNOTATION, DELETE_ANNOTATION, withoutStatus } from "./applier.js";
+import { ApiError, refOf } from "./errors.js";
+import { formatRef, type ObjectRef, isClusterOperator } from "../core/index.js";
 import type { ObjectClient } from "./object-client.js";
 
 /** Server bookkeeping that every write moves and no manifest sets: left out of diffs and fingerprints. */
@@ -79,7 +80,7 @@ export class ClusterPlanner implements ObjectPlanner {
     }
     // The worker never applies a ClusterOperator (its operator owns it), it only precreates a missing one; a
     // create-only object is left alone once it exists.
-    if (live && (isClusterOperator(manifest) || annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true")) return UNCHANGED;
+    if (live && (isClusterOperator(manifest.gvk) || annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true")) return UNCHANGED;
 
     const sent = withoutStatus(obj);
     let result: KubeObject;

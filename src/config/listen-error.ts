@@ -1,7 +1,5 @@
-import { hasBrand } from "../payload/update-error.js";
+import { brandError } from "../core/index.js";
 import { formatHostPort, type HostPort } from "./address.js";
-
-const LISTEN_ERROR = Symbol.for("syncworker.ListenError");
 
 /** What a bind failure's errno means for whoever runs `serve`. */
 const REASONS: Readonly<Record<string, string>> = {
@@ -17,7 +15,6 @@ const REASONS: Readonly<Record<string, string>> = {
  * supervisor restarts it, a Deployment sees it crash) instead of running without the port.
  */
 export class ListenError extends Error {
-  readonly [LISTEN_ERROR] = true;
   constructor(
     readonly option: string,
     readonly address: string,
@@ -30,8 +27,8 @@ export class ListenError extends Error {
     this.name = "ListenError";
   }
 
-  static override [Symbol.hasInstance](value: unknown): value is ListenError {
-    return hasBrand(value, LISTEN_ERROR);
+  static {
+    brandError(this, "ListenError");
   }
 
   /**

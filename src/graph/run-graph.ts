@@ -5,6 +5,7 @@ import { setMaxListeners } from "node:events";
 import type { Task } from "./task.js";
 import type { TaskGraph } from "./task-graph.js";
 import { MinHeap } from "./min-heap.js";
+import { asError } from "../core/index.js";
 
 /** Called once per node with its tasks (possibly none, for anchors) and the run's child signal. */
 export type NodeFunc = (tasks: readonly Task[], signal: AbortSignal) => Promise<void>;
@@ -23,10 +24,6 @@ export function contextError(signal: AbortSignal): Error {
     if (reason.name !== "AbortError" && reason.message !== "") return reason;
   }
   return new Error("context canceled", { cause: reason });
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }
 
 /** Outcome of a node that ran; `error` is undefined on success. */

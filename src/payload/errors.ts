@@ -6,7 +6,7 @@
  * reason of their own, so a load failure never shows an empty one; a version mismatch and a missing image keep
  * the empty reason and effect, which every consumer reads as "plain".
  */
-import { UpdateError, hasBrand } from "./update-error.js";
+import { UpdateError, brandError } from "../core/index.js";
 
 /** The seed's load steps (`LoadPayloadStatus.step`) a payload failure can belong to. */
 export type PayloadStep = "RetrievePayload" | "LoadPayload" | "VerifyPayloadVersion";
@@ -63,8 +63,6 @@ export interface PayloadProblem {
   readonly message: string;
 }
 
-const PAYLOAD_ERROR = Symbol.for("syncworker.PayloadError");
-
 /** Constructor argument of {@link PayloadError}. */
 export interface PayloadErrorInit {
   readonly kind: PayloadErrorKind;
@@ -80,7 +78,6 @@ export interface PayloadErrorInit {
  * works across duplicate module copies and after crossing the loader thread (see `threaded-loader.ts`).
  */
 export class PayloadError extends UpdateError {
-  readonly [PAYLOAD_ERROR] = true;
   readonly kind: PayloadErrorKind;
   readonly step: PayloadStep;
   readonly problems: readonly PayloadProblem[];
@@ -109,8 +106,8 @@ export class PayloadError extends UpdateError {
     return this.problems[0]?.line;
   }
 
-  static override [Symbol.hasInstance](value: unknown): value is PayloadError {
-    return hasBrand(value, PAYLOAD_ERROR);
+  static {
+    brandError(this, "PayloadError");
   }
 
   /**

@@ -10,7 +10,7 @@ export { PayloadError, PAYLOAD_ERROR_POLICY } from "./errors.js";
 export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } from "./errors.js";
 export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE, openPayload } from "./retrieve.js";
 export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
-export type { PayloadInfo, PayloadRetriever, PayloadSource } from "./retrieve.js";
+export type { PayloadAccess, PayloadInfo, PayloadLoader, PayloadRetriever, PayloadSource } from "./retrieval-port.js";
 export { RegistryClient, RegistryRetriever, UNVERIFIED, defaultAuthFile, defaultPayloadCache, type ImageVerifier, type VerificationResult } from "./registry/index.js";
 export {
   exclusionReason,
@@ -27,8 +27,6 @@ export type { IncludeFilter } from "./include.js";
 export { manifestHash } from "./hash.js";
 export { gvkOf, nameOf, namespaceOf } from "./manifest.js";
 export type { GroupVersionKind, KubeObject, Manifest, PayloadUpdate, Release } from "./manifest.js";
-export { UpdateError } from "./update-error.js";
-export type { TaskLike, UpdateEffect, UpdateErrorInit } from "./update-error.js";
 
 // Symbols below are library-internal: building blocks exported for tests and tools (render/diff CLI).
 export { renderTemplate, TemplateError } from "./template.js";

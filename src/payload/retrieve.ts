@@ -9,41 +9,15 @@ import { isWithin, nodePayloadFs, statError, validateDirectory, type PayloadFs }
 import { PayloadError } from "./errors.js";
 import { parseReference } from "./registry/reference.js";
 import type { RegistryRetriever } from "./registry/retriever.js";
-import { readArchive, type PayloadArchive } from "./registry/cache.js";
+import { readArchive } from "./registry/cache.js";
 import { MemoryPayloadFs } from "./memory-fs.js";
-
-/**
- * Where a payload is: a directory on disk, or (pulled from a registry) an archive in the payload cache, which
- * `directory` then names the cache entry of.
- */
-export interface PayloadSource {
-  directory: string;
-  archive?: PayloadArchive;
-}
+import type { PayloadInfo, PayloadRetriever, PayloadSource } from "./retrieval-port.js";
 
 /** The directory and file access `loadUpdate` reads `source` with; an archive is read (and its digest checked) first. */
 export async function openPayload(source: PayloadSource, signal: AbortSignal): Promise<{ dir: string; fs: PayloadFs }> {
   if (!source.archive) return { dir: source.directory, fs: nodePayloadFs };
   const tree = await readArchive(source.archive, signal);
   return { dir: source.archive.path, fs: new MemoryPayloadFs(tree, source.archive.path) };
-}
-
-/** Where a retrieved payload is, and whether its signature was verified. */
-export interface PayloadInfo extends PayloadSource {
-  /** True when the payload is the operator's own image (no download happened). */
-  local: boolean;
-  verified: boolean;
-  /** Set when verification failed but the update was forced. */
-  verificationError?: Error;
-}
-
-/** Introduced for testing: the worker depends on this, not on a concrete retriever. */
-export interface PayloadRetriever {
-  /**
-   * Makes the payload of `desired` available locally. Must honour `signal`. A download tells `progress`
-   * how far it is ("downloaded A of B bytes"), for the load-payload status.
-   */
-  retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo>;
 }
 
 export const NO_IMAGE_MESSAGE = "no payload image has been specified and the contents of the payload cannot be retrieved";

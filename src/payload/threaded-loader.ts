@@ -1,9 +1,9 @@
 import { Worker } from "node:worker_threads";
 import type { LoadOptions } from "./load.js";
-import type { PayloadSource } from "./retrieve.js";
+import type { PayloadSource } from "./retrieval-port.js";
 import type { PayloadUpdate } from "./manifest.js";
 import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
-import { UpdateError } from "./update-error.js";
+import { UpdateError } from "../core/index.js";
 
 /** The load options that can cross a thread boundary (no callbacks, no signal). */
 export type PortableLoadOptions = Omit<LoadOptions, "onExcluded" | "onManifest" | "onWarning" | "signal">;

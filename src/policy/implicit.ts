@@ -1,6 +1,7 @@
 import { exclusionReason } from "../payload/include.js";
-import type { Manifest } from "../payload/manifest.js";
+import { type Manifest, namespaceOf, nameOf } from "../payload/manifest.js";
 import { capabilitiesStatus, type ClusterCapabilities } from "./capabilities.js";
+import { objectKey } from "../core/index.js";
 
 function capabilityList(m: Manifest): string[] {
   const value = m.obj.metadata?.annotations?.["capability.openshift.io/name"] ?? "";
@@ -8,7 +9,7 @@ function capabilityList(m: Manifest): string[] {
 }
 
 function resourceId(m: Manifest): string {
-  return [m.gvk.group, m.gvk.kind, m.obj.metadata?.namespace ?? "", m.obj.metadata?.name ?? ""].join("/");
+  return objectKey({ ...m.gvk, namespace: namespaceOf(m), name: nameOf(m) });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { UpdateError, hasBrand } from "../payload/update-error.js";
+import { UpdateError, brandError } from "../core/index.js";
 import { compareSemVer, parseSemVer, type SemVer } from "./semver.js";
 
 /** What a precondition is asked about. */
@@ -13,14 +13,11 @@ export interface Precondition {
   run(context: ReleaseContext, signal: AbortSignal): Promise<Error | undefined>;
 }
 
-const PRECONDITION_ERROR = Symbol.for("syncworker.PreconditionError");
-
 /**
  * A failed precondition with a machine reason (CVO `precondition.Error`); its text is `message`. A
  * non-blocking warning is reported but does not stop the update.
  */
 export class PreconditionError extends Error {
-  readonly [PRECONDITION_ERROR] = true;
   constructor(
     readonly reason: string,
     message: string,
@@ -31,8 +28,8 @@ export class PreconditionError extends Error {
     super(message, cause === undefined ? undefined : { cause });
     this.name = "PreconditionError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is PreconditionError {
-    return hasBrand(value, PRECONDITION_ERROR);
+  static {
+    brandError(this, "PreconditionError");
   }
 }
 

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../payload/manifest.js";
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError } from "../core/index.js";
 import type { PayloadState } from "../worker/types.js";
 
 /** A failed readiness check: an UpdateError (not retried) or a plain error (retried). */

@@ -1,4 +1,4 @@
-import type { Clock, Random } from "../worker/index.js";
+import { NO_LOG, type Clock, type Logger, type Random } from "../core/index.js";
 
 /** The leader election record a `coordination.k8s.io/v1` Lease holds (client-go `LeaderElectionRecord`). */
 export interface LeaseRecord {
@@ -78,7 +78,7 @@ export class LeaderElector {
     private readonly clock: Clock,
     private readonly random: Random,
     private readonly timing: LeaseTiming = DEFAULT_LEASE_TIMING,
-    private readonly log: { info(msg: string): void; warn(msg: string): void } = { info: () => undefined, warn: () => undefined },
+    private readonly log: Pick<Logger, "info" | "warn"> = NO_LOG,
   ) {
     if (!(timing.renewDeadlineMs < timing.leaseDurationMs)) throw new RangeError("the renew deadline must be shorter than the lease duration");
     if (!(timing.retryPeriodMs * JITTER_FACTOR < timing.renewDeadlineMs)) throw new RangeError("the retry period (with jitter) must be shorter than the renew deadline");

@@ -1,4 +1,4 @@
-import { hasBrand } from "../payload/update-error.js";
+import { brandError } from "../core/index.js";
 import type { PersistedState } from "./state.js";
 
 /**
@@ -22,11 +22,8 @@ export interface StateStore {
   watch?(onChange: (state: PersistedState) => void, signal: AbortSignal): void;
 }
 
-const STATE_CONFLICT = Symbol.for("syncworker.StateConflictError");
-
 /** Another writer saved the state first: this process no longer owns it. */
 export class StateConflictError extends Error {
-  readonly [STATE_CONFLICT] = true;
   constructor(
     readonly where: string,
     readonly writer: string,
@@ -34,7 +31,7 @@ export class StateConflictError extends Error {
     super(`${where} was written by ${writer || "another writer"} since this process last saved it`);
     this.name = "StateConflictError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is StateConflictError {
-    return hasBrand(value, STATE_CONFLICT);
+  static {
+    brandError(this, "StateConflictError");
   }
 }

@@ -1,5 +1,4 @@
-import { asError } from "../worker/payload-sync.js";
-import type { Clock } from "../worker/index.js";
+import { asError, type Clock } from "../core/index.js";
 import type { PersistedState } from "./state.js";
 import { StateNotSavedError } from "./errors.js";
 import type { StateStore } from "./state-store.js";

@@ -8,7 +8,7 @@
  * refused with the path of the offending field, never silently replaced.
  */
 import { z } from "zod";
-import { hasBrand, UpdateError, type UpdateEffect } from "../payload/update-error.js";
+import { UpdateError, type UpdateEffect, brandError } from "../core/index.js";
 import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry, UpdateProgress } from "../status/index.js";
 import { COMPONENT_STATES, type ComponentProgress, type LoadPayloadStatus, type PassPosition, type SyncWorkerStatus, type UpdateRequest } from "../worker/index.js";
 
@@ -166,14 +166,11 @@ type EncodedComponent = z.input<typeof componentSchema>;
 type DecodedComponent = z.output<typeof componentSchema>;
 type EncodedProgress = z.input<typeof progressSchema>;
 
-const STATE_ERROR = Symbol.for("syncworker.StateError");
-
 /**
  * Persisted state that cannot be read or written: `where` names the file or Kubernetes object, the
  * message says what is wrong with it (for a bad shape, the path of each offending field).
  */
 export class StateError extends Error {
-  readonly [STATE_ERROR] = true;
   constructor(
     readonly where: string,
     detail: string,
@@ -182,8 +179,8 @@ export class StateError extends Error {
     super(`${where}: ${detail}`, cause === undefined ? undefined : { cause });
     this.name = "StateError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is StateError {
-    return hasBrand(value, STATE_ERROR);
+  static {
+    brandError(this, "StateError");
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Backoff } from "../graph/index.js";
-import type { PayloadRetriever } from "../payload/index.js";
+import type { PayloadRetriever, PayloadLoader } from "../payload/index.js";
 import type { Precondition } from "../policy/index.js";
 import {
   boundStatus,
@@ -19,15 +19,9 @@ import {
 import {
   EMPTY_STATUS,
   SyncWorker,
-  type Clock,
-  type EventRecorder,
-  type Logger,
   type MetricsSink,
-  type PayloadLoader,
-  type Random,
   type ResourceApplier,
   type SyncWorkerStatus,
-  type Tracing,
   type UpdateRequest,
   type BlastRadiusLimits,
   type ObjectPlanner,
@@ -35,6 +29,7 @@ import {
   type PreviewInput,
   type PreviewResult,
 } from "../worker/index.js";
+import type { Clock, EventRecorder, Logger, Random, Tracing } from "../core/index.js";
 import { chooseState } from "./choose-state.js";
 import { NotLeaderError, StaleGenerationError } from "./errors.js";
 import type { LeaderElector } from "./leader-election.js";

@@ -1,4 +1,4 @@
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError } from "../core/index.js";
 import { AggregateUpdateErrors, newMultipleError } from "../worker/summarize.js";
 import { describePause, type PauseStatus } from "../worker/pause.js";
 import type { SyncWorkerStatus } from "../worker/types.js";

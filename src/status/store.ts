@@ -1,3 +1,4 @@
+import { deepFreeze } from "../core/index.js";
 /** One published value with its position in the stream. */
 export interface Snapshot<T> {
   /** Strictly increasing; a watcher resumes after the last revision it saw. */
@@ -107,12 +108,4 @@ export class SnapshotStore<T> {
       this.#offer(subscription);
     });
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value) && !(value instanceof Error)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -1,4 +1,5 @@
-import type { Clock, SyncWorkerStatus } from "../worker/types.js";
+import type { SyncWorkerStatus } from "../worker/types.js";
+import type { Clock } from "../core/index.js";
 
 /** An edge: something a consumer must hear about at once (CVO `runThrottledStatusNotifier`). */
 export function isStatusEdge(last: SyncWorkerStatus | undefined, next: SyncWorkerStatus): boolean {

@@ -7,8 +7,7 @@ import { detectResources, envDetector, resourceFromAttributes } from "@opentelem
 import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
-import type { SpanAttributes, Tracing, WorkerSpan } from "../worker/index.js";
-import { NO_TRACING } from "../worker/index.js";
+import { type SpanAttributes, type Tracing, type WorkerSpan, NO_TRACING } from "../core/index.js";
 
 /** What `startTracing` set up; `tracer` is undefined when tracing is off. */
 export interface TracingSetup {

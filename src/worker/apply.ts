@@ -13,14 +13,13 @@ import {
 } from "../graph/index.js";
 import { exclusionReason } from "../payload/include.js";
 import type { PayloadUpdate } from "../payload/manifest.js";
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError, NO_TRACING, type SpanAttributes, isClusterOperator } from "../core/index.js";
 import { capabilitiesStatus, overrideFor } from "../policy/index.js";
 import { ComponentTracker } from "./components.js";
 import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
 import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
-import { NO_TRACING } from "./types.js";
-import type { MetricsSink, SpanAttributes, SyncWork } from "./types.js";
+import type { MetricsSink, SyncWork } from "./types.js";
 
 export interface ApplyDeps extends TaskRunDeps {
   readonly backoff: Backoff;
@@ -38,11 +37,6 @@ export interface ApplyDeps extends TaskRunDeps {
 /** The shorter schedule used while installing, so a fresh cluster converges quickly. */
 const INITIALIZING_BACKOFF: Backoff = { durationMs: 1000, factor: 2, jitter: 0, steps: 4, capMs: 15_000 };
 const RECONCILE_STRIDE = 8;
-
-function isClusterOperator(task: Task): boolean {
-  const { group, version, kind } = task.manifest.gvk;
-  return group === "config.openshift.io" && version === "v1" && kind === "ClusterOperator";
-}
 
 /**
  * Applies the payload once (CVO `SyncWorker.apply`): builds the task graph for the work's state, runs
@@ -135,7 +129,7 @@ export async function applyPayload(
   async function runNode(nodeTasks: readonly Task[], nodeSignal: AbortSignal): Promise<void> {
     if (precreate) {
       for (const task of nodeTasks) {
-        if (!isClusterOperator(task) || skip(task) || applied(task)) continue;
+        if (!isClusterOperator(task.manifest.gvk) || skip(task) || applied(task)) continue;
         await deps.gate?.wait(nodeSignal);
         if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
         // Precreation only makes the operator visible early; failures are retried by the real apply.

@@ -1,5 +1,5 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError } from "../core/index.js";
 
 /** Where a component can stand in a pass. */
 export const COMPONENT_STATES = ["Pending", "Applying", "Waiting", "Done", "Failed"] as const;

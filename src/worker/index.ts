@@ -1,8 +1,7 @@
 export { SyncWorker } from "./sync-worker.js";
-export type { Logger, SyncWorkerOptions, UpdateOutcome, UpdateRequest, WorkerReports } from "./sync-worker.js";
-export type { PayloadLoader, PayloadSyncDeps } from "./payload-sync.js";
+export type { SyncWorkerOptions, UpdateOutcome, UpdateRequest, WorkerReports } from "./sync-worker.js";
+export type { PayloadSyncDeps } from "./payload-sync.js";
 export type { ResourceApplier } from "./task-run.js";
-export { systemClock } from "./clock.js";
 export { computePlan, effectiveLimits, hasLimits, limitViolations, planDigest, PlanError } from "./plan.js";
 export { previewUpdate } from "./preview.js";
 export type { PlanDeps, PreviewInput, PreviewResult } from "./preview.js";

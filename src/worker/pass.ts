@@ -4,8 +4,8 @@ import { applyPayload, type ApplyDeps } from "./apply.js";
 import { keptPosition, type PassPosition, type PauseGate } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import { abortError } from "./task-run.js";
-import { NO_METRICS, NO_TRACING } from "./types.js";
-import type { MetricsSink, SyncWork, SyncWorkerStatus } from "./types.js";
+import { NO_METRICS, type MetricsSink, type SyncWork, type SyncWorkerStatus } from "./types.js";
+import { NO_TRACING } from "../core/index.js";
 
 /** The worker's options a pass uses: the apply's own dependencies, the base of its deadline, its metrics and reports. */
 export interface PassDeps extends Omit<ApplyDeps, "metrics" | "architecture" | "attemptsRestarted" | "gate" | "position"> {

@@ -1,4 +1,4 @@
-import { hasBrand } from "../payload/update-error.js";
+import { brandError, type Clock } from "../core/index.js";
 
 /** Who paused the worker, when and why (PauseStatus of the contract). */
 export interface PauseStatus {
@@ -8,12 +8,6 @@ export interface PauseStatus {
   readonly pausedAt: Date;
   /** An Update was accepted while paused; it starts on resume. */
   readonly updatePending: boolean;
-}
-
-/** The worker's Clock (types.ts), restated so this module depends on nothing of the worker's. */
-interface Clock {
-  now(): Date;
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 /**
@@ -38,11 +32,8 @@ export function keptPosition(kept: PassPosition | undefined, payload: { readonly
 
 export type PauseErrorReason = "AlreadyPaused" | "NotPaused";
 
-const PAUSE_ERROR = Symbol.for("syncworker.PauseError");
-
 /** Pausing a paused worker or resuming a running one: the request contradicts the worker's state. */
 export class PauseError extends Error {
-  readonly [PAUSE_ERROR] = true;
   constructor(
     readonly reason: PauseErrorReason,
     message: string,
@@ -50,8 +41,8 @@ export class PauseError extends Error {
     super(message);
     this.name = "PauseError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is PauseError {
-    return hasBrand(value, PAUSE_ERROR);
+  static {
+    brandError(this, "PauseError");
   }
 }
 

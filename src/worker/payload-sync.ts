@@ -1,17 +1,12 @@
-import type { PayloadInfo, PayloadRetriever, PayloadSource } from "../payload/retrieve.js";
+import type { PayloadAccess, PayloadInfo } from "../payload/retrieval-port.js";
 import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
 import { runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
 import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./preview.js";
 import type { StatusWrapper } from "./reporter.js";
-import { NO_EVENTS, NO_METRICS, NO_TRACING } from "./types.js";
-import type { Clock, DesiredUpdate, EventRecorder, LoadPayloadStatus, MetricsSink, SyncWork, Tracing } from "./types.js";
+import { NO_METRICS, type DesiredUpdate, type LoadPayloadStatus, type MetricsSink, type SyncWork } from "./types.js";
+import { NO_EVENTS, NO_TRACING, type Clock, type EventRecorder, type Tracing, asError } from "../core/index.js";
 
-/** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */
-export type PayloadLoader = (source: PayloadSource, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;
-
-export interface PayloadSyncDeps extends PlanDeps {
-  readonly retriever: PayloadRetriever;
-  readonly loadPayload: PayloadLoader;
+export interface PayloadSyncDeps extends PlanDeps, PayloadAccess {
   readonly clock: Clock;
   readonly log: { info(msg: string): void };
   /** Where the seed's events go; none when absent. */
@@ -170,8 +165,4 @@ function errorChainText(err: Error): string {
     if (!lines.some((line) => line.includes(e.message))) lines.push(e.message);
   }
   return lines.join("\n");
-}
-
-export function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
 }

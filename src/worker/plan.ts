@@ -7,17 +7,14 @@
 import { createHash } from "node:crypto";
 import { exclusionReason } from "../payload/include.js";
 import { nameOf, namespaceOf, type Manifest, type PayloadUpdate } from "../payload/manifest.js";
-import { hasBrand } from "../payload/update-error.js";
+import { brandError } from "../core/index.js";
 import { capabilitiesStatus, overrideFor, type ClusterCapabilities, type ComponentOverride } from "../policy/index.js";
-
-const PLAN_ERROR = Symbol.for("syncworker.PlanError");
 
 /**
  * The plan could not be computed for one object: a dry run the server refused (`reason` is its API Status
  * reason, e.g. `Invalid`, `Forbidden`) or a manifest the applier would refuse too. Names the object.
  */
 export class PlanError extends Error {
-  readonly [PLAN_ERROR] = true;
   constructor(
     readonly reason: string,
     /** The object, as `Kind/namespace/name`. */
@@ -28,8 +25,8 @@ export class PlanError extends Error {
     super(message, options);
     this.name = "PlanError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is PlanError {
-    return hasBrand(value, PLAN_ERROR);
+  static {
+    brandError(this, "PlanError");
   }
 }
 

@@ -1,6 +1,6 @@
 import type { PayloadUpdate, Release } from "../payload/manifest.js";
 import { verifyPayloadVersion } from "../payload/load.js";
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError } from "../core/index.js";
 import {
   implicitlyEnabledCapabilities,
   setCapabilities,
@@ -9,7 +9,7 @@ import {
   type ClusterCapabilities,
   type ComponentOverride,
 } from "../policy/index.js";
-import type { PayloadSyncDeps } from "./payload-sync.js";
+import type { PayloadAccess } from "../payload/index.js";
 import { computePlan, effectiveLimits, hasLimits, limitViolations, PlanError, type BlastRadiusLimits, type ObjectPlanner, type Plan, type PlannedObject, type PlanScope, type UpdateControls } from "./plan.js";
 import type { DesiredUpdate } from "./types.js";
 
@@ -58,7 +58,7 @@ export function planScope(loaded: PayloadUpdate, current: PayloadUpdate | undefi
  * plan against the live cluster. Writes nothing and reports nothing to the worker's status.
  */
 export async function previewUpdate(
-  deps: Pick<PayloadSyncDeps, "retriever" | "loadPayload"> & PlanDeps,
+  deps: PayloadAccess & PlanDeps,
   base: PreviewBase,
   input: PreviewInput,
   onObject: (object: PlannedObject) => void,

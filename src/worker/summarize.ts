@@ -1,17 +1,14 @@
-import { UpdateError, type UpdateEffect, hasBrand } from "../payload/update-error.js";
+import { UpdateError, type UpdateEffect, brandError, isClusterOperator } from "../core/index.js";
 import type { Task } from "../graph/index.js";
-
-const CONTEXT_ERROR = Symbol.for("syncworker.ContextError");
 
 /** A cancellation or timeout inside apply; never shown to users as a failure. */
 export class ContextError extends Error {
-  readonly [CONTEXT_ERROR] = true;
   constructor(message: string, cause: unknown) {
     super(message, { cause });
     this.name = "ContextError";
   }
-  static override [Symbol.hasInstance](value: unknown): value is ContextError {
-    return hasBrand(value, CONTEXT_ERROR);
+  static {
+    brandError(this, "ContextError");
   }
 }
 
@@ -27,7 +24,7 @@ function isClusterOperatorError(err: Error): err is UpdateError {
   if (!(err instanceof UpdateError)) return false;
   const task = err.task as Task | undefined;
   const gvk = task?.manifest?.gvk;
-  return gvk?.group === "config.openshift.io" && gvk.version === "v1" && gvk.kind === "ClusterOperator";
+  return gvk !== undefined && isClusterOperator(gvk);
 }
 
 function combineEffects(errs: readonly UpdateError[]): UpdateEffect {

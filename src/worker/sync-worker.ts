@@ -2,23 +2,16 @@ import type { PayloadUpdate } from "../payload/manifest.js";
 import { capabilitiesStatus, setCapabilities, setFromImplicitlyEnabled, type CapabilitiesSpec, type ComponentOverride } from "../policy/index.js";
 import type { Backoff } from "../graph/index.js";
 import { PassRunner } from "./pass.js";
-import { asError, syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
+import { syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
+import { asError, type Logger, type Random, type SpanRef } from "../core/index.js";
 import type { PlannedObject, UpdateControls } from "./plan.js";
 import { PreviewedImages, previewUpdate, type PreviewInput, type PreviewResult } from "./preview.js";
 import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS } from "./types.js";
-import type { DesiredUpdate, MetricsSink, PayloadState, Random, SpanRef, SyncWork, SyncWorkerStatus } from "./types.js";
+import { EMPTY_STATUS, type DesiredUpdate, type MetricsSink, type PayloadState, type SyncWork, type SyncWorkerStatus } from "./types.js";
 import { Wakeup } from "./wake.js";
 import { calculateNext, compareWork, emptyWork, equalUpdate } from "./work.js";
-
-/** Minimal logger; pino satisfies it. */
-export interface Logger {
-  debug(msg: string): void;
-  info(msg: string): void;
-  warn(msg: string): void;
-}
 
 export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly applier: ResourceApplier;

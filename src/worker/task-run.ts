@@ -1,9 +1,8 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
 import type { Manifest } from "../payload/manifest.js";
-import { UpdateError } from "../payload/update-error.js";
+import { UpdateError, NO_SPAN, NO_TRACING, type Clock, type Random, type SpanAttributes, type Tracing, type WorkerSpan } from "../core/index.js";
 import type { PauseGate } from "./pause.js";
-import { NO_TRACING } from "./types.js";
-import type { Clock, PayloadState, Random, SpanAttributes, TaskResult, Tracing, WorkerSpan } from "./types.js";
+import type { PayloadState, TaskResult } from "./types.js";
 
 /**
  * The seam between the worker and a cluster (CVO `payload.ResourceBuilder`). Implementations throw
@@ -83,11 +82,9 @@ export async function runTask(task: Task, mode: PayloadState, deps: TaskRunDeps,
     done("applied");
     span.setAttributes({ "syncworker.task.attempts": attempts.count, "syncworker.task.outcome": "applied" });
   };
-  if (!tracing.enabled) return run(NO_SPAN_HANDLE);
+  if (!tracing.enabled) return run(NO_SPAN);
   return tracing.span(taskSpanName(task), taskAttributes(task), run);
 }
-
-const NO_SPAN_HANDLE: WorkerSpan = { setAttributes: () => undefined, fail: () => undefined };
 
 /** `apply <Kind> <namespace>/<name>`, or `apply <Kind> <name>` for a cluster-scoped object. */
 export function taskSpanName(task: Task): string {

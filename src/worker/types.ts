@@ -1,3 +1,4 @@
+import type { SpanRef } from "../core/index.js";
 import type { Release } from "../payload/manifest.js";
 import type { BlastRadiusLimits } from "./plan.js";
 import type { ClusterCapabilities, ComponentOverride, PreconditionResult } from "../policy/index.js";
@@ -102,21 +103,6 @@ export const EMPTY_STATUS: SyncWorkerStatus = {
   components: [],
 };
 
-/** Wall clock and timers, injected so tests run on fake time. */
-export interface Clock {
-  now(): Date;
-  /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
-}
-
-/** A source of uniform numbers in [0, 1), injected for jitter. */
-export type Random = () => number;
-
-/** Records what the CVO reports as Kubernetes Events on its ClusterVersion. */
-export interface EventRecorder {
-  event(type: "Normal" | "Warning", reason: string, message: string): void;
-}
-
 /** How one manifest task ended: `cancelled` when its pass was superseded or timed out. */
 export type TaskResult = "applied" | "failed" | "cancelled";
 
@@ -141,7 +127,6 @@ export interface MetricsSink {
   releaseLoaded(image: string, created: Date | undefined): void;
 }
 
-export const NO_EVENTS: EventRecorder = { event: () => undefined };
 export const NO_METRICS: MetricsSink = {
   payloadProgress: () => undefined,
   payloadError: () => undefined,
@@ -151,37 +136,3 @@ export const NO_METRICS: MetricsSink = {
   payloadLoad: () => undefined,
   releaseLoaded: () => undefined,
 };
-
-/**
- * A span's identity (the W3C trace context of an OpenTelemetry SpanContext, structurally), so an
- * Update call's span can be carried into the sync it causes and linked from there.
- */
-export interface SpanRef {
-  readonly traceId: string;
-  readonly spanId: string;
-  readonly traceFlags: number;
-}
-
-/** Span attribute values; `undefined` entries are dropped, so call sites can pass optional fields. */
-export type SpanAttributes = Readonly<Record<string, string | number | boolean | undefined>>;
-
-/** The running span handed to a traced function. */
-export interface WorkerSpan {
-  setAttributes(attributes: SpanAttributes): void;
-  /** Records `err` as an exception and marks the span failed (a thrown error does this too). */
-  fail(err: unknown): void;
-}
-
-/**
- * Tracing, injected so the pure worker never imports OpenTelemetry. A span started inside `fn` is a
- * child of the span `fn` runs in; the adapter in src/telemetry carries that context. Tracing off is
- * {@link NO_TRACING}: `fn` runs directly, and callers check `enabled` before building costly attributes.
- */
-export interface Tracing {
-  readonly enabled: boolean;
-  /** Runs `fn` inside a new span that ends when `fn` settles; a rejection marks it failed and passes through. */
-  span<T>(name: string, attributes: SpanAttributes, fn: (span: WorkerSpan) => Promise<T>, options?: { readonly links?: readonly SpanRef[] }): Promise<T>;
-}
-
-const NO_SPAN: WorkerSpan = { setAttributes: () => undefined, fail: () => undefined };
-export const NO_TRACING: Tracing = { enabled: false, span: (_name, _attributes, fn) => fn(NO_SPAN) };

@@ -1,4 +1,4 @@
-import type { Clock } from "./types.js";
+import type { Clock } from "../core/index.js";
 
 /**
  * What wakes the worker's loop: a notification or the timer of its next pass. One notification is pending at most;

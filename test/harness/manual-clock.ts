@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/worker/types.js";
+import type { Clock } from "../../src/core/index.js";
 
 interface Sleeper {
   at: number;

@@ -1,6 +1,5 @@
-import type { Manifest, PayloadUpdate } from "../../src/payload/manifest.js";
-import { gvkOf } from "../../src/payload/manifest.js";
-import type { PayloadInfo } from "../../src/payload/retrieve.js";
+import { type Manifest, type PayloadUpdate, gvkOf } from "../../src/payload/manifest.js";
+import type { PayloadInfo } from "../../src/payload/retrieval-port.js";
 import type { Precondition } from "../../src/policy/index.js";
 import { SyncService, type ClusterPorts, type ServiceLogger } from "../../src/service/index.js";
 import type { Condition, HistoryEntry } from "../../src/status/index.js";

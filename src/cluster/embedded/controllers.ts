@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import type { KubeObject } from "../../payload/manifest.js";
-import type { Clock } from "../../worker/types.js";
+import type { Clock } from "../../core/index.js";
 import { refOf } from "../errors.js";
 import type { ObjectStore, StoredObject } from "./store.js";
 

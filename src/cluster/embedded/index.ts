@@ -1,5 +1,4 @@
-import type { Tracing } from "../../worker/index.js";
-import type { Clock } from "../../worker/types.js";
+import type { Tracing, Clock } from "../../core/index.js";
 import { AppliedObjects } from "../applied-objects.js";
 import { ClusterApplier } from "../applier.js";
 import { refOf } from "../errors.js";

@@ -1,5 +1,6 @@
 import type { KubeObject } from "../../payload/manifest.js";
-import { refOf, type ObjectRef } from "../errors.js";
+import { refOf } from "../errors.js";
+import { type ObjectRef } from "../../core/index.js";
 import type { ObjectClient } from "../object-client.js";
 import type { ObjectStore } from "./store.js";
 

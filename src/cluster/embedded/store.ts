@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { KubeObject } from "../../payload/manifest.js";
-import { ApiError, objectKey, refOf, type ObjectRef } from "../errors.js";
+import { ApiError, refOf } from "../errors.js";
+import { objectKey, type ObjectRef, deepFreeze } from "../../core/index.js";
 
 export type ChangeAction = "created" | "configured" | "unchanged" | "deleted";
 
@@ -18,14 +19,6 @@ export interface StoredObject extends KubeObject {
 function specOf(obj: KubeObject): Record<string, unknown> {
   const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...spec } = obj;
   return spec;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /**

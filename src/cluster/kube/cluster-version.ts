@@ -1,7 +1,8 @@
 import type { KubeObject } from "../../payload/manifest.js";
 import { MULTI_ARCHITECTURE } from "../../payload/metadata.js";
 import type { PersistedState, StateStore } from "../../service/index.js";
-import { ApiError, type ObjectRef } from "../errors.js";
+import { ApiError } from "../errors.js";
+import { type ObjectRef } from "../../core/index.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 const CLUSTER_VERSION: ObjectRef = { group: "config.openshift.io", version: "v1", kind: "ClusterVersion", namespace: "", name: "version" };

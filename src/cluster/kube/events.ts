@@ -1,4 +1,4 @@
-import type { EventRecorder } from "../../worker/index.js";
+import type { EventRecorder } from "../../core/index.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 /** Where the CVO records its events: on the ClusterVersion, in the operator's namespace. */

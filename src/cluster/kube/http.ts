@@ -1,3 +1,4 @@
+import { sleep } from "../../core/index.js";
 /** Client behaviour towards the API server; every field has a default in `compileKubeClientOptions`. */
 export interface KubeClientOptions {
   /**
@@ -86,21 +87,6 @@ export class TokenBucket {
     }
     this.#tokens -= 1;
   }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**

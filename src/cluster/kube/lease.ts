@@ -1,6 +1,6 @@
 import type { KubeObject } from "../../payload/manifest.js";
 import type { LeaseClient, LeaseRecord } from "../../service/index.js";
-import type { ObjectRef } from "../errors.js";
+import type { ObjectRef } from "../../core/index.js";
 import { createInNamespace } from "./namespace.js";
 import type { KubeObjectClient } from "./object-client.js";
 

@@ -1,6 +1,7 @@
 import type { KubeObject } from "../../payload/manifest.js";
 import type { LiveObjects } from "../applied-objects.js";
-import { objectKey, refOf, type ObjectRef } from "../errors.js";
+import { refOf } from "../errors.js";
+import { objectKey, type ObjectRef } from "../../core/index.js";
 import type { KubeObjectClient } from "./object-client.js";
 import { WatchRefusedError } from "./transport.js";
 

@@ -1,6 +1,7 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
-import { ApiError, refOf, type ObjectRef } from "../errors.js";
+import { ApiError, refOf } from "../errors.js";
+import { type ObjectRef } from "../../core/index.js";
 import type { ObjectClient } from "../object-client.js";
 import { compileKubeClientOptions, type KubeClientOptions } from "./http.js";
 import { KubeTransport } from "./transport.js";

@@ -1,7 +1,8 @@
 import type * as https from "node:https";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { Agent, errors as undiciErrors, ProxyAgent, type Dispatcher } from "undici";
-import { AdaptivePace, retryAfterMs, sleep, TokenBucket, type CompiledKubeClientOptions } from "./http.js";
+import { AdaptivePace, retryAfterMs, TokenBucket, type CompiledKubeClientOptions } from "./http.js";
+import { sleep } from "../../core/index.js";
 
 /** An answer of the API server: its status code and body text. */
 export interface KubeResponse {

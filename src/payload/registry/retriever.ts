@@ -12,7 +12,7 @@ import { pipeline as pipe, Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { PayloadError } from "../errors.js";
-import type { PayloadInfo } from "../retrieve.js";
+import type { PayloadInfo } from "../retrieval-port.js";
 import { archiveIn, checkEntry, entryDir, pruneCache, sealEntry, touchEntry, type PayloadArchive } from "./cache.js";
 import type { RegistryClient } from "./client.js";
 import { PAYLOAD_DIRS, PayloadExtractor } from "./extract.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AppliedObjects, FULL_RESYNC_MS, type LiveObjects } from "../../../src/cluster/applied-objects.js";
-import { objectKey, type ObjectRef } from "../../../src/cluster/errors.js";
+import { objectKey, type ObjectRef } from "../../../src/core/index.js";
 import type { KubeObject } from "../../../src/payload/manifest.js";
 
 const REF: ObjectRef = { group: "", version: "v1", kind: "ConfigMap", namespace: "ns", name: "cm" };

@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { refOf } from "../../../src/cluster/errors.js";
 import { createEmbeddedCluster, ObjectStore } from "../../../src/cluster/embedded/index.js";
-import type { Manifest } from "../../../src/payload/manifest.js";
-import { gvkOf } from "../../../src/payload/manifest.js";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { type Manifest, gvkOf } from "../../../src/payload/manifest.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { ManualClock } from "../../harness/manual-clock.js";
 
 const cm = (data: Record<string, string>, labels: Record<string, string> = {}) => ({

@@ -4,7 +4,7 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { goArch, isNotExist, loadUpdate, nodePayloadFs, validateDirectory, verifyPayloadVersion, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { memoryFs, METADATA_1_0_0_ABC, PAYLOADTEST, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
 import { tempRelease } from "../../harness/payload-gen.js";
 

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { nodePayloadFs, type PayloadFs } from "../../../src/payload/load.js";
 import { DirectoryRetriever, NO_IMAGE_MESSAGE } from "../../../src/payload/retrieve.js";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { tempRelease } from "../../harness/payload-gen.js";
 import { SKELETON, tempPayload } from "./helpers.js";
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadUpdate, PayloadError, ThreadedPayloadLoader, UpdateError } from "../../../src/payload/index.js";
+import { loadUpdate, PayloadError, ThreadedPayloadLoader } from "../../../src/payload/index.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { tempRelease } from "../../harness/payload-gen.js";
 
 const DEMO = fileURLToPath(new URL("../../../examples/payloads/demo-1.0.0", import.meta.url));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeObject } from "../../../src/payload/manifest.js";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { checkClusterOperator, checkDeployment, checkJob } from "../../../src/readiness/index.js";
 
 const cond = (type: string, status: string, reason = "", message = "") => ({ type, status, reason, message });

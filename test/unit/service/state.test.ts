@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { decodeState, encodeState, StateError, type PersistedState } from "../../../src/service/index.js";
 import { EMPTY_STATUS } from "../../../src/worker/index.js";
 

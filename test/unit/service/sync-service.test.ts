@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decodeState, encodeState, StaleGenerationError, StateError, StateNotSavedError } from "../../../src/service/index.js";
-import type { UpdateError } from "../../../src/payload/update-error.js";
+import { NO_LOG, type UpdateError } from "../../../src/core/index.js";
 import { SyncWorker } from "../../../src/worker/index.js";
 import { ManualClock } from "../../harness/manual-clock.js";
 import { MemoryStateStore } from "../../harness/memory-state-store.js";
@@ -55,14 +55,13 @@ test("a service and a worker each start once", async () => {
   await h.stop();
 
   const clock = new ManualClock();
-  const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
   const worker = new SyncWorker({
     retriever: { retrieve: async () => ({ directory: "", local: false, verified: false }) },
     loadPayload: async () => basic(),
     applier: { apply: async () => undefined },
     clock,
     random: () => 0,
-    log: quiet,
+    log: NO_LOG,
     minimumReconcileIntervalMs: 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps: 1, capMs: 0 },
     reports: { status: () => undefined, attemptsRestarted: () => undefined },

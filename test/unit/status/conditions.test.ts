@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { UpdateError, type UpdateEffect } from "../../../src/payload/update-error.js";
+import { UpdateError, type UpdateEffect } from "../../../src/core/index.js";
 import { deriveConditions, type Condition, type HistoryEntry } from "../../../src/status/index.js";
 import { newMultipleError } from "../../../src/worker/summarize.js";
 import { EMPTY_STATUS, type SyncWorkerStatus } from "../../../src/worker/index.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { boundStatus, EMPTY_CLUSTER_VERSION, listText, MAX_STATUS_TEXT, redactCredentials, truncateText, type ServiceStatus } from "../../../src/status/index.js";
 import { EMPTY_STATUS } from "../../../src/worker/index.js";
 

@@ -1,7 +1,7 @@
 // Update timing: the estimate of the time left, learning component durations, and slow components on fake time.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import type { HistoryEntry } from "../../../src/status/index.js";
 import { estimateRemaining, learnDurations, NO_DURATIONS, UpdateTimingTracker, type ComponentTimes } from "../../../src/status/timing.js";
 import { EMPTY_STATUS, type ComponentProgress, type SyncWorkerStatus } from "../../../src/worker/index.js";

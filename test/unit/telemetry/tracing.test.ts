@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Task } from "../../../src/graph/index.js";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError, systemClock, type SpanAttributes, type Tracing } from "../../../src/core/index.js";
 import { otlpProtocol, tracesExporters } from "../../../src/telemetry/index.js";
-import { runTask, systemClock, type SpanAttributes, type Tracing } from "../../../src/worker/index.js";
+import { runTask } from "../../../src/worker/index.js";
 import { configMap } from "../../harness/worker-harness.js";
 
 const cases: Array<{ name: string; env: NodeJS.ProcessEnv; exporters: string[] }> = [

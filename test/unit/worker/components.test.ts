@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Task } from "../../../src/graph/index.js";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { ComponentTracker } from "../../../src/worker/components.js";
 import type { ComponentProgress, SyncWorkerStatus } from "../../../src/worker/index.js";
 import { clusterOperator, configMap, payload, workerHarness } from "../../harness/worker-harness.js";

@@ -1,7 +1,7 @@
 // The behavioral scenarios of the spec (§9), driven on fake time with a scripted applier.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { PreconditionError, type Precondition } from "../../../src/policy/index.js";
 import { chooseState } from "../../../src/service/index.js";
 import { clusterOperator, configMap, job, payload, workerHarness } from "../../harness/worker-harness.js";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { UpdateError } from "../../../src/payload/update-error.js";
+import { UpdateError } from "../../../src/core/index.js";
 import { configMap, payload, workerHarness } from "../../harness/worker-harness.js";
 
 const IMAGES = ["img:0", "img:1", "img:2"];

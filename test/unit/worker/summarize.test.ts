@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Task } from "../../../src/graph/index.js";
-import { UpdateError, type UpdateEffect } from "../../../src/payload/update-error.js";
+import { UpdateError, type UpdateEffect } from "../../../src/core/index.js";
 import { ContextError, condenseClusterOperators, equalDigest, StatusWrapper, summarizeTaskGraphErrors } from "../../../src/worker/index.js";
 import { EMPTY_STATUS, type SyncWorkerStatus } from "../../../src/worker/types.js";
 import { clusterOperator } from "../../harness/worker-harness.js";

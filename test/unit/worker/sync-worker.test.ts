@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Manifest, PayloadUpdate } from "../../../src/payload/manifest.js";
-import type { PayloadRetriever } from "../../../src/payload/retrieve.js";
+import type { PayloadRetriever } from "../../../src/payload/retrieval-port.js";
 import { enabledFeatureGates } from "../../../src/policy/index.js";
 import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateRequest } from "../../../src/worker/index.js";
+import { NO_LOG } from "../../../src/core/index.js";
 import { ManualClock, settle } from "../../harness/manual-clock.js";
-
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 
 function configMap(name: string, file: string): Manifest {
   const obj = {
@@ -65,7 +64,7 @@ function setup(steps = 1, featureGates?: ReadonlySet<string>) {
     applier,
     clock,
     random: () => 0,
-    log: quiet,
+    log: NO_LOG,
     minimumReconcileIntervalMs: 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps, capMs: 0 },
     reports: { status: (s) => statuses.push(s), attemptsRestarted: () => undefined },

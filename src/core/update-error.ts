@@ -1,3 +1,5 @@
+import { brandError } from "./errors.js";
+
 /**
  * How an error affects overall progress (CVO `UpdateEffectType`). The empty string means "unset",
  * which the status derivation treats like `Fail`.
@@ -9,16 +11,6 @@ export interface TaskLike {
   readonly index: number;
   readonly total: number;
   toString(): string;
-}
-
-const UPDATE_ERROR = Symbol.for("syncworker.UpdateError");
-
-/**
- * Whether `value` carries `brand` (a `Symbol.for` key set to true). Error classes test their brand in
- * `Symbol.hasInstance`, so `instanceof` holds across duplicate copies of a module.
- */
-export function hasBrand(value: unknown, brand: symbol): boolean {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
 }
 
 export interface UpdateErrorInit {
@@ -38,7 +30,6 @@ export interface UpdateErrorInit {
  * human message (which is also `toString()`), and the error policy as data in `effect`.
  */
 export class UpdateError extends Error {
-  readonly [UPDATE_ERROR] = true;
   readonly reason: string;
   readonly effect: UpdateEffect;
   readonly pluralReason: string;
@@ -60,9 +51,8 @@ export class UpdateError extends Error {
     this.task = init.task;
   }
 
-  /** Safe across duplicate module copies (tests and bundles may load two). */
-  static override [Symbol.hasInstance](value: unknown): value is UpdateError {
-    return hasBrand(value, UPDATE_ERROR);
+  static {
+    brandError(this, "UpdateError");
   }
 
   override toString(): string {

@@ -1,0 +1,24 @@
+/**
+ * The vocabulary every folder shares. It imports nothing of the project (the lint enforces it), so any
+ * folder may import it without a cycle.
+ */
+export { asError, brandError } from "./errors.js";
+export { UpdateError, type TaskLike, type UpdateEffect, type UpdateErrorInit } from "./update-error.js";
+export {
+  NO_EVENTS,
+  NO_LOG,
+  NO_SPAN,
+  NO_TRACING,
+  systemClock,
+  type Clock,
+  type EventRecorder,
+  type Logger,
+  type Random,
+  type SpanAttributes,
+  type SpanRef,
+  type Tracing,
+  type WorkerSpan,
+} from "./ports.js";
+export { formatRef, isClusterOperator, objectKey, type ObjectRef } from "./object-identity.js";
+export { deepFreeze } from "./deep-freeze.js";
+export { sleep } from "./cancellation.js";

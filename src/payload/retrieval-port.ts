@@ -1,0 +1,43 @@
+/**
+ * The retrieval port: what a retriever promises and what it hands back. Its own file, so the retrievers (the
+ * directory one beside the loader, the registry one under registry/) and the worker share it without importing
+ * one another.
+ */
+import type { PayloadUpdate } from "./manifest.js";
+import type { PayloadArchive } from "./registry/cache.js";
+
+/**
+ * Where a payload is: a directory on disk, or (pulled from a registry) an archive in the payload cache, which
+ * `directory` then names the cache entry of.
+ */
+export interface PayloadSource {
+  directory: string;
+  archive?: PayloadArchive;
+}
+
+/** Where a retrieved payload is, and whether its signature was verified. */
+export interface PayloadInfo extends PayloadSource {
+  /** True when the payload is the operator's own image (no download happened). */
+  local: boolean;
+  verified: boolean;
+  /** Set when verification failed but the update was forced. */
+  verificationError?: Error;
+}
+
+/** Introduced for testing: the worker depends on this, not on a concrete retriever. */
+export interface PayloadRetriever {
+  /**
+   * Makes the payload of `desired` available locally. Must honour `signal`. A download tells `progress`
+   * how far it is ("downloaded A of B bytes"), for the load-payload status.
+   */
+  retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo>;
+}
+
+/** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */
+export type PayloadLoader = (source: PayloadSource, releaseImage: string, signal: AbortSignal) => Promise<PayloadUpdate>;
+
+/** What reading a payload takes: a retriever and the loader of what it retrieves. */
+export interface PayloadAccess {
+  readonly retriever: PayloadRetriever;
+  readonly loadPayload: PayloadLoader;
+}
