@@ -29,9 +29,6 @@ import {
 } from "./telemetry/index.js";
 import { systemClock } from "./worker/index.js";
 
-/** How long an Update waits for a registry to resolve its image's tag. */
-const ADMIT_TIMEOUT_MS = 30_000;
-
 export interface RunningService {
   /** The bound gRPC address. */
   readonly address: string;
@@ -129,7 +126,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     loadPayload: (source, releaseImage, signal) => loader.load(source, releaseImage, signal),
     maxWorkers: options.maxWorkers,
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
-    backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
+    backoff: options.backoff,
+    installBackoff: options.installBackoff,
     featureGates,
     limits: options.limits,
     state,
@@ -137,8 +135,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }
       : {}),
     identity: me,
-    // Ten progress snapshots a second are plenty for any watcher and keep a sync's fan-out bounded.
-    progressIntervalMs: 100,
+    progressIntervalMs: options.progressIntervalMs,
     metrics: {
       ...workerMetrics(registry, () => clock.now().getTime()),
       // The CVO's own metrics, read from the service's status and the cluster's ClusterOperators at each scrape.
@@ -169,7 +166,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
     // A tag is resolved here; a registry that does not answer in time leaves it to retrieval to report why.
-    admitImage: (image) => retriever.admit(image, AbortSignal.timeout(ADMIT_TIMEOUT_MS)),
+    admitImage: (image) => retriever.admit(image, AbortSignal.timeout(options.admitTimeoutMs)),
     maxWatchesPerClient: options.maxWatchesPerClient,
     version: PACKAGE_VERSION,
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
@@ -177,7 +174,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   let admin: { server: Server; address: string } | undefined;
   let metricsServer: MetricsServer | undefined;
   const stop = async (): Promise<void> => {
-    await api.shutdown(5_000);
+    await api.shutdown(options.shutdownGraceMs);
     // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
     // save is reported (a non-zero exit) once everything else has stopped.
     let unsaved: Error | undefined;

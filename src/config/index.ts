@@ -3,3 +3,4 @@ export * from "./package.js";
 export * from "./address.js";
 export * from "./value-error.js";
 export * from "./listen-error.js";
+export * from "./tuning.js";

@@ -5,7 +5,9 @@ import { DEFAULT_FEATURE_SET, DEFAULT_PAYLOAD_LIMITS, defaultAuthFile, defaultPa
 import { KNOWN_CAPABILITIES, unknownCapabilities } from "../policy/index.js";
 import { listText, redactCredentials } from "../status/text.js";
 import { DEFAULT_PULL_LIMITS, type PullLimits } from "../payload/registry/limits.js";
+import type { Backoff } from "../graph/index.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
+import { KUBE_CLIENT_DEFAULTS, TUNING } from "./tuning.js";
 import { ValueError } from "./value-error.js";
 
 /** Options of `syncworker serve`, as a user gives them (flags or code). */
@@ -141,13 +143,29 @@ export interface CompiledServeOptions {
   readonly clusterProfile: string;
   readonly featureSet: string;
   readonly knownCapabilities: readonly string[];
-  readonly backoffSteps: number;
+  /** Each manifest's retries; `--backoff-steps` sets the steps, the rest is {@link TUNING}'s. */
+  readonly backoff: Backoff;
+  /** The retries of an install, used when `backoff` allows more than one step. */
+  readonly installBackoff: Backoff;
+  /** Least time between two snapshots that only advance progress. */
+  readonly progressIntervalMs: number;
+  /** How long an Update waits for its image's tag to resolve. */
+  readonly admitTimeoutMs: number;
+  /** How long open calls get to end when the service stops. */
+  readonly shutdownGraceMs: number;
   readonly stateDir: string;
   /** "" means the default, resolved where the Kubernetes client lives. */
   readonly namespace: string;
   readonly leaderElect: boolean;
-  /** Client behaviour towards the API server; unset fields take the client's defaults. */
-  readonly kube: { readonly qps?: number; readonly burst?: number; readonly timeoutMs?: number };
+  /** Client behaviour towards the API server: the flags', else {@link KUBE_CLIENT_DEFAULTS}; no `qps`: adaptive. */
+  readonly kube: {
+    readonly qps?: number;
+    readonly burst?: number;
+    readonly timeoutMs: number;
+    readonly maxRetries: number;
+    readonly retryBaseMs: number;
+    readonly userAgent: string;
+  };
   readonly security: SecurityOptions;
   /** Resolved; empty: any directory. */
   readonly payloadRoots: readonly string[];
@@ -436,11 +454,16 @@ export function compileServeOptions(options: ServeOptions, random: () => number,
     clusterProfile: options.clusterProfile || "self-managed-high-availability",
     featureSet: featureSetOption(options.featureSet ?? DEFAULT_FEATURE_SET),
     knownCapabilities: Object.freeze(knownCapabilitiesOption(options.knownCapabilities ?? KNOWN_CAPABILITIES)),
-    backoffSteps: positiveInteger("backoff-steps", options.backoffSteps ?? 3),
+    backoff: Object.freeze({ ...TUNING.manifestBackoff, steps: positiveInteger("backoff-steps", options.backoffSteps ?? 3) }),
+    installBackoff: TUNING.installBackoff,
+    progressIntervalMs: TUNING.progressIntervalMs,
+    admitTimeoutMs: TUNING.admitTimeoutMs,
+    shutdownGraceMs: TUNING.shutdownGraceMs,
     stateDir: kubeconfig ? "" : stateDir,
     namespace: namespaceName(options.namespace ?? ""),
     leaderElect: options.leaderElect ?? false,
     kube: Object.freeze({
+      ...KUBE_CLIENT_DEFAULTS,
       ...(options.kubeQps !== undefined ? { qps: positiveNumber("kube-qps", options.kubeQps) } : {}),
       ...(options.kubeBurst !== undefined ? { burst: positiveInteger("kube-burst", options.kubeBurst) } : {}),
       ...(options.kubeTimeout !== undefined ? { timeoutMs: positiveNumber("kube-timeout", parseDuration("kube-timeout", options.kubeTimeout)) } : {}),

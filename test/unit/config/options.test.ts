@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { compileServeOptions, formatHostPort, ValueError } from "../../../src/config/index.js";
+import { compileServeOptions, formatHostPort, KUBE_CLIENT_DEFAULTS, PACKAGE_VERSION, TUNING, ValueError } from "../../../src/config/index.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/index.js";
 import { DEFAULT_PULL_LIMITS } from "../../../src/payload/registry/limits.js";
 
@@ -97,8 +97,8 @@ test("the state lives in --state-dir on the embedded cluster, and the kube clien
   assert.equal(compile({}).stateDir, "/var/lib/syncworker-test");
   const kube = compileServeOptions({ kubeconfig: "/k", leaderElect: true, kubeQps: 50, kubeTimeout: "30s" }, () => 0, "/unused");
   assert.deepEqual([kube.stateDir, kube.namespace, kube.leaderElect], ["", "", true]);
-  assert.deepEqual(kube.kube, { qps: 50, timeoutMs: 30_000 });
-  assert.deepEqual(compileServeOptions({ kubeconfig: "/k" }, () => 0).kube, {}, "no fixed rate by default");
+  assert.deepEqual(kube.kube, { ...KUBE_CLIENT_DEFAULTS, qps: 50, timeoutMs: 30_000 });
+  assert.deepEqual(compileServeOptions({ kubeconfig: "/k" }, () => 0).kube, KUBE_CLIENT_DEFAULTS, "no fixed rate by default");
 });
 
 test("the writable paths come from SYNCWORKER_STATE_DIR and SYNCWORKER_PAYLOAD_CACHE when their flags are absent", () => {
@@ -182,4 +182,11 @@ test("verification options: keys off by default; a key directory resolved; store
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("tuning values reach the compiled options: the manifest backoff takes --backoff-steps, the kube client names this release", () => {
+  const c = compile({ backoffSteps: 5 });
+  assert.deepEqual(c.backoff, { ...TUNING.manifestBackoff, steps: 5 });
+  assert.deepEqual([c.installBackoff, c.progressIntervalMs, c.admitTimeoutMs, c.shutdownGraceMs], [TUNING.installBackoff, 100, 30_000, 5_000]);
+  assert.ok(c.kube.userAgent.startsWith(`syncworker/${PACKAGE_VERSION} (`));
 });

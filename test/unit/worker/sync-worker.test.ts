@@ -5,6 +5,7 @@ import type { PayloadRetriever } from "../../../src/payload/retrieve.js";
 import { enabledFeatureGates } from "../../../src/policy/index.js";
 import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateInput } from "../../../src/worker/index.js";
 import { ManualClock, settle } from "../../harness/manual-clock.js";
+import { TUNING } from "../../../src/config/index.js";
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined };
 
@@ -68,6 +69,7 @@ function setup(steps = 1, featureGates?: ReadonlySet<string>) {
     log: quiet,
     minimumReconcileIntervalMs: 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps, capMs: 0 },
+    installBackoff: TUNING.installBackoff,
     reports: { status: (s) => statuses.push(s), attemptsRestarted: () => undefined },
     ...(featureGates ? { featureGates } : {}),
   });
