@@ -1,4 +1,3 @@
-import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import { pino } from "pino";
 import { Registry } from "prom-client";
@@ -15,14 +14,13 @@ import { redactCredentials, type ServiceStatus } from "./status/index.js";
 import {
   apiMetrics,
   clusterVersionMetrics,
-  closeHttp,
   coalescedSnapshots,
   kubeClientMetrics,
-  listenHttp,
   liveCacheMetrics,
   processMetrics,
+  startAdminServer,
   startMetricsServer,
-  type MetricsServer,
+  type HttpEndpoint,
   startTracing,
   traceLogMixin,
   workerMetrics,
@@ -171,8 +169,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     version: PACKAGE_VERSION,
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });
-  let admin: { server: Server; address: string } | undefined;
-  let metricsServer: MetricsServer | undefined;
+  let admin: HttpEndpoint | undefined;
+  let metricsServer: HttpEndpoint | undefined;
   const stop = async (): Promise<void> => {
     await api.shutdown(options.shutdownGraceMs);
     // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
@@ -184,7 +182,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     await registryClient.close();
     await verification.close();
     await fileState?.unlock();
-    if (admin) await closeHttp(admin.server);
+    await admin?.close();
     await metricsServer?.close();
     // Last, so the spans of the final pass and of the shutdown are exported.
     await tracing.shutdown();
@@ -196,7 +194,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     const { adminListen, metricsListen } = options;
     admin = adminListen
       ? await bind("admin-listen", adminListen, () =>
-          startAdmin(adminListen, {
+          startAdminServer(adminListen, {
             ready: () => (lifetime.signal.aborted ? undefined : service.role()),
             metrics: registry,
             // The objects may hold what the payloads carried: shown only when asked for.
@@ -223,33 +221,4 @@ async function bind<T>(option: string, at: HostPort, listen: () => Promise<T>): 
   } catch (err) {
     throw ListenError.from(option, at, err);
   }
-}
-
-interface AdminEndpoints {
-  /** The role this replica holds while it serves, undefined once it is shutting down. */
-  readonly ready: () => string | undefined;
-  readonly metrics: Registry;
-  readonly objects?: () => unknown[];
-}
-
-/** Liveness, readiness, Prometheus metrics and (on the embedded cluster) a read-only view of its objects. */
-async function startAdmin(at: HostPort, { ready, metrics, objects }: AdminEndpoints): Promise<{ server: Server; address: string }> {
-  const server = createServer((req, res) => {
-    const send = (code: number, body: string, type = "text/plain"): void => {
-      res.writeHead(code, { "content-type": type }).end(body);
-    };
-    if (req.url === "/healthz") return send(200, "ok");
-    if (req.url === "/readyz") {
-      // A standby is ready too: it serves reads. The body says which role it holds and which release runs.
-      const role = ready();
-      return role ? send(200, `ok: ${role}, version ${PACKAGE_VERSION}`) : send(503, "shutting down");
-    }
-    if (req.url === "/metrics") {
-      void metrics.metrics().then((text) => send(200, text, metrics.contentType));
-      return;
-    }
-    if (req.url === "/debug/embedded/objects" && objects) return send(200, JSON.stringify(objects()), "application/json");
-    return send(404, "not found");
-  });
-  return { server, address: await listenHttp(server, at) };
 }
