@@ -6,9 +6,9 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { ListenError, PACKAGE_VERSION, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
-import { DirectoryRetriever, goArch, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
+import { DirectoryRetriever, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
 import { configureVerifier, loadKeyrings, type Keyring } from "./payload/verify/index.js";
-import { builtInPreconditions, enabledFeatureGates } from "./policy/index.js";
+import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
 import { redactCredentials, type ServiceStatus } from "./status/index.js";
 import {
@@ -89,22 +89,13 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const state: StateStore = kube?.state ?? fileState!;
   let embedded: EmbeddedCluster | undefined;
 
-  const featureGates = enabledFeatureGates(options.featureSet);
-  const loader = new ThreadedPayloadLoader({
-    exclude: options.exclude,
-    featureSet: options.featureSet,
-    enabledFeatureGates: featureGates,
-    clusterProfile: options.clusterProfile,
-    knownCapabilities: options.knownCapabilities,
-    architecture: goArch(process.arch),
-    limits: options.payloadLimits,
-  }, options.payloadLoadTimeoutMs, (message) => log.warn(message));
+  const loader = new ThreadedPayloadLoader(options.load, options.payloadLoadTimeoutMs, (message) => log.warn(message));
   loader.warm();
   const registryClient = new RegistryClient(options.registry);
   const verification = configureVerifier({ keyrings, signatureStores: options.verification.signatureStores, caPem: options.registry.caPem }, registryClient, () => clock.now());
   const retriever = new ImageRetriever(
     new DirectoryRetriever(nodePayloadFs, options.payloadRoots),
-    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: goArch(process.arch), verifier: verification.verify, limits: options.registry.limits }),
+    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: options.load.architecture, verifier: verification.verify, limits: options.registry.limits }),
   );
   const service = new SyncService({
     clock,
@@ -126,7 +117,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
     backoff: options.backoff,
     installBackoff: options.installBackoff,
-    featureGates,
+    featureGates: options.load.enabledFeatureGates,
     limits: options.limits,
     state,
     ...(kube && options.leaderElect

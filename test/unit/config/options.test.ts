@@ -11,17 +11,17 @@ const compile = (o: Parameters<typeof compileServeOptions>[0]) => compileServeOp
 
 test("payload inclusion options default to the CVO's: no exclusion, HA profile, Default feature set, every known capability", () => {
   const c = compile({});
-  assert.equal(c.exclude, "");
-  assert.equal(c.clusterProfile, "self-managed-high-availability");
-  assert.equal(c.featureSet, "Default");
-  assert.deepEqual(c.knownCapabilities, [...KNOWN_CAPABILITIES].sort());
-  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.knownCapabilities));
+  assert.equal(c.load.exclude, "");
+  assert.equal(c.load.clusterProfile, "self-managed-high-availability");
+  assert.equal(c.load.featureSet, "Default");
+  assert.deepEqual(c.load.knownCapabilities, [...KNOWN_CAPABILITIES].sort());
+  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.load) && Object.isFrozen(c.load.knownCapabilities));
 });
 
 const VALID_SETS = ["", "Default", "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade"];
 for (const featureSet of VALID_SETS) {
   test(`feature set "${featureSet}" is accepted`, () => {
-    assert.equal(compile({ featureSet }).featureSet, featureSet);
+    assert.equal(compile({ featureSet }).load.featureSet, featureSet);
   });
 }
 
@@ -64,10 +64,10 @@ for (const [name, options, option] of INVALID) {
 }
 
 test("payload limits: 16 MiB of alias expansion and 512 levels by default; sizes in bytes, Ki, Mi or Gi", () => {
-  assert.deepEqual(compile({}).payloadLimits, { maxAliasBytes: 16 * 1024 * 1024, maxDepth: 512 });
-  assert.deepEqual(compile({ payloadMaxAliasBytes: "512Ki", payloadMaxDepth: 64 }).payloadLimits, { maxAliasBytes: 512 * 1024, maxDepth: 64 });
-  assert.equal(compile({ payloadMaxAliasBytes: "65536" }).payloadLimits.maxAliasBytes, 65536);
-  assert.equal(compile({ payloadMaxAliasBytes: "1Gi" }).payloadLimits.maxAliasBytes, 1024 ** 3);
+  assert.deepEqual(compile({}).load.limits, { maxAliasBytes: 16 * 1024 * 1024, maxDepth: 512 });
+  assert.deepEqual(compile({ payloadMaxAliasBytes: "512Ki", payloadMaxDepth: 64 }).load.limits, { maxAliasBytes: 512 * 1024, maxDepth: 64 });
+  assert.equal(compile({ payloadMaxAliasBytes: "65536" }).load.limits?.maxAliasBytes, 65536);
+  assert.equal(compile({ payloadMaxAliasBytes: "1Gi" }).load.limits?.maxAliasBytes, 1024 ** 3);
 });
 
 test("input limits: payload roots resolved, a 2m load deadline, debug routes off and 100 watches per client by default", async () => {
@@ -86,8 +86,8 @@ test("input limits: payload roots resolved, a 2m load deadline, debug routes off
 });
 
 test("known capabilities: duplicates collapse, order is sorted; names this build does not know are refused, listed with how many more", () => {
-  assert.deepEqual(compile({ knownCapabilities: ["Ingress", "Console", "Ingress"] }).knownCapabilities, ["Console", "Ingress"]);
-  assert.deepEqual(compile({ knownCapabilities: [] }).knownCapabilities, []);
+  assert.deepEqual(compile({ knownCapabilities: ["Ingress", "Console", "Ingress"] }).load.knownCapabilities, ["Console", "Ingress"]);
+  assert.deepEqual(compile({ knownCapabilities: [] }).load.knownCapabilities, []);
   assert.throws(() => compile({ knownCapabilities: ["Console", "NewCap"] }), (err: Error) => err instanceof ValueError && err.message.includes('"NewCap"'));
   const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
   assert.throws(() => compile({ knownCapabilities: invented }), (err: Error) => err.message.includes("… and 19950 more") && err.message.length < 2000);
