@@ -1,4 +1,3 @@
-import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import { pino } from "pino";
 import { Registry } from "prom-client";
@@ -7,30 +6,26 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { ListenError, PACKAGE_VERSION, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
-import { DirectoryRetriever, goArch, gvkOf, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
+import { DirectoryRetriever, gvkOf, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
 import { configureVerifier, loadKeyrings, type Keyring } from "./payload/verify/index.js";
-import { builtInPreconditions, enabledFeatureGates } from "./policy/index.js";
+import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
 import { redactCredentials, type ServiceStatus } from "./status/index.js";
 import {
   apiMetrics,
   clusterVersionMetrics,
-  closeHttp,
   coalescedSnapshots,
   kubeClientMetrics,
-  listenHttp,
   liveCacheMetrics,
   processMetrics,
+  startAdminServer,
   startMetricsServer,
-  type MetricsServer,
+  type HttpEndpoint,
   startTracing,
   traceLogMixin,
   workerMetrics,
 } from "./telemetry/index.js";
 import { systemClock, isClusterOperator } from "./core/index.js";
-
-/** How long an Update waits for a registry to resolve its image's tag. */
-const ADMIT_TIMEOUT_MS = 30_000;
 
 export interface RunningService {
   /** The bound gRPC address. */
@@ -94,22 +89,13 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const state: StateStore = kube?.state ?? fileState!;
   let embedded: EmbeddedCluster | undefined;
 
-  const featureGates = enabledFeatureGates(options.featureSet);
-  const loader = new ThreadedPayloadLoader({
-    exclude: options.exclude,
-    featureSet: options.featureSet,
-    enabledFeatureGates: featureGates,
-    clusterProfile: options.clusterProfile,
-    knownCapabilities: options.knownCapabilities,
-    architecture: goArch(process.arch),
-    limits: options.payloadLimits,
-  }, options.payloadLoadTimeoutMs, (message) => log.warn(message));
+  const loader = new ThreadedPayloadLoader(options.load, options.payloadLoadTimeoutMs, (message) => log.warn(message));
   loader.warm();
   const registryClient = new RegistryClient(options.registry);
   const verification = configureVerifier({ keyrings, signatureStores: options.verification.signatureStores, caPem: options.registry.caPem }, registryClient, () => clock.now());
   const retriever = new ImageRetriever(
     new DirectoryRetriever(nodePayloadFs, options.payloadRoots),
-    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: goArch(process.arch), verifier: verification.verify, limits: options.registry.limits }),
+    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: options.load.architecture, verifier: verification.verify, limits: options.registry.limits }),
   );
   const service = new SyncService({
     clock,
@@ -129,16 +115,16 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     loadPayload: (source, releaseImage, signal) => loader.load(source, releaseImage, signal),
     maxWorkers: options.maxWorkers,
     minimumReconcileIntervalMs: options.reconcileIntervalMs,
-    backoff: { durationMs: 10_000, factor: 1.3, jitter: 0.1, steps: options.backoffSteps, capMs: 15_000 },
-    featureGates,
+    backoff: options.backoff,
+    installBackoff: options.installBackoff,
+    featureGates: options.load.enabledFeatureGates,
     limits: options.limits,
     state,
     ...(kube && options.leaderElect
       ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }
       : {}),
     identity: me,
-    // Ten progress snapshots a second are plenty for any watcher and keep a sync's fan-out bounded.
-    progressIntervalMs: 100,
+    progressIntervalMs: options.progressIntervalMs,
     metrics: {
       ...workerMetrics(registry, () => clock.now().getTime()),
       // The CVO's own metrics, read from the service's status and the cluster's ClusterOperators at each scrape.
@@ -169,15 +155,15 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
     // A tag is resolved here; a registry that does not answer in time leaves it to retrieval to report why.
-    admitImage: (image) => retriever.admit(image, AbortSignal.timeout(ADMIT_TIMEOUT_MS)),
+    admitImage: (image) => retriever.admit(image, AbortSignal.timeout(options.admitTimeoutMs)),
     maxWatchesPerClient: options.maxWatchesPerClient,
     version: PACKAGE_VERSION,
     ...(tracing.tracer ? { tracer: tracing.tracer } : {}),
   });
-  let admin: { server: Server; address: string } | undefined;
-  let metricsServer: MetricsServer | undefined;
+  let admin: HttpEndpoint | undefined;
+  let metricsServer: HttpEndpoint | undefined;
   const stop = async (): Promise<void> => {
-    await api.shutdown(5_000);
+    await api.shutdown(options.shutdownGraceMs);
     // The worker stops and saves its last state before the cluster's controllers and clients stop. A failed
     // save is reported (a non-zero exit) once everything else has stopped.
     let unsaved: Error | undefined;
@@ -187,7 +173,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     await registryClient.close();
     await verification.close();
     await fileState?.unlock();
-    if (admin) await closeHttp(admin.server);
+    await admin?.close();
     await metricsServer?.close();
     // Last, so the spans of the final pass and of the shutdown are exported.
     await tracing.shutdown();
@@ -199,7 +185,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     const { adminListen, metricsListen } = options;
     admin = adminListen
       ? await bind("admin-listen", adminListen, () =>
-          startAdmin(adminListen, {
+          startAdminServer(adminListen, {
             ready: () => (lifetime.signal.aborted ? undefined : service.role()),
             metrics: registry,
             // The objects may hold what the payloads carried: shown only when asked for.
@@ -226,33 +212,4 @@ async function bind<T>(option: string, at: HostPort, listen: () => Promise<T>): 
   } catch (err) {
     throw ListenError.from(option, at, err);
   }
-}
-
-interface AdminEndpoints {
-  /** The role this replica holds while it serves, undefined once it is shutting down. */
-  readonly ready: () => string | undefined;
-  readonly metrics: Registry;
-  readonly objects?: () => unknown[];
-}
-
-/** Liveness, readiness, Prometheus metrics and (on the embedded cluster) a read-only view of its objects. */
-async function startAdmin(at: HostPort, { ready, metrics, objects }: AdminEndpoints): Promise<{ server: Server; address: string }> {
-  const server = createServer((req, res) => {
-    const send = (code: number, body: string, type = "text/plain"): void => {
-      res.writeHead(code, { "content-type": type }).end(body);
-    };
-    if (req.url === "/healthz") return send(200, "ok");
-    if (req.url === "/readyz") {
-      // A standby is ready too: it serves reads. The body says which role it holds and which release runs.
-      const role = ready();
-      return role ? send(200, `ok: ${role}, version ${PACKAGE_VERSION}`) : send(503, "shutting down");
-    }
-    if (req.url === "/metrics") {
-      void metrics.metrics().then((text) => send(200, text, metrics.contentType));
-      return;
-    }
-    if (req.url === "/debug/embedded/objects" && objects) return send(200, JSON.stringify(objects()), "application/json");
-    return send(404, "not found");
-  });
-  return { server, address: await listenHttp(server, at) };
 }

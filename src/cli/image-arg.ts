@@ -8,8 +8,7 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { goArch, isDirectoryImage, RegistryClient, RegistryRetriever, type PayloadSource } from "../payload/index.js";
 import { parseReference } from "../payload/registry/index.js";
-import { compileRegistryAccess, payloadCacheDir } from "../config/index.js";
-import type { RegistryFlags } from "./registry-flags.js";
+import { compileRegistryAccess, payloadCacheDir, type RegistryFlags } from "../config/index.js";
 
 /** True when `image` is meant as an OCI reference: it is no directory here and parses as one. */
 export function isImageReference(image: string): boolean {

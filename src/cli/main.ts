@@ -1,6 +1,16 @@
 import { resolve } from "node:path";
-import { Argument, Command, InvalidArgumentError, Option } from "commander";
-import { compileRegistryAccess, compileServeOptions, PACKAGE_VERSION, ValueError, type ServeOptions } from "../config/index.js";
+import { Argument, Command, Option } from "commander";
+import {
+  compileRegistryAccess,
+  compileServeOptions,
+  integer,
+  PACKAGE_VERSION,
+  RENDER_FLAGS,
+  SERVE_FLAGS,
+  ValueError,
+  type RegistryFlags,
+  type ServeOptions,
+} from "../config/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../payload/registry/index.js";
@@ -11,8 +21,8 @@ import { DEFAULT_ADDRESS, DEFAULT_CONNECT_TIMEOUT, type ConnectOptions } from ".
 import { diff } from "./diff.js";
 import { CliError, DIFF_EXIT, EXIT_CODES_HELP, ExitCode, exitCodeOf, failureLine } from "./exit-codes.js";
 import { payloadLocation } from "./image-arg.js";
-import { render, type RenderOptions } from "./render.js";
-import { withRegistryFlags, type RegistryFlags } from "./registry-flags.js";
+import { render } from "./render.js";
+import { addFlags, argParser, givenOptions, withRegistryFlags } from "./flag-table.js";
 import { signPayload, type SignPayloadOptions } from "./sign.js";
 import { reach } from "./reach.js";
 import { document, type DataFormat } from "./output.js";
@@ -22,17 +32,6 @@ import { notTaken } from "./update-outcome.js";
 import { endWait, follow, timeoutOf } from "./wait.js";
 import { watch } from "./watch.js";
 import { terminalSafe } from "./terminal-text.js";
-
-function integer(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new InvalidArgumentError(`"${value}" is not an integer`);
-  return n;
-}
-
-/** A comma-separated list flag; empty items are dropped. */
-function list(value: string): string[] {
-  return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
-}
 
 /** Runs `fn` with a client of the connection flags, once connected (see reach), closed afterwards even when `fn` fails. */
 async function withClient<T>(o: ConnectOptions, fn: (client: SyncWorkerClient) => Promise<T>): Promise<T> {
@@ -116,66 +115,15 @@ export function program(): Command {
   ];
   const withConnection = (command: Command): Command => connection.reduce((c, option) => c.addOption(option), command);
 
-  withRegistryFlags(cli.command("serve"), "registries")
+  addFlags(withRegistryFlags(cli.command("serve")), SERVE_FLAGS)
     .description("run the service (against the embedded cluster unless --kubeconfig is given)")
-    .option("--listen <host:port>", "gRPC address; port 0 picks a free port", "127.0.0.1:50051")
-    .option("--admin-listen <host:port>", "HTTP address for /healthz, /readyz, /metrics and /debug")
-    .option("--metrics-listen <host:port>", "HTTP address for Prometheus /metrics; port 0 picks a free port")
-    .option("--kubeconfig <path>", "drive the cluster of this kubeconfig")
-    .option("--reconcile-interval <duration>", "minimum time between reconcile passes (default: random in [2m, 4m))")
-    .option("--operator-delay <duration>", "embedded cluster: time simulated operators take to report", "500ms")
-    .option("--max-workers <n>", "parallelism of an update", integer, 16)
-    .option("--backoff-steps <n>", "attempts per manifest before it fails", integer, 3)
-    .option("--exclude <id>", "skip manifests annotated exclude.release.openshift.io/<id>=true")
-    .option("--cluster-profile <name>", "cluster profile", "self-managed-high-availability")
-    .option("--feature-set <set>", "cluster feature set: Default, TechPreviewNoUpgrade, DevPreviewNoUpgrade or CustomNoUpgrade", "Default")
-    .option("--known-capabilities <a,b,...>", "capabilities known at payload load (default: every capability this build knows)", list)
-    .option("--state-dir <dir>", "embedded cluster: where the state survives restarts (default: $SYNCWORKER_STATE_DIR, else $XDG_STATE_HOME/syncworker or ~/.local/state/syncworker)")
-    .option("--namespace <name>", "real cluster: namespace of the state ConfigMap and the Lease (default: the pod's own, else openshift-cluster-version)")
-    .option("--leader-elect", "real cluster: run as one of several replicas; only the Lease holder applies")
-    .option("--kube-qps <n>", "real cluster: a fixed client rate limit in requests per second (default: none, adapt to the server's 429s)", Number)
-    .option("--kube-burst <n>", "real cluster: requests above --kube-qps allowed at once (default 2 x qps)", integer)
-    .option("--kube-timeout <duration>", "real cluster: timeout of one request to the API server (default 60s)")
-    .option("--tls-cert <file>", "serve TLS with this certificate chain (PEM); with --tls-key")
-    .option("--tls-key <file>", "private key (PEM) of --tls-cert")
-    .option("--client-ca <file>", "mTLS: every SyncWorker call needs a client certificate signed by this CA (PEM)")
-    .option("--token-file <file>", "bearer tokens, one token,user,role line each (role reader or writer)")
-    .option("--authn <mode>", "how bearer tokens are checked: none, static (--token-file) or kube (TokenReview and SubjectAccessReview on the --kubeconfig cluster)")
-    .option("--insecure", "listen beyond loopback although nothing authenticates callers")
-    .option("--payload-root <dir>", "a directory payload images must resolve under (repeatable; required beyond loopback)", (dir: string, dirs: string[]) => [...dirs, dir], [])
-    .option("--payload-load-timeout <duration>", "how long one payload load may take", "2m")
-    .option("--payload-max-alias-bytes <size>", "bytes YAML aliases and manifest template substitutions may add to one payload (e.g. 512Ki, 16Mi)", "16Mi")
-    .option("--payload-max-depth <n>", "nesting of mappings and sequences one payload document may have", integer, 512)
-    .option("--payload-cache <dir>", "where release images pulled from registries are extracted (default: $SYNCWORKER_PAYLOAD_CACHE, else $XDG_CACHE_HOME/syncworker/payloads)")
-    .option("--payload-cache-max <size>", "disk the payload cache may use; least recently used entries are removed beyond it", "1Gi")
-    .option("--payload-max-bytes <size>", "bytes of all payload files one image may extract to", "256Mi")
-    .option("--payload-max-files <n>", "payload entries one image may extract", integer, 20000)
-    .option("--registry-max-response <size>", "bytes of a registry manifest, index, token or error body read", "4Mi")
-    .option("--registry-max-layer <size>", "a layer declared larger is refused before it is downloaded", "1Gi")
-    .option("--registry-pull-timeout <duration>", "how long one pull may take", "10m")
-    .option("--registry-stall-timeout <duration>", "how long a registry may send nothing during a pull", "30s")
-    .option("--verification-keys <dir>", "OpenPGP public keys release images must be signed with, one keyring per file, each must sign (default: no verification)")
-    .option("--signature-store <url>", "a signature store in the CVO's layout, http(s):// or file:// (repeatable; read before the registry's sha256-<hex>.sig tag)", (url: string, urls: string[]) => [...urls, url], [])
-    .option("--debug-endpoints", "serve the admin endpoint's /debug routes (the embedded cluster's objects)")
-    .option("--max-watches-per-client <n>", "concurrent StatusWatch streams one client host may hold", integer, 100)
-    .option("--max-deletions <n>", "default blast-radius limit: the most objects one update may delete (default: unlimited)", integer)
-    .option("--max-changed-percent <p>", "default blast-radius limit: the most objects one update may change, in % of its payload (default: unlimited)", Number)
-    .action(serve);
+    .action((_o, command: Command) => serve(givenOptions(command)));
 
-  withRegistryFlags(cli.command("render"))
+  addFlags(withRegistryFlags(cli.command("render")), RENDER_FLAGS)
     .description("print the manifests a payload would apply, in task order, without a server")
-    .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference to pull")
-    .option("--exclude <id>", "skip manifests annotated exclude.release.openshift.io/<id>=true", "")
-    .option("--profile <name>", "cluster profile", "self-managed-high-availability")
-    .option("--feature-set <set>", "cluster feature set", "Default")
-    .option("--capabilities <a,b,...>", "enabled capabilities (default: every known capability; \"\" for none)")
-    .option("--release-image <pullspec>", "the .ReleaseImage rendered into manifests/ (default: --image)")
-    .option("--show-excluded", "explain every excluded manifest on stderr", false)
-    .option("--payload-cache <dir>", "where a pulled image is extracted (default: $SYNCWORKER_PAYLOAD_CACHE, else $XDG_CACHE_HOME/syncworker/payloads)")
-    .addOption(new Option("-o, --output <format>", "index: a line per manifest; yaml or json: the manifests themselves").choices(["index", "yaml", "json"]).default("index"))
-    .action(async (o: RenderOptions) => {
+    .action(async (_o, command: Command) => {
       exitOnClosedPipe(0);
-      await render(o, { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
+      await render(givenOptions(command), { stdout: (l) => process.stdout.write(`${l}\n`), stderr: (l) => process.stderr.write(`${l}\n`) });
     });
 
   withRegistryFlags(cli.command("sign-payload"))
@@ -213,9 +161,9 @@ export function program(): Command {
     .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (by digest; a tag is resolved by the service)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--force", "apply even if verification or preconditions fail", false)
-    .option("--generation <n>", "generation of the desired state", integer, 1)
+    .option("--generation <n>", "generation of the desired state", argParser(integer), 1)
     .option("--plan <digest>", "apply only if the plan is still this one (a `syncworker diff` plan digest)")
-    .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --force)", integer)
+    .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --force)", argParser(integer))
     .option("--max-changed-percent <p>", "refuse the update if it would change more of its payload's objects, in % (unless --force)", Number)
     .option("--wait", "then wait until the release is completely applied (exit 1 if it is not taken, 3 after --timeout)", false)
     .option("--timeout <duration>", "with --wait: give up after this long (e.g. 30m), counted from the start (default: wait for ever)")
@@ -244,7 +192,7 @@ export function program(): Command {
     .description("preview what an update would change in the cluster, as kubectl diff (exit 1: changes, 0: none, 2: error, 3 and 4 as for every command)")
     .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (a tag is resolved to its digest by the service, as for update)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
-    .option("--max-deletions <n>", "report the plan as over this limit of deletions", integer)
+    .option("--max-deletions <n>", "report the plan as over this limit of deletions", argParser(integer))
     .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)
     .option("--show-skipped", "also list the objects a filter excludes, naming it", false)
     .addOption(new Option("-o, --output <format>", "text, as kubectl diff; json: every object with its action, the plan digest and the release previewed").choices(["text", "json"]).default("text"))
@@ -263,7 +211,7 @@ export function program(): Command {
     .description("stream status: a progress bar on a terminal, JSON lines otherwise")
     .option("--until-complete [version]", "exit once the release (or the given version) is completely applied; exit 1 if it is not taken (its load failed or was refused)")
     .option("--timeout <duration>", "with --until-complete: give up after this long (e.g. 30m), exit 3 (default: wait for ever)")
-    .option("--since-revision <n>", "resume after this revision", integer, 0)
+    .option("--since-revision <n>", "resume after this revision", argParser(integer), 0)
     .action(async (o: ConnectOptions & { untilComplete?: string | true; timeout?: string; sinceRevision: number }) => {
       if (o.timeout !== undefined && o.untilComplete === undefined) throw new ValueError("timeout", "applies only with --until-complete");
       const timeout = timeoutOf(o.timeout);

@@ -6,34 +6,11 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { capabilityNames, featureSetOption } from "../config/index.js";
+import { compileRenderOptions, type RenderOptions } from "../config/index.js";
 import { parseRunLevel } from "../graph/index.js";
-import { DEFAULT_CLUSTER_PROFILE, goArch, loadUpdate, openPayload, type Manifest } from "../payload/index.js";
-import { enabledFeatureGates, KNOWN_CAPABILITIES } from "../policy/index.js";
+import { loadUpdate, openPayload, type Manifest } from "../payload/index.js";
 import { isImageReference, pulledPayload } from "./image-arg.js";
-import { document, yamlStream, type DataFormat } from "./output.js";
-import type { RegistryFlags } from "./registry-flags.js";
-
-/** Flags of `syncworker render`, as commander hands them over. */
-export interface RenderOptions extends RegistryFlags {
-  /** Payload directory, relative or absolute, or a `file://` URL; or a release image reference, pulled first. */
-  readonly image: string;
-  /** Where a pulled image is extracted (default: serve's payload cache). */
-  readonly payloadCache?: string;
-  readonly exclude?: string;
-  readonly profile?: string;
-  readonly featureSet?: string;
-  /** Comma-separated enabled capabilities; absent: every known capability (the CVO's load-time view). */
-  readonly capabilities?: string;
-  /** Pull spec rendered into `manifests/` templates as `.ReleaseImage`; default: the image argument. */
-  readonly releaseImage?: string;
-  /** Also explain every excluded manifest on stderr. */
-  readonly showExcluded?: boolean;
-  /** `index` (default): one line per manifest; `yaml`: a YAML stream of the manifests; `json`: a `v1/List` of them. */
-  readonly output?: RenderFormat;
-}
-
-export type RenderFormat = "index" | DataFormat;
+import { document, yamlStream } from "./output.js";
 
 /** Where render writes; injected so tests need no process. */
 export interface RenderOutput {
@@ -72,22 +49,14 @@ function directoryOf(image: string): string {
  * Throws the loader's PayloadError (or a ValueError for bad flags) without writing a partial listing.
  */
 export async function render(options: RenderOptions, out: RenderOutput, signal?: AbortSignal): Promise<void> {
-  const featureSet = featureSetOption(options.featureSet ?? "Default");
-  const enabled = options.capabilities === undefined ? undefined : capabilityNames("capabilities", options.capabilities.split(",").map((c) => c.trim()).filter((c) => c !== ""));
+  const o = compileRenderOptions(options);
   const opened = signal ?? new AbortController().signal;
-  const source = isImageReference(options.image) ? await pulledPayload(options.image, options, opened) : { directory: directoryOf(options.image) };
+  const source = isImageReference(o.image) ? await pulledPayload(o.image, o, opened) : { directory: directoryOf(o.image) };
   const { dir, fs } = await openPayload(source, opened);
   const excluded: string[] = [];
   let total = 0;
-  const update = await loadUpdate(dir, options.releaseImage ?? options.image, {
-    exclude: options.exclude ?? "",
-    clusterProfile: options.profile ?? DEFAULT_CLUSTER_PROFILE,
-    featureSet,
-    enabledFeatureGates: enabledFeatureGates(featureSet),
-    // Names the user enables count as known, so a newer release's capabilities can be previewed.
-    knownCapabilities: [...new Set([...KNOWN_CAPABILITIES, ...(enabled ?? [])])],
-    enabledCapabilities: enabled,
-    architecture: goArch(process.arch),
+  const update = await loadUpdate(dir, o.releaseImage, {
+    ...o.load,
     signal,
     onWarning: (message) => out.stderr(`warning: ${message}`),
     onManifest: (m, reason) => {
@@ -95,10 +64,10 @@ export async function render(options: RenderOptions, out: RenderOutput, signal?:
       if (reason !== undefined) excluded.push(`excluded ${m.originalFilename} ${describeObject(m)}: ${reason}`);
     },
   }, fs);
-  if (options.showExcluded) for (const line of excluded) out.stderr(line);
+  if (o.showExcluded) for (const line of excluded) out.stderr(line);
   const included = `included ${update.manifests.length} of ${total} manifests`;
   const objects = update.manifests.map((m) => m.obj);
-  switch (options.output ?? "index") {
+  switch (o.output) {
     case "index":
       update.manifests.forEach((m, i) => out.stdout(renderLine(i + 1, m)));
       out.stdout(included);

@@ -75,6 +75,8 @@ export interface SyncServiceOptions {
   readonly maxWorkers: number;
   readonly minimumReconcileIntervalMs: number;
   readonly backoff: Backoff;
+  /** The worker's retry schedule while it installs (see `SyncWorkerOptions`). */
+  readonly installBackoff: Backoff;
   /** The cluster's enabled feature gates (from its feature set), for the feature-gated capabilities. */
   readonly featureGates?: ReadonlySet<string>;
   /** Blast-radius limits of every Update and Preview, where the request sets none; absent: unlimited. */
@@ -339,6 +341,7 @@ export class SyncService {
       log: log.child({ component: "worker" }),
       minimumReconcileIntervalMs: this.#o.minimumReconcileIntervalMs,
       backoff: this.#o.backoff,
+      installBackoff: this.#o.installBackoff,
       reports: { status: (status) => this.#onStatus(status), attemptsRestarted: () => this.#waits.clear() },
       events: {
         event: (type, reason, text) => {

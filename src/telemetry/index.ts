@@ -3,7 +3,8 @@
 export { startTracing, traceLogMixin, type TracingSetup } from "./tracing.js";
 export { apiMetrics, coalescedSnapshots, kubeClientMetrics, liveCacheMetrics, processMetrics, workerMetrics } from "./metrics.js";
 export { clusterVersionMetrics, type ClusterVersionSource } from "./cluster-version-metrics.js";
-export { closeHttp, listenHttp, startMetricsServer, type MetricsServer } from "./metrics-server.js";
+export { startMetricsServer, type HttpEndpoint, type MetricsSource } from "./metrics-server.js";
+export { startAdminServer, type AdminEndpoints } from "./admin-server.js";
 
 // Symbols below are library-internal, exported for tests.
 export { cleanAttributes, otelTracing, otlpProtocol, tracesExporters, type OtlpProtocol } from "./tracing.js";

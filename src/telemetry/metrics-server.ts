@@ -1,14 +1,17 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { formatHostPort, type HostPort } from "../config/index.js";
 
-/** A running `/metrics` endpoint. */
-export interface MetricsServer {
+/** A running HTTP endpoint of `serve` (`/metrics` alone, or the admin endpoints). */
+export interface HttpEndpoint {
   /** The bound `HOST:PORT` (IPv6 hosts in brackets). */
   readonly address: string;
   close(): Promise<void>;
 }
+
+/** What a scrape reads; a registry, or a fake in tests. */
+export type MetricsSource = Pick<Registry, "metrics" | "contentType">;
 
 /** Binds an HTTP server to `at` (port 0 picks a free port); resolves with the bound `HOST:PORT`. */
 export async function listenHttp(server: Server, at: HostPort): Promise<string> {
@@ -34,20 +37,34 @@ export function closeHttp(server: Server): Promise<void> {
   });
 }
 
+/** Serves `handle` on `at` until closed. */
+export async function serveHttp(at: HostPort, handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<HttpEndpoint> {
+  const server = createServer(handle);
+  return { address: await listenHttp(server, at), close: () => closeHttp(server) };
+}
+
+/** One whole answer, plain text unless `type` says otherwise. */
+export function sendText(res: ServerResponse, code: number, body: string, type = "text/plain"): void {
+  res.writeHead(code, { "content-type": type }).end(body);
+}
+
+/** `/metrics`, with or without a query string (Prometheus may add one). */
+export function isMetricsPath(url: string | undefined): boolean {
+  return url === "/metrics" || url?.startsWith("/metrics?") === true;
+}
+
+/** Answers a scrape; a collection that fails is a 500 naming why, not an unhandled rejection. */
+export function sendMetrics(metrics: MetricsSource, res: ServerResponse): void {
+  metrics.metrics().then(
+    (text) => sendText(res, 200, text, metrics.contentType),
+    (err: unknown) => sendText(res, 500, String(err)),
+  );
+}
+
 /**
- * Serves `registry` at `/metrics` on `at` (port 0 picks a free port), apart from the admin endpoints so
+ * Serves `metrics` at `/metrics` on `at` (port 0 picks a free port), apart from the admin endpoints so
  * Prometheus can be given a port that exposes nothing else.
  */
-export async function startMetricsServer(at: HostPort, registry: Registry): Promise<MetricsServer> {
-  const server: Server = createServer((req, res) => {
-    if (req.url !== "/metrics" && !req.url?.startsWith("/metrics?")) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-    registry.metrics().then(
-      (text) => res.writeHead(200, { "content-type": registry.contentType }).end(text),
-      (err: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(String(err)),
-    );
-  });
-  return {
-    address: await listenHttp(server, at),
-    close: () => closeHttp(server),
-  };
+export function startMetricsServer(at: HostPort, metrics: MetricsSource): Promise<HttpEndpoint> {
+  return serveHttp(at, (req, res) => (isMetricsPath(req.url) ? sendMetrics(metrics, res) : sendText(res, 404, "not found")));
 }

@@ -23,6 +23,8 @@ import type { MetricsSink, SyncWork } from "./types.js";
 
 export interface ApplyDeps extends TaskRunDeps {
   readonly backoff: Backoff;
+  /** The shorter schedule of an install, used instead of `backoff` when that allows more than one step. */
+  readonly installBackoff: Backoff;
   readonly architecture: string;
   readonly metrics: MetricsSink;
   /** Told when a new attempt sequence starts (attempt 0). */
@@ -34,8 +36,6 @@ export interface ApplyDeps extends TaskRunDeps {
   readonly position: Set<number>;
 }
 
-/** The shorter schedule used while installing, so a fresh cluster converges quickly. */
-const INITIALIZING_BACKOFF: Backoff = { durationMs: 1000, factor: 2, jitter: 0, steps: 4, capMs: 15_000 };
 const RECONCILE_STRIDE = 8;
 
 /**
@@ -55,7 +55,7 @@ export async function applyPayload(
   const total = payload.manifests.length;
   let backoff = deps.backoff;
   if (backoff.steps === 0) throw new Error("SyncWorker requires at least one backoff step to apply any manifests");
-  if (backoff.steps > 1 && work.state === "Initializing") backoff = INITIALIZING_BACKOFF;
+  if (backoff.steps > 1 && work.state === "Initializing") backoff = deps.installBackoff;
   const tasks = payload.manifests.map((manifest, i) => new Task(i + 1, total, manifest, backoff));
   const components = new ComponentTracker(tasks, reporter.previous.components, () => deps.clock.now(), (task) => deps.position.has(task.index));
   const progress = new ConsistentReporter(

@@ -19,8 +19,10 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly log: Logger;
   /** Minimum time between reconcile passes; also bounds the error backoff. */
   readonly minimumReconcileIntervalMs: number;
-  /** Retry schedule of each manifest (Initializing uses its own shorter one when steps > 1). */
+  /** Retry schedule of each manifest (Initializing uses `installBackoff` when steps > 1). */
   readonly backoff: Backoff;
+  /** The shorter retry schedule of an install, so a fresh cluster converges quickly. */
+  readonly installBackoff: Backoff;
   /** The worker's only way out: its owner hears every status and the start of each attempt sequence. */
   readonly reports: WorkerReports;
   /** Payload metrics; none when absent. */

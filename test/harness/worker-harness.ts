@@ -6,6 +6,7 @@ import type { Condition, HistoryEntry } from "../../src/status/index.js";
 import type { PayloadState, ResourceApplier, SyncWorkerStatus, UpdateRequest } from "../../src/worker/index.js";
 import { ManualClock, settle } from "./manual-clock.js";
 import { MemoryStateStore } from "./memory-state-store.js";
+import { TUNING } from "../../src/config/index.js";
 
 const quiet: ServiceLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, child: () => quiet };
 const PROFILE = { "include.release.openshift.io/self-managed-high-availability": "true" };
@@ -104,6 +105,7 @@ export function workerHarness(options: HarnessOptions) {
     maxWorkers: options.maxWorkers ?? 1,
     minimumReconcileIntervalMs: options.reconcileMs ?? 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps: options.backoffSteps ?? 1, capMs: 0 },
+    installBackoff: TUNING.installBackoff,
     state,
     identity: "harness",
     onSnapshot: (snapshot) => statuses.push(snapshot.value.worker),

@@ -1,5 +1,7 @@
+import { KUBE_CLIENT_DEFAULTS } from "../../config/index.js";
 import { sleep } from "../../core/index.js";
-/** Client behaviour towards the API server; every field has a default in `compileKubeClientOptions`. */
+
+/** Client behaviour towards the API server; an unset field takes config's {@link KUBE_CLIENT_DEFAULTS}. */
 export interface KubeClientOptions {
   /**
    * Sustained requests per second (token bucket refill), as client-go's `QPS`. Unset: no fixed ceiling;
@@ -8,7 +10,7 @@ export interface KubeClientOptions {
   readonly qps?: number;
   /** Requests allowed at once above the sustained rate, as client-go's `Burst` (with `qps`; default 2 × qps). */
   readonly burst?: number;
-  /** Per-request timeout; large CRDs (hundreds of KiB of schema) take seconds to admit on a busy server. */
+  /** Per-request timeout. */
   readonly timeoutMs?: number;
   /** Retries of one request on 429, 5xx or a dropped connection before the failure reaches the applier. */
   readonly maxRetries?: number;
@@ -30,19 +32,15 @@ export interface CompiledKubeClientOptions {
   readonly onThrottled: (ceiling: number | undefined) => void;
 }
 
-/**
- * Defaults: no fixed rate limit. The API server's priority and fairness is the real limit and says so
- * with 429 and Retry-After; bench apply measured the former 200 QPS bucket as what held 1,000 applies
- * back. 60 s per request; 4 retries.
- */
+/** Applies {@link KUBE_CLIENT_DEFAULTS} and checks the values. */
 export function compileKubeClientOptions(options: KubeClientOptions = {}): Readonly<CompiledKubeClientOptions> {
   const compiled: CompiledKubeClientOptions = {
     qps: options.qps,
     burst: options.burst ?? (options.qps === undefined ? undefined : Math.max(1, Math.ceil(2 * options.qps))),
-    timeoutMs: options.timeoutMs ?? 60_000,
-    maxRetries: options.maxRetries ?? 4,
-    retryBaseMs: options.retryBaseMs ?? 250,
-    userAgent: options.userAgent ?? `syncworker/0.1.0 (${process.platform}/${process.arch}) node/${process.versions.node}`,
+    timeoutMs: options.timeoutMs ?? KUBE_CLIENT_DEFAULTS.timeoutMs,
+    maxRetries: options.maxRetries ?? KUBE_CLIENT_DEFAULTS.maxRetries,
+    retryBaseMs: options.retryBaseMs ?? KUBE_CLIENT_DEFAULTS.retryBaseMs,
+    userAgent: options.userAgent ?? KUBE_CLIENT_DEFAULTS.userAgent,
     onThrottled: options.onThrottled ?? (() => undefined),
   };
   for (const key of ["qps", "burst", "timeoutMs", "retryBaseMs"] as const) {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { compileServeOptions, formatHostPort, ValueError } from "../../../src/config/index.js";
+import { compileServeOptions, formatHostPort, KUBE_CLIENT_DEFAULTS, PACKAGE_VERSION, TUNING, ValueError } from "../../../src/config/index.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/index.js";
 import { DEFAULT_PULL_LIMITS } from "../../../src/payload/registry/limits.js";
 
@@ -11,17 +11,17 @@ const compile = (o: Parameters<typeof compileServeOptions>[0]) => compileServeOp
 
 test("payload inclusion options default to the CVO's: no exclusion, HA profile, Default feature set, every known capability", () => {
   const c = compile({});
-  assert.equal(c.exclude, "");
-  assert.equal(c.clusterProfile, "self-managed-high-availability");
-  assert.equal(c.featureSet, "Default");
-  assert.deepEqual(c.knownCapabilities, [...KNOWN_CAPABILITIES].sort());
-  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.knownCapabilities));
+  assert.equal(c.load.exclude, "");
+  assert.equal(c.load.clusterProfile, "self-managed-high-availability");
+  assert.equal(c.load.featureSet, "Default");
+  assert.deepEqual(c.load.knownCapabilities, [...KNOWN_CAPABILITIES].sort());
+  assert.ok(Object.isFrozen(c) && Object.isFrozen(c.load) && Object.isFrozen(c.load.knownCapabilities));
 });
 
 const VALID_SETS = ["", "Default", "TechPreviewNoUpgrade", "DevPreviewNoUpgrade", "CustomNoUpgrade"];
 for (const featureSet of VALID_SETS) {
   test(`feature set "${featureSet}" is accepted`, () => {
-    assert.equal(compile({ featureSet }).featureSet, featureSet);
+    assert.equal(compile({ featureSet }).load.featureSet, featureSet);
   });
 }
 
@@ -64,10 +64,10 @@ for (const [name, options, option] of INVALID) {
 }
 
 test("payload limits: 16 MiB of alias expansion and 512 levels by default; sizes in bytes, Ki, Mi or Gi", () => {
-  assert.deepEqual(compile({}).payloadLimits, { maxAliasBytes: 16 * 1024 * 1024, maxDepth: 512 });
-  assert.deepEqual(compile({ payloadMaxAliasBytes: "512Ki", payloadMaxDepth: 64 }).payloadLimits, { maxAliasBytes: 512 * 1024, maxDepth: 64 });
-  assert.equal(compile({ payloadMaxAliasBytes: "65536" }).payloadLimits.maxAliasBytes, 65536);
-  assert.equal(compile({ payloadMaxAliasBytes: "1Gi" }).payloadLimits.maxAliasBytes, 1024 ** 3);
+  assert.deepEqual(compile({}).load.limits, { maxAliasBytes: 16 * 1024 * 1024, maxDepth: 512 });
+  assert.deepEqual(compile({ payloadMaxAliasBytes: "512Ki", payloadMaxDepth: 64 }).load.limits, { maxAliasBytes: 512 * 1024, maxDepth: 64 });
+  assert.equal(compile({ payloadMaxAliasBytes: "65536" }).load.limits?.maxAliasBytes, 65536);
+  assert.equal(compile({ payloadMaxAliasBytes: "1Gi" }).load.limits?.maxAliasBytes, 1024 ** 3);
 });
 
 test("input limits: payload roots resolved, a 2m load deadline, debug routes off and 100 watches per client by default", async () => {
@@ -86,8 +86,8 @@ test("input limits: payload roots resolved, a 2m load deadline, debug routes off
 });
 
 test("known capabilities: duplicates collapse, order is sorted; names this build does not know are refused, listed with how many more", () => {
-  assert.deepEqual(compile({ knownCapabilities: ["Ingress", "Console", "Ingress"] }).knownCapabilities, ["Console", "Ingress"]);
-  assert.deepEqual(compile({ knownCapabilities: [] }).knownCapabilities, []);
+  assert.deepEqual(compile({ knownCapabilities: ["Ingress", "Console", "Ingress"] }).load.knownCapabilities, ["Console", "Ingress"]);
+  assert.deepEqual(compile({ knownCapabilities: [] }).load.knownCapabilities, []);
   assert.throws(() => compile({ knownCapabilities: ["Console", "NewCap"] }), (err: Error) => err instanceof ValueError && err.message.includes('"NewCap"'));
   const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
   assert.throws(() => compile({ knownCapabilities: invented }), (err: Error) => err.message.includes("… and 19950 more") && err.message.length < 2000);
@@ -97,8 +97,8 @@ test("the state lives in --state-dir on the embedded cluster, and the kube clien
   assert.equal(compile({}).stateDir, "/var/lib/syncworker-test");
   const kube = compileServeOptions({ kubeconfig: "/k", leaderElect: true, kubeQps: 50, kubeTimeout: "30s" }, () => 0, "/unused");
   assert.deepEqual([kube.stateDir, kube.namespace, kube.leaderElect], ["", "", true]);
-  assert.deepEqual(kube.kube, { qps: 50, timeoutMs: 30_000 });
-  assert.deepEqual(compileServeOptions({ kubeconfig: "/k" }, () => 0).kube, {}, "no fixed rate by default");
+  assert.deepEqual(kube.kube, { ...KUBE_CLIENT_DEFAULTS, qps: 50, timeoutMs: 30_000 });
+  assert.deepEqual(compileServeOptions({ kubeconfig: "/k" }, () => 0).kube, KUBE_CLIENT_DEFAULTS, "no fixed rate by default");
 });
 
 test("the writable paths come from SYNCWORKER_STATE_DIR and SYNCWORKER_PAYLOAD_CACHE when their flags are absent", () => {
@@ -182,4 +182,11 @@ test("verification options: keys off by default; a key directory resolved; store
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test("tuning values reach the compiled options: the manifest backoff takes --backoff-steps, the kube client names this release", () => {
+  const c = compile({ backoffSteps: 5 });
+  assert.deepEqual(c.backoff, { ...TUNING.manifestBackoff, steps: 5 });
+  assert.deepEqual([c.installBackoff, c.progressIntervalMs, c.admitTimeoutMs, c.shutdownGraceMs], [TUNING.installBackoff, 100, 30_000, 5_000]);
+  assert.ok(c.kube.userAgent.startsWith(`syncworker/${PACKAGE_VERSION} (`));
 });

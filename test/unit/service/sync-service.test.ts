@@ -6,6 +6,7 @@ import { SyncWorker } from "../../../src/worker/index.js";
 import { ManualClock } from "../../harness/manual-clock.js";
 import { MemoryStateStore } from "../../harness/memory-state-store.js";
 import { configMap, payload, workerHarness } from "../../harness/worker-harness.js";
+import { TUNING } from "../../../src/config/index.js";
 
 const V0 = "1.0.0-abc";
 const IMG0 = "image/image:0";
@@ -64,6 +65,7 @@ test("a service and a worker each start once", async () => {
     log: NO_LOG,
     minimumReconcileIntervalMs: 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps: 1, capMs: 0 },
+    installBackoff: TUNING.installBackoff,
     reports: { status: () => undefined, attemptsRestarted: () => undefined },
   });
   const controller = new AbortController();

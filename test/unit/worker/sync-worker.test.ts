@@ -6,6 +6,7 @@ import { enabledFeatureGates } from "../../../src/policy/index.js";
 import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateRequest } from "../../../src/worker/index.js";
 import { NO_LOG } from "../../../src/core/index.js";
 import { ManualClock, settle } from "../../harness/manual-clock.js";
+import { TUNING } from "../../../src/config/index.js";
 
 function configMap(name: string, file: string): Manifest {
   const obj = {
@@ -67,6 +68,7 @@ function setup(steps = 1, featureGates?: ReadonlySet<string>) {
     log: NO_LOG,
     minimumReconcileIntervalMs: 500,
     backoff: { durationMs: 100, factor: 2, jitter: 0, steps, capMs: 0 },
+    installBackoff: TUNING.installBackoff,
     reports: { status: (s) => statuses.push(s), attemptsRestarted: () => undefined },
     ...(featureGates ? { featureGates } : {}),
   });
