@@ -81,7 +81,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
           event: (err) => log.debug({ err }, "event not recorded in the cluster"),
           stateWatch: (err) => log.warn({ err }, "watching the state object"),
           clusterVersion: (err) => log.warn({ err }, "writing the ClusterVersion view"),
-        }, { ...options.kube, onThrottled: kubeClientMetrics(registry) }),
+        }, { ...options.kube, ...kubeClientMetrics(registry) }),
       )
     : undefined;
   const fileState = kube ? undefined : new FileStateStore(options.stateDir);

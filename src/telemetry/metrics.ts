@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { ApiMetrics } from "../api/index.js";
+import type { KubeClientOptions } from "../cluster/kube/http.js";
 import type { LiveCacheMetrics } from "../cluster/kube/live-cache.js";
 import type { MetricsSink } from "../worker/index.js";
 
@@ -146,13 +147,26 @@ export function liveCacheMetrics(registry: Registry): LiveCacheMetrics {
   };
 }
 
-/** The kube client's 429 answers and the rate ceiling it paces itself at after them. */
-export function kubeClientMetrics(registry: Registry): (ceiling: number | undefined) => void {
+/**
+ * The kube client's answers (count and time by verb and code, as client-go's `rest_client_requests_total` and
+ * `rest_client_request_duration_seconds`), its 429s and the rate ceiling it paces itself at after them.
+ */
+export function kubeClientMetrics(registry: Registry): Required<Pick<KubeClientOptions, "onThrottled" | "onAnswer">> {
   const registers = [registry];
   const throttled = new Counter({ name: "syncworker_kube_client_throttled_total", help: "429 answers from the API server.", registers });
   const ceiling = new Gauge({ name: "syncworker_kube_client_rate_ceiling", help: "Requests per second the client paced itself at after its last 429 (0: a fixed --kube-qps).", registers });
-  return (limit) => {
-    throttled.inc();
-    ceiling.set(limit ?? 0);
+  const answered = new Histogram({
+    name: "syncworker_kube_request_duration_seconds",
+    help: "Time from sending a request to the API server to reading its whole answer, by verb and status code.",
+    labelNames: ["verb", "code"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  return {
+    onThrottled: (limit) => {
+      throttled.inc();
+      ceiling.set(limit ?? 0);
+    },
+    onAnswer: (verb, code, seconds) => answered.observe({ verb, code: String(code) }, seconds),
   };
 }

@@ -54,11 +54,15 @@ function manifests(): GeneratedManifest[] {
   return out;
 }
 
-async function metric(name: string): Promise<number> {
+/** The sum of a metric's samples whose labels include every `labels` pair (all samples without `labels`). */
+async function metric(name: string, labels: Readonly<Record<string, string>> = {}): Promise<number> {
   assert.ok(server);
   const text = await (await fetch(`http://${server.adminAddress}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  return text
+    .split("\n")
+    .filter((l) => (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && wanted.every((pair) => l.includes(pair)))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
 }
 
 test("429 answers slow the client down; the sync completes and nothing fails for throttling alone", { timeout: 600_000 }, async () => {
@@ -80,6 +84,9 @@ test("429 answers slow the client down; the sync completes and nothing fails for
   const throttled = await metric("syncworker_kube_client_throttled_total");
   console.log(`429 answers during the sync: ${throttled}; the client's ceiling after the last: ${await metric("syncworker_kube_client_rate_ceiling")} req/s`);
   assert.ok(throttled > 0, "the server did throttle the client");
+  assert.equal(await metric("syncworker_kube_request_duration_seconds_count", { code: "429" }), throttled, "every 429 is timed among the answers");
+  const patches = await metric("syncworker_kube_request_duration_seconds_count", { verb: "PATCH" });
+  assert.ok(patches >= NAMESPACES * PER_NAMESPACE, `every apply is timed: ${patches} PATCH answers`);
 });
 
 test("after an API server restart the cache follows again: an edit right after it is undone", { timeout: 300_000 }, async () => {

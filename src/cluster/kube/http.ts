@@ -19,6 +19,8 @@ export interface KubeClientOptions {
   readonly userAgent?: string;
   /** Told of every 429 answer, with the rate ceiling the client paces itself at now (undefined: a fixed `qps`). */
   readonly onThrottled?: (ceiling: number | undefined) => void;
+  /** Told of every answer and how long the server took to give it (client-go's `rest_client_request_duration_seconds`). */
+  readonly onAnswer?: (method: string, statusCode: number, seconds: number) => void;
 }
 
 export interface CompiledKubeClientOptions {
@@ -30,6 +32,7 @@ export interface CompiledKubeClientOptions {
   readonly retryBaseMs: number;
   readonly userAgent: string;
   readonly onThrottled: (ceiling: number | undefined) => void;
+  readonly onAnswer: (method: string, statusCode: number, seconds: number) => void;
 }
 
 /** Applies {@link KUBE_CLIENT_DEFAULTS} and checks the values. */
@@ -42,6 +45,7 @@ export function compileKubeClientOptions(options: KubeClientOptions = {}): Reado
     retryBaseMs: options.retryBaseMs ?? KUBE_CLIENT_DEFAULTS.retryBaseMs,
     userAgent: options.userAgent ?? KUBE_CLIENT_DEFAULTS.userAgent,
     onThrottled: options.onThrottled ?? (() => undefined),
+    onAnswer: options.onAnswer ?? (() => undefined),
   };
   for (const key of ["qps", "burst", "timeoutMs", "retryBaseMs"] as const) {
     const value = compiled[key];

@@ -84,6 +84,7 @@ export class KubeTransport {
       await this.#pace.take(signal);
       const credentials = await this.#current();
       let delay: number;
+      const sent = performance.now();
       try {
         const response = await credentials.dispatcher.request({
           origin: this.#server,
@@ -96,6 +97,7 @@ export class KubeTransport {
           bodyTimeout: this.options.timeoutMs,
         });
         const text = await response.body.text();
+        this.options.onAnswer(method, response.statusCode, (performance.now() - sent) / 1000);
         if (response.statusCode === 429) {
           this.#pace.throttled?.();
           this.options.onThrottled(this.#pace.limit);
