@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { loadUpdate, parseManifests, type PayloadUpdate } from "../src/payload/index.js";
+import { nodePayloadFs } from "../src/retrieval/node-fs.js";
 import { KNOWN_CAPABILITIES } from "../src/policy/index.js";
 
 const SOURCE = realPayload("real-a");
@@ -88,7 +89,7 @@ async function loadRuns(dir: string): Promise<LoadFigures> {
     documents = 0;
     const start = performance.now();
     const startCpu = process.cpuUsage();
-    update = await loadUpdate(dir, "quay.io/bench/release@sha256:0", { knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64", onManifest: () => documents++ });
+    update = await loadUpdate(dir, "quay.io/bench/release@sha256:0", { knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64", onManifest: () => documents++ }, nodePayloadFs);
     times.push(performance.now() - start);
     const used = process.cpuUsage(startCpu);
     cpu.push((used.user + used.system) / 1000);

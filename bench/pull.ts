@@ -7,8 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { goArch, RegistryClient, RegistryRetriever } from "../src/payload/index.js";
-import { payloadLayer, pushPayload } from "../src/payload/registry/index.js";
+import { goArch } from "../src/payload/index.js";
+import { RegistryClient, RegistryRetriever } from "../src/retrieval/index.js";
+import { payloadLayer, pushPayload } from "../src/retrieval/registry/index.js";
 import { writePayload, type GeneratedManifest } from "../test/harness/payload-gen.js";
 import { startRegistry } from "../test/harness/registry.js";
 

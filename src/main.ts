@@ -6,8 +6,9 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { ListenError, PACKAGE_VERSION, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
-import { DirectoryRetriever, gvkOf, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./payload/index.js";
-import { configureVerifier, loadKeyrings, type Keyring } from "./payload/verify/index.js";
+import { gvkOf } from "./payload/index.js";
+import { DirectoryRetriever, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./retrieval/index.js";
+import { configureVerifier, loadKeyrings, type Keyring } from "./retrieval/verify/index.js";
 import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
 import { redactCredentials, type ServiceStatus } from "./status/index.js";

@@ -1,5 +1,5 @@
 import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
-import type { PreviewInput, PreviewResult } from "../worker/preview.js";
+import type { PreviewInput, PreviewResult } from "../worker/planning/index.js";
 import type { BlastRadiusLimits, PlanAction, PlannedObject, UpdateControls } from "../worker/index.js";
 import { fromProtoUpdate } from "./convert.js";
 import { InvalidArgumentError } from "./errors.js";

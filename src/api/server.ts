@@ -6,7 +6,7 @@ import { formatHostPort, type HostPort } from "../config/index.js";
 import type { Deliver, ServiceStatus, Snapshot } from "../status/index.js";
 import type { PlannedObject, UpdateRequest } from "../worker/index.js";
 import type { Logger } from "../core/index.js";
-import type { PreviewInput, PreviewResult } from "../worker/preview.js";
+import type { PreviewInput, PreviewResult } from "../worker/planning/index.js";
 import { fromProtoNotify, fromProtoPause, fromProtoUpdate, toProtoStatus } from "./convert.js";
 import { InvalidArgumentError, toServiceError } from "./errors.js";
 import { accepted, checkedDecoding, MAX_RECEIVE_MESSAGE_BYTES, WatchLimiter } from "./limits.js";

@@ -6,8 +6,9 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { goArch, isDirectoryImage, RegistryClient, RegistryRetriever, type PayloadSource } from "../payload/index.js";
-import { parseReference } from "../payload/registry/index.js";
+import { goArch, type PayloadSource } from "../payload/index.js";
+import { isDirectoryImage, RegistryClient, RegistryRetriever } from "../retrieval/index.js";
+import { parseReference } from "../retrieval/registry/index.js";
 import { compileRegistryAccess, payloadCacheDir, type RegistryFlags } from "../config/index.js";
 
 /** True when `image` is meant as an OCI reference: it is no directory here and parses as one. */

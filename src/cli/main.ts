@@ -13,7 +13,7 @@ import {
 } from "../config/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
-import { pushPayload, RegistryClient } from "../payload/registry/index.js";
+import { pushPayload, RegistryClient } from "../retrieval/registry/index.js";
 import { defaultStateDir } from "../service/index.js";
 import { SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
 import { completionScript, SHELLS, type Shell } from "./completion.js";

@@ -8,7 +8,8 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compileRenderOptions, type RenderOptions } from "../config/index.js";
 import { parseRunLevel } from "../graph/index.js";
-import { loadUpdate, openPayload, type Manifest } from "../payload/index.js";
+import { loadUpdate, type Manifest } from "../payload/index.js";
+import { openPayload } from "../retrieval/index.js";
 import { isImageReference, pulledPayload } from "./image-arg.js";
 import { document, yamlStream } from "./output.js";
 

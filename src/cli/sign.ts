@@ -6,10 +6,10 @@
  */
 import { readFile } from "node:fs/promises";
 import { ValueError } from "../config/index.js";
-import type { RegistryClient } from "../payload/registry/client.js";
-import { sha256Digest } from "../payload/registry/image-manifest.js";
-import { byDigest, parseReference, type ImageReference } from "../payload/registry/reference.js";
-import { addToStore, pushSignature, readSigningKey, signatureTag, signImage } from "../payload/verify/index.js";
+import type { RegistryClient } from "../retrieval/registry/client.js";
+import { sha256Digest } from "../retrieval/registry/image-manifest.js";
+import { byDigest, parseReference, type ImageReference } from "../retrieval/registry/reference.js";
+import { addToStore, pushSignature, readSigningKey, signatureTag, signImage } from "../retrieval/verify/index.js";
 
 /** Flags of `syncworker sign-payload`, as commander hands them over. */
 export interface SignPayloadOptions {

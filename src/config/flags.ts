@@ -4,7 +4,7 @@
  * its commander options from these tables; the compilers apply their defaults, once, with {@link applyDefaults}.
  */
 import { DEFAULT_CLUSTER_PROFILE, DEFAULT_FEATURE_SET, DEFAULT_PAYLOAD_LIMITS } from "../payload/index.js";
-import { DEFAULT_PULL_LIMITS } from "../payload/registry/limits.js";
+import { DEFAULT_PULL_LIMITS } from "../retrieval/registry/limits.js";
 import { KNOWN_CAPABILITIES } from "../policy/index.js";
 import { KUBE_CLIENT_DEFAULTS } from "./tuning.js";
 import { formatByteSize, formatDuration } from "./units.js";

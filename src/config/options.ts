@@ -1,9 +1,9 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { defaultAuthFile, defaultPayloadCache } from "../payload/index.js";
+import { defaultAuthFile, defaultPayloadCache } from "../retrieval/index.js";
 import { redactCredentials } from "../status/text.js";
-import type { PullLimits } from "../payload/registry/limits.js";
+import type { PullLimits } from "../retrieval/registry/limits.js";
 import type { Backoff } from "../graph/index.js";
 import { formatHostPort, parseHostPort, type HostPort } from "./address.js";
 import { applyDefaults, REGISTRY_FLAGS, SERVE_FLAGS, type RegistryFlags, type ServeOptions, type WithDefaults } from "./flags.js";

@@ -1,17 +1,15 @@
 /**
- * Release payloads: retrieve a payload directory, load it (metadata, templated and plain manifests,
- * inclusion filter) into a {@link PayloadUpdate} with its manifest hash. Pure apart from the injected
- * {@link PayloadFs}; `nodePayloadFs` is the Node implementation. Every failure is a {@link PayloadError}.
+ * Release payloads: what a payload is and how it is read. Loads a payload directory (metadata, templated and plain
+ * manifests, inclusion filter) into a {@link PayloadUpdate} with its manifest hash. Pure apart from the injected
+ * {@link PayloadFs} (`nodePayloadFs` in src/retrieval is the Node implementation; getting a payload onto the
+ * disk is src/retrieval's too). Every failure is a {@link PayloadError}.
  */
-export { loadUpdate, loadTimeFilter, verifyPayloadVersion, nodePayloadFs, validateDirectory, isNotExist, goArch, DEFAULT_CLUSTER_PROFILE } from "./load.js";
+export { loadUpdate, loadTimeFilter, verifyPayloadVersion, validateDirectory, goArch, DEFAULT_CLUSTER_PROFILE } from "./load.js";
 export type { LoadOptions, PayloadFs } from "./load.js";
 export { DEFAULT_PAYLOAD_LIMITS, type PayloadLimits } from "./yaml-decode.js";
 export { PayloadError, PAYLOAD_ERROR_POLICY } from "./errors.js";
 export type { PayloadErrorInit, PayloadErrorKind, PayloadProblem, PayloadStep } from "./errors.js";
-export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE, openPayload } from "./retrieve.js";
-export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
-export type { PayloadAccess, PayloadInfo, PayloadLoader, PayloadRetriever, PayloadSource } from "./retrieval-port.js";
-export { RegistryClient, RegistryRetriever, UNVERIFIED, defaultAuthFile, defaultPayloadCache, type ImageVerifier, type VerificationResult } from "./registry/index.js";
+export type { PayloadAccess, PayloadArchive, PayloadInfo, PayloadLoader, PayloadRetriever, PayloadSource } from "./retrieval-port.js";
 export {
   exclusionReason,
   manifestCapabilities,

@@ -4,8 +4,6 @@
  * rendering the CVO's own `manifests/` as templates and filtering with the load-time inclusion rules.
  * All file access goes through {@link PayloadFs}, so tests can load from memory.
  */
-import { constants } from "node:fs";
-import { open, readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { compareGoStrings } from "./go-json.js";
 import { manifestHash } from "./hash.js";
@@ -15,7 +13,7 @@ import { nameOf, namespaceOf, type ExcludedManifest, type Manifest, type Payload
 import { imagesFromImageRef, MetadataError, parseImageReferences, parseReleaseMetadata } from "./metadata.js";
 import { ManifestParseError, parseManifests } from "./parse.js";
 import { renderTemplate, TemplateError, type TemplateData } from "./template.js";
-import { decodeUtf8, InvalidUtf8Error } from "./utf8.js";
+import { InvalidUtf8Error } from "./utf8.js";
 import { decodeBudget, type DecodeBudget, type PayloadLimits } from "./yaml-decode.js";
 
 /** What a directory entry is, as `lstat` sees it (a symbolic link is not followed). */
@@ -35,44 +33,13 @@ export interface PayloadFs {
   realpath(path: string): Promise<string>;
 }
 
-const NOT_REGULAR: Readonly<Record<Exclude<PayloadEntryType, "file">, string>> = {
+/** What a file that is not a regular one is, for refusals. @internal */
+export const NOT_REGULAR: Readonly<Record<Exclude<PayloadEntryType, "file">, string>> = {
   directory: "a directory",
   symlink: "a symbolic link",
   fifo: "a named pipe (FIFO)",
   socket: "a socket",
   device: "a device file",
-};
-
-function entryType(e: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean }): PayloadEntryType {
-  if (e.isFile()) return "file";
-  if (e.isDirectory()) return "directory";
-  if (e.isSymbolicLink()) return "symlink";
-  if (e.isFIFO()) return "fifo";
-  return e.isSocket() ? "socket" : "device";
-}
-
-/** {@link PayloadFs} over `node:fs/promises`. */
-export const nodePayloadFs: PayloadFs = {
-  async readdir(dir) {
-    const entries = await readdir(dir, { withFileTypes: true });
-    return entries.map((e) => ({ name: e.name, type: entryType(e) }));
-  },
-  async readFile(path) {
-    // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; the type is then checked on the
-    // opened descriptor, so a file swapped after the directory listing cannot slip through.
-    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    try {
-      const type = entryType(await handle.stat());
-      if (type !== "file") throw new Error(`${path} is ${NOT_REGULAR[type]}, not a regular file`);
-      return decodeUtf8(await handle.readFile());
-    } finally {
-      await handle.close();
-    }
-  },
-  async stat(path) {
-    return { isDirectory: (await stat(path)).isDirectory() };
-  },
-  realpath: (path) => realpath(path),
 };
 
 /** Whether `path` is `dir` or below it; both resolved. */
@@ -139,14 +106,6 @@ export function goArch(nodeArch: string): string {
   return map[nodeArch] ?? nodeArch;
 }
 
-/** True for a "does not exist" failure, also when wrapped (the downloader treats it as "not yet downloaded"). */
-export function isNotExist(err: unknown): boolean {
-  for (let e = err; typeof e === "object" && e !== null; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === "ENOENT") return true;
-  }
-  return false;
-}
-
 /** Go-style `stat {path}: no such file or directory`, keeping `code` and the original as `cause`. @internal */
 export function statError(path: string, err: unknown): Error {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -157,9 +116,9 @@ export function statError(path: string, err: unknown): Error {
 
 /**
  * Upstream `ValidateDirectory`: the two manifest directories, then the two metadata files, must exist.
- * The first failure is thrown as-is (check it with {@link isNotExist}).
+ * The first failure is thrown as-is (its `code` says why, e.g. `ENOENT`).
  */
-export async function validateDirectory(dir: string, fs: PayloadFs = nodePayloadFs): Promise<void> {
+export async function validateDirectory(dir: string, fs: PayloadFs): Promise<void> {
   const paths = [
     join(dir, CVO_MANIFEST_DIR),
     join(dir, RELEASE_MANIFEST_DIR),
@@ -196,7 +155,7 @@ export function loadTimeFilter(
  * thrown together with reason `UpdatePayloadIntegrity`, as upstream does. Nothing partial is ever
  * returned. The result has `verifiedImage: false` and no `loadedAt`: the sync worker fills those in.
  */
-export async function loadUpdate(dir: string, releaseImage: string, opts: LoadOptions, fs: PayloadFs = nodePayloadFs): Promise<PayloadUpdate> {
+export async function loadUpdate(dir: string, releaseImage: string, opts: LoadOptions, fs: PayloadFs): Promise<PayloadUpdate> {
   opts.signal?.throwIfAborted();
   try {
     return await load(dir, releaseImage, opts, fs);

@@ -1,10 +1,16 @@
 /**
- * The retrieval port: what a retriever promises and what it hands back. Its own file, so the retrievers (the
- * directory one beside the loader, the registry one under registry/) and the worker share it without importing
- * one another.
+ * The retrieval port: what a retriever promises and what it hands back. Its own file, so the retrievers (in
+ * src/retrieval/: the directory one, the registry one under registry/) and the worker share it without importing
+ * one another, and payload/ needs nothing of retrieval/.
  */
 import type { PayloadUpdate } from "./manifest.js";
-import type { PayloadArchive } from "./registry/cache.js";
+
+/** A payload archive in the payload cache and the digest it must have. */
+export interface PayloadArchive {
+  readonly path: string;
+  /** `sha256:<hex>` of the archive's bytes. */
+  readonly digest: string;
+}
 
 /**
  * Where a payload is: a directory on disk, or (pulled from a registry) an archive in the payload cache, which

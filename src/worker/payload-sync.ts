@@ -1,7 +1,7 @@
 import type { PayloadAccess, PayloadInfo } from "../payload/retrieval-port.js";
 import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
 import { runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
-import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./preview.js";
+import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./planning/index.js";
 import type { StatusWrapper } from "./reporter.js";
 import { NO_METRICS, type DesiredUpdate, type LoadPayloadStatus, type MetricsSink, type SyncWork } from "./types.js";
 import { NO_EVENTS, NO_TRACING, type Clock, type EventRecorder, type Tracing, asError } from "../core/index.js";

@@ -1,6 +1,6 @@
 import type { SpanRef } from "../core/index.js";
 import type { Release } from "../payload/manifest.js";
-import type { BlastRadiusLimits } from "./plan.js";
+import type { BlastRadiusLimits } from "./planning/plan.js";
 import type { ClusterCapabilities, ComponentOverride, PreconditionResult } from "../policy/index.js";
 import type { ComponentProgress } from "./components.js";
 import type { PauseStatus } from "./pause.js";

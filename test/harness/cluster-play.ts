@@ -1,11 +1,12 @@
 import { loadUpdate, type Manifest } from "../../src/payload/index.js";
+import { nodePayloadFs } from "../../src/retrieval/node-fs.js";
 import { KNOWN_CAPABILITIES } from "../../src/policy/index.js";
 import type { KubeRest, LiveObject } from "./kube-rest.js";
 import type { ComponentOverride } from "@syncworker/client/gen/syncworker/v1/syncworker";
 
 /** The manifests a payload applies on a self-managed amd64 cluster, as the service loads them. */
 export async function payloadManifests(dir: string): Promise<{ version: string; manifests: Manifest[] }> {
-  const payload = await loadUpdate(dir, dir, { clusterProfile: "self-managed-high-availability", knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64" });
+  const payload = await loadUpdate(dir, dir, { clusterProfile: "self-managed-high-availability", knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64" }, nodePayloadFs);
   return { version: payload.release.version, manifests: [...payload.manifests] };
 }
 

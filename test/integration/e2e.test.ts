@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { loadUpdate } from "../../src/payload/index.js";
+import { nodePayloadFs } from "../../src/retrieval/node-fs.js";
 import { KNOWN_CAPABILITIES } from "../../src/policy/index.js";
 import { writeReleases } from "../harness/payload-gen.js";
 import { embeddedObjects, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -20,7 +21,7 @@ async function expectedObjects(dir: string): Promise<{ version: string; total: n
     clusterProfile: "self-managed-high-availability",
     knownCapabilities: KNOWN_CAPABILITIES,
     architecture: "amd64",
-  });
+  }, nodePayloadFs);
   const keys = payload.manifests
     .filter((m) => m.obj.metadata?.annotations?.["release.openshift.io/delete"] === undefined)
     .map((m) => key(m.obj.apiVersion ?? "", m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? ""));

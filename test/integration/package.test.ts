@@ -43,10 +43,10 @@ before(async () => {
 }, { timeout: 300_000 });
 
 test("the package ships the build, the protos and the demo payloads; no sources, no dev dependencies", () => {
-  for (const file of ["bin/syncworker.js", "dist/cli/bin.js", "dist/payload/load-thread.js", "proto/syncworker/v1/syncworker.proto", "examples/payloads/demo-1.0.0/release-manifests/release-metadata"]) {
+  for (const file of ["bin/syncworker.js", "dist/cli/bin.js", "dist/retrieval/load-thread.js", "proto/syncworker/v1/syncworker.proto", "examples/payloads/demo-1.0.0/release-manifests/release-metadata"]) {
     assert.ok(existsSync(join(packageDir, file)), `${file} is in the package`);
   }
-  for (const file of ["src", "test", "dist/payload/load-thread-entry.mjs"]) assert.ok(!existsSync(join(packageDir, file)), `${file} is not in the package`);
+  for (const file of ["src", "test", "dist/retrieval/load-thread-entry.mjs"]) assert.ok(!existsSync(join(packageDir, file)), `${file} is not in the package`);
   for (const dev of ["tsx", "typescript"]) assert.ok(!existsSync(join(installDir, "node_modules", dev)), `${dev} is not installed with --omit=dev`);
 });
 
@@ -83,7 +83,7 @@ test("the installed command serves and completes both demo releases", { timeout:
     for (const version of ["1.0.0", "1.1.0"]) {
       const image = join(packageDir, "examples", "payloads", `demo-${version}`);
       const update = await run(command, ["update", "--image", image, "--generation", version === "1.0.0" ? "1" : "2", "--address", server.address], { cwd: installDir });
-      // Loaded by the payload thread, which runs the compiled dist/payload/load-thread.js.
+      // Loaded by the payload thread, which runs the compiled dist/retrieval/load-thread.js.
       assert.equal((JSON.parse(update.stdout) as { loadPayloadStatus: { step: string } }).loadPayloadStatus.step, "PayloadLoaded", update.stdout);
       const watched = await run(command, ["watch", "--until-complete", version, "--address", server.address], { cwd: installDir });
       const last = JSON.parse(watched.stdout.trim().split("\n").at(-1)!) as { message: string; done: number; total: number };

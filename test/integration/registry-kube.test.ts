@@ -4,8 +4,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { SyncWorkerStatus } from "@syncworker/client";
-import { goArch, RegistryClient } from "../../src/payload/index.js";
-import { pushPayload } from "../../src/payload/registry/index.js";
+import { goArch } from "../../src/payload/index.js";
+import { RegistryClient } from "../../src/retrieval/index.js";
+import { pushPayload } from "../../src/retrieval/registry/index.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { startRegistry, type TestRegistry } from "../harness/registry.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import * as openpgp from "openpgp";
-import { checkClaim, readKeyring, signImage, verifyWithKeyring, type Keyring } from "../../src/payload/verify/index.js";
+import { checkClaim, readKeyring, signImage, verifyWithKeyring, type Keyring } from "../../src/retrieval/verify/index.js";
 import { tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("signatures", "registry");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { signPayload } from "../../../src/cli/sign.js";
 import { ValueError } from "../../../src/config/index.js";
-import { RegistryClient } from "../../../src/payload/index.js";
+import { RegistryClient } from "../../../src/retrieval/index.js";
 
 test("sign-payload: an unreadable --passphrase-file (a directory) is refused naming the flag and the path", async () => {
   const dir = await mkdtemp(join(tmpdir(), "syncworker-sign-"));

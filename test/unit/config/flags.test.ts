@@ -13,7 +13,7 @@ import {
   type Flag,
 } from "../../../src/config/index.js";
 import { addFlags, givenOptions } from "../../../src/cli/flag-table.js";
-import { DEFAULT_PULL_LIMITS } from "../../../src/payload/registry/limits.js";
+import { DEFAULT_PULL_LIMITS } from "../../../src/retrieval/registry/limits.js";
 
 const TABLES: [string, Readonly<Record<string, Flag<unknown>>>][] = [
   ["registry", REGISTRY_FLAGS],

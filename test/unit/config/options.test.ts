@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { compileServeOptions, formatHostPort, KUBE_CLIENT_DEFAULTS, PACKAGE_VERSION, TUNING, ValueError } from "../../../src/config/index.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/index.js";
-import { DEFAULT_PULL_LIMITS } from "../../../src/payload/registry/limits.js";
+import { DEFAULT_PULL_LIMITS } from "../../../src/retrieval/registry/limits.js";
 
 const compile = (o: Parameters<typeof compileServeOptions>[0]) => compileServeOptions(o, () => 0, "/var/lib/syncworker-test");
 

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { base64UrlPadded, fnv1_64, manifestHash } from "../../../src/payload/hash.js";
 import { loadUpdate } from "../../../src/payload/load.js";
+import { nodePayloadFs } from "../../../src/retrieval/node-fs.js";
 import { manifestOf, PAYLOADTEST, tempPayload } from "./helpers.js";
 
 /** Straightforward BigInt FNV-1, the reference the limb implementation must agree with. */
@@ -58,7 +59,7 @@ test("manifestHash depends on raw bytes and order only", () => {
 test("acceptance (§1.6): upstream's payloadtest hashes to DL-FFQ2Uem8=", async () => {
   const { dir, cleanup } = await tempPayload(PAYLOADTEST);
   try {
-    const update = await loadUpdate(dir, "image/image:1", { exclude: "exclude-test", knownCapabilities: [], architecture: "amd64" });
+    const update = await loadUpdate(dir, "image/image:1", { exclude: "exclude-test", knownCapabilities: [], architecture: "amd64" }, nodePayloadFs);
     assert.deepEqual(
       update.manifests.map((m) => m.originalFilename),
       ["0000_10_a_file.json", "0000_10_a_file.yaml", "0000_10_a_file.yml"],

@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { loadUpdate, type LoadOptions } from "../../../src/payload/load.js";
+import { nodePayloadFs } from "../../../src/retrieval/node-fs.js";
 import { MemoryPayloadFs } from "../../../src/payload/memory-fs.js";
-import { ThreadedPayloadLoader } from "../../../src/payload/threaded-loader.js";
+import { ThreadedPayloadLoader } from "../../../src/retrieval/threaded-loader.js";
 import { decodeUtf8, InvalidUtf8Error } from "../../../src/payload/utf8.js";
 import { REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
 
@@ -35,7 +36,7 @@ async function failure(load: Promise<unknown>): Promise<PayloadError> {
 async function loadFiles(files: Record<string, string>, opts: LoadOptions = OPTS): Promise<unknown> {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, ...files });
   try {
-    return await loadUpdate(dir, "img", opts);
+    return await loadUpdate(dir, "img", opts, nodePayloadFs);
   } finally {
     await cleanup();
   }
@@ -143,7 +144,7 @@ test("a Latin-1 byte is refused as invalid UTF-8 naming the file, offset and lin
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/0000_10_latin1.yaml": "" });
   try {
     await writeFile(join(dir, "release-manifests/0000_10_latin1.yaml"), Buffer.concat([Buffer.from(`${testObject("latin1")}data:\n  city: M`), Buffer.from([0xfc]), Buffer.from("nchen\n")]));
-    const err = await failure(loadUpdate(dir, "img", OPTS));
+    const err = await failure(loadUpdate(dir, "img", OPTS, nodePayloadFs));
     assert.deepEqual([err.kind, err.file, err.line], ["Manifests", "release-manifests/0000_10_latin1.yaml", 8]);
     assert.match(err.message, /parse 0000_10_latin1\.yaml: error parsing: invalid UTF-8 at byte offset 153 \(line 8\)$/);
   } finally {
@@ -155,7 +156,7 @@ test("invalid UTF-8 in release-metadata is refused naming the file, with a reaso
   const { dir, cleanup } = await tempPayload(SKELETON);
   try {
     await writeFile(join(dir, "release-manifests/release-metadata"), Buffer.from('{"kind": "cincinnati-metadata-v0", "version": "1.0.0-\xe9"}', "latin1"));
-    const err = await failure(loadUpdate(dir, "img", OPTS));
+    const err = await failure(loadUpdate(dir, "img", OPTS, nodePayloadFs));
     assert.deepEqual([err.kind, err.reason, err.file, err.line], ["ReleaseMetadata", "ReleaseMetadataInvalid", "release-manifests/release-metadata", 1]);
     assert.equal(err.message, "release-manifests/release-metadata:1: invalid UTF-8 at byte offset 53 (line 1)");
   } finally {

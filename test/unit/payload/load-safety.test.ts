@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { loadUpdate, type LoadOptions } from "../../../src/payload/load.js";
-import { DirectoryRetriever } from "../../../src/payload/retrieve.js";
+import { nodePayloadFs } from "../../../src/retrieval/node-fs.js";
+import { DirectoryRetriever } from "../../../src/retrieval/retrieve.js";
 import { REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
 
 const OPTS: LoadOptions = { knownCapabilities: REVISION_CAPS, architecture: "amd64" };
@@ -31,7 +32,7 @@ async function withPayload(prepare: (dir: string, outside: string) => Promise<vo
 
 async function refused(dir: string, file: string, pattern: RegExp): Promise<void> {
   const started = Date.now();
-  await assert.rejects(loadUpdate(dir, "img", OPTS), (err: unknown) => {
+  await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), (err: unknown) => {
     assert.ok(err instanceof PayloadError);
     assert.equal(err.file, file);
     assert.match(err.message, pattern);
@@ -101,7 +102,7 @@ test("a link to a file inside the payload is read", () =>
   withPayload(
     (dir) => symlink("0000_10_a_ok.yaml", join(dir, "release-manifests/0000_20_alias.yaml")),
     async (dir) => {
-      const update = await loadUpdate(dir, "img", OPTS);
+      const update = await loadUpdate(dir, "img", OPTS, nodePayloadFs);
       assert.deepEqual(update.manifests.map((m) => m.originalFilename), ["0000_10_a_ok.yaml", "0000_20_alias.yaml"]);
     },
   ));

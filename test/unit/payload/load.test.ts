@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PayloadError } from "../../../src/payload/errors.js";
-import { goArch, isNotExist, loadUpdate, nodePayloadFs, validateDirectory, verifyPayloadVersion, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
+import { goArch, loadUpdate, validateDirectory, verifyPayloadVersion, type LoadOptions, type PayloadFs } from "../../../src/payload/load.js";
+import { isNotExist, nodePayloadFs } from "../../../src/retrieval/node-fs.js";
 import { UpdateError } from "../../../src/core/index.js";
 import { memoryFs, METADATA_1_0_0_ABC, PAYLOADTEST, REVISION_CAPS, SKELETON, tempPayload, testObject } from "./helpers.js";
 import { tempRelease } from "../../harness/payload-gen.js";
@@ -14,7 +15,7 @@ test("payloadtest: files without a manifest extension and excluded manifests are
   const { dir, cleanup } = await tempPayload({ ...PAYLOADTEST, "release-manifests/notes.txt": testObject("txt"), "release-manifests/sub/0000_a.yaml": testObject("sub") });
   try {
     const excluded: string[] = [];
-    const u = await loadUpdate(dir, "image/image:1", { ...OPTS, exclude: "exclude-test", onExcluded: (m, r) => excluded.push(`${m.originalFilename}: ${r}`) });
+    const u = await loadUpdate(dir, "image/image:1", { ...OPTS, exclude: "exclude-test", onExcluded: (m, r) => excluded.push(`${m.originalFilename}: ${r}`) }, nodePayloadFs);
     assert.deepEqual(u.manifests.map((m) => m.obj.metadata?.name), ["file-json", "file-yaml", "file-yml"]);
     assert.deepEqual(excluded, ["0000_20_a_exclude.yml: exclude.release.openshift.io/exclude-test=true"]);
     assert.equal(u.manifestHash, "DL-FFQ2Uem8=");
@@ -44,9 +45,9 @@ test("manifests/ is templated and release-manifests/ is not", async () => {
   const tmpl = (name: string) => testObject(name, "data:\n  image: {{ .ReleaseImage }}\n  profile: '{{ .ClusterProfile }}'\n");
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "manifests/a.yaml": tmpl("cvo"), "release-manifests/b.yaml": tmpl("other").replace(": {{", ": x{{") });
   try {
-    const u = await loadUpdate(dir, "quay.io/x@sha256:1", { ...OPTS, clusterProfile: "single-node-developer" });
+    const u = await loadUpdate(dir, "quay.io/x@sha256:1", { ...OPTS, clusterProfile: "single-node-developer" }, nodePayloadFs);
     assert.equal(u.manifests.length, 0, "profile single-node-developer excludes both");
-    const v = await loadUpdate(dir, "quay.io/x@sha256:1", OPTS);
+    const v = await loadUpdate(dir, "quay.io/x@sha256:1", OPTS, nodePayloadFs);
     assert.deepEqual(v.manifests.map((m) => m.obj["data"]), [
       { image: "quay.io/x@sha256:1", profile: "self-managed-high-availability" },
       { image: "x{{ .ReleaseImage }}", profile: "{{ .ClusterProfile }}" },
@@ -64,7 +65,7 @@ test("malformed files: every file's error is collected into one UpdatePayloadInt
     "release-manifests/0000_d.json": '{"kind": "Foo",\n "metadata": }',
   });
   try {
-    await assert.rejects(loadUpdate(dir, "img", OPTS), (err: unknown) => {
+    await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), (err: unknown) => {
       assert.ok(err instanceof UpdateError);
       assert.equal(err.reason, "UpdatePayloadIntegrity");
       const parts = [
@@ -145,7 +146,7 @@ test("manifests/ templates read the release's images by image-references tag, as
 test("a single malformed file gives an unbracketed message; identical messages collapse", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/0000_c.yaml": "a: [\n" });
   try {
-    await assert.rejects(loadUpdate(dir, "img", OPTS), {
+    await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), {
       reason: "UpdatePayloadIntegrity",
       message: new RegExp(`^Error loading manifests from ${dir}: parse 0000_c\\.yaml: error parsing: error converting YAML to JSON: yaml: line \\d+: `),
     });
@@ -160,7 +161,7 @@ test("a single malformed file gives an unbracketed message; identical messages c
 });
 
 test("missing directory: the first stat failure, Go-worded, as a not-exist error", async () => {
-  await assert.rejects(loadUpdate("/nonexistent-payload", "img", OPTS), (err: unknown) => {
+  await assert.rejects(loadUpdate("/nonexistent-payload", "img", OPTS, nodePayloadFs), (err: unknown) => {
     assert.ok(err instanceof PayloadError);
     assert.equal(err.reason, "UpdatePayloadIncomplete", "a plain error upstream, with a reason of its own here");
     assert.deepEqual([err.kind, err.step, err.file], ["MissingFile", "LoadPayload", "manifests"]);
@@ -181,8 +182,8 @@ for (const [name, remove, missing] of MISSING) {
     delete files[remove];
     const { dir, cleanup } = await tempPayload(files);
     try {
-      await assert.rejects(validateDirectory(dir), { message: `stat ${join(dir, missing)}: no such file or directory` });
-      await assert.rejects(loadUpdate(dir, "img", OPTS), { message: `stat ${join(dir, missing)}: no such file or directory` });
+      await assert.rejects(validateDirectory(dir, nodePayloadFs), { message: `stat ${join(dir, missing)}: no such file or directory` });
+      await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), { message: `stat ${join(dir, missing)}: no such file or directory` });
     } finally {
       await cleanup();
     }
@@ -192,7 +193,7 @@ for (const [name, remove, missing] of MISSING) {
 test("metadata errors abort the load with upstream's message after the file's name", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/release-metadata": '{"kind": "cincinnati-metadata-v0", "version": "4.11"}' });
   try {
-    await assert.rejects(loadUpdate(dir, "img", OPTS), (err: unknown) => {
+    await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), (err: unknown) => {
       assert.ok(err instanceof PayloadError);
       assert.deepEqual([err.kind, err.step, err.reason, err.file], ["ReleaseMetadata", "LoadPayload", "ReleaseMetadataInvalid", "release-manifests/release-metadata"]);
       assert.equal(err.message, 'release-manifests/release-metadata: Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found');
@@ -206,7 +207,7 @@ test("metadata errors abort the load with upstream's message after the file's na
 test("metadata syntax errors name the line", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/release-metadata": '{\n  "kind": "cincinnati-metadata-v0",\n  "version": }\n' });
   try {
-    await assert.rejects(loadUpdate(dir, "img", OPTS), { kind: "ReleaseMetadata", line: 3, message: "release-manifests/release-metadata:3: unmarshal Cincinnati metadata: invalid character '}' looking for beginning of value" });
+    await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), { kind: "ReleaseMetadata", line: 3, message: "release-manifests/release-metadata:3: unmarshal Cincinnati metadata: invalid character '}' looking for beginning of value" });
   } finally {
     await cleanup();
   }
@@ -215,7 +216,7 @@ test("metadata syntax errors name the line", async () => {
 test("image-references errors name the file", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/image-references": "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 9.9.9\n" });
   try {
-    await assert.rejects(loadUpdate(dir, "img", OPTS), {
+    await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), {
       kind: "ImageReferences",
       file: "release-manifests/image-references",
       message: "release-manifests/image-references: Version from image-references (9.9.9) differs from release-metadata (1.0.0-abc)",
@@ -242,7 +243,7 @@ test("an empty manifests/ directory and a subdirectory are fine", async () => {
   try {
     await mkdir(join(dir, "release-manifests", "nested.yaml"));
     await writeFile(join(dir, "release-manifests", "nested.yaml", "x.yaml"), testObject("nested"));
-    const u = await loadUpdate(dir, "img", OPTS);
+    const u = await loadUpdate(dir, "img", OPTS, nodePayloadFs);
     assert.deepEqual(u.manifests.map((m) => m.obj.metadata?.name), ["a"]);
   } finally {
     await cleanup();
@@ -252,7 +253,7 @@ test("an empty manifests/ directory and a subdirectory are fine", async () => {
 test("an aborted signal stops the load", async () => {
   const ac = new AbortController();
   ac.abort(new Error("superseded"));
-  await assert.rejects(loadUpdate(await tempRelease(), "img", { ...OPTS, signal: ac.signal }), { message: "superseded" });
+  await assert.rejects(loadUpdate(await tempRelease(), "img", { ...OPTS, signal: ac.signal }, nodePayloadFs), { message: "superseded" });
 });
 
 test("loads through an in-memory PayloadFs in byte order of file names", async () => {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { manifestHash } from "../../../src/payload/hash.js";
 import { annotationsOf, exclusionReason, KNOWN_FEATURE_SETS } from "../../../src/payload/include.js";
 import { loadTimeFilter, loadUpdate, type LoadOptions } from "../../../src/payload/load.js";
+import { nodePayloadFs } from "../../../src/retrieval/node-fs.js";
 import type { Manifest, PayloadUpdate } from "../../../src/payload/manifest.js";
 import { KNOWN_CAPABILITIES } from "../../../src/policy/capabilities.js";
 import { ORACLE_IMAGE, REAL_A, REAL_B, REVISION_CAPS, skipRealPayloads } from "./helpers.js";
@@ -28,7 +29,7 @@ async function load(dir: string, opts: Partial<LoadOptions> = {}): Promise<Loade
       all.push(m);
       if (reason !== undefined) reasons.push(reason);
     },
-  });
+  }, nodePayloadFs);
   return { update, all, reasons };
 }
 
@@ -98,7 +99,7 @@ test("the hash is stable across loads, differs between real-a and real-b, and de
   assert.deepEqual(again.update.manifests.map((m) => m.raw), a.update.manifests.map((m) => m.raw));
   const b = await loaded(REAL_B);
   assert.notEqual(b.update.manifestHash, a.update.manifestHash);
-  const other = await loadUpdate(REAL_A, "quay.io/other@sha256:def", DEFAULTS);
+  const other = await loadUpdate(REAL_A, "quay.io/other@sha256:def", DEFAULTS, nodePayloadFs);
   assert.notEqual(other.manifestHash, a.update.manifestHash);
 });
 

@@ -7,7 +7,7 @@ import { ObjectStore } from "../../../src/cluster/embedded/index.js";
 import { ClusterPlanner } from "../../../src/cluster/planner.js";
 import { NO_CAPABILITIES, setCapabilities, type ComponentOverride } from "../../../src/policy/index.js";
 import { computePlan, effectiveLimits, limitViolations, planDigest, type PlannedObject } from "../../../src/worker/index.js";
-import { checkPlan, PreviewedImages } from "../../../src/worker/preview.js";
+import { checkPlan, PreviewedImages } from "../../../src/worker/planning/acceptance.js";
 import { configMap, manifest, payload } from "../../harness/worker-harness.js";
 
 const cm = (name: string, data: Record<string, string>, annotations: Record<string, string> = {}) =>

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as openpgp from "openpgp";
-import { addToStore, checkClaim, claimFor, configureVerifier, loadKeyrings, readKeyring, releaseVerifier, signatureStore, signImage, verifyWithKeyring, type Keyring } from "../../../src/payload/verify/index.js";
+import { addToStore, checkClaim, claimFor, configureVerifier, loadKeyrings, readKeyring, releaseVerifier, signatureStore, signImage, verifyWithKeyring, type Keyring } from "../../../src/retrieval/verify/index.js";
 
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 const OTHER = `sha256:${"cd".repeat(32)}`;

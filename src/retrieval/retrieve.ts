@@ -5,13 +5,14 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isWithin, nodePayloadFs, statError, validateDirectory, type PayloadFs } from "./load.js";
-import { PayloadError } from "./errors.js";
+import { isWithin, statError, validateDirectory, type PayloadFs } from "../payload/load.js";
+import { PayloadError } from "../payload/errors.js";
+import { MemoryPayloadFs } from "../payload/memory-fs.js";
+import type { PayloadInfo, PayloadRetriever, PayloadSource } from "../payload/retrieval-port.js";
+import { nodePayloadFs } from "./node-fs.js";
 import { parseReference } from "./registry/reference.js";
 import type { RegistryRetriever } from "./registry/retriever.js";
 import { readArchive } from "./registry/cache.js";
-import { MemoryPayloadFs } from "./memory-fs.js";
-import type { PayloadInfo, PayloadRetriever, PayloadSource } from "./retrieval-port.js";
 
 /** The directory and file access `loadUpdate` reads `source` with; an archive is read (and its digest checked) first. */
 export async function openPayload(source: PayloadSource, signal: AbortSignal): Promise<{ dir: string; fs: PayloadFs }> {

@@ -4,11 +4,12 @@ import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PayloadError } from "../../../src/payload/errors.js";
-import { nodePayloadFs, type PayloadFs } from "../../../src/payload/load.js";
-import { DirectoryRetriever, NO_IMAGE_MESSAGE } from "../../../src/payload/retrieve.js";
+import type { PayloadFs } from "../../../src/payload/load.js";
+import { nodePayloadFs } from "../../../src/retrieval/node-fs.js";
+import { DirectoryRetriever, NO_IMAGE_MESSAGE } from "../../../src/retrieval/retrieve.js";
 import { UpdateError } from "../../../src/core/index.js";
 import { tempRelease } from "../../harness/payload-gen.js";
-import { SKELETON, tempPayload } from "./helpers.js";
+import { SKELETON, tempPayload } from "../payload/helpers.js";
 
 const RELEASE = await tempRelease();
 

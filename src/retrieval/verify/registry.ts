@@ -7,7 +7,7 @@
  * {@link MAX_SIGNATURES}), so a cosign `.sig` image there only adds signatures that fail to verify.
  */
 import type { RegistryClient } from "../registry/client.js";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../../payload/errors.js";
 import { parseManifest, sha256Digest, type Descriptor } from "../registry/image-manifest.js";
 import { parseReference, type ImageReference } from "../registry/reference.js";
 import { MAX_SIGNATURE_BYTES, MAX_SIGNATURES, readBounded, type SignatureSource } from "./store.js";

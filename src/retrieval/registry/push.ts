@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { pack } from "tar-stream";
 import type { RegistryClient } from "./client.js";
-import type { PayloadNode, PayloadTree } from "../memory-fs.js";
+import type { PayloadNode, PayloadTree } from "../../payload/memory-fs.js";
 import { PAYLOAD_DIRS } from "./extract.js";
 import { sha256Digest } from "./image-manifest.js";
 import { byDigest, parseReference, type ImageReference } from "./reference.js";

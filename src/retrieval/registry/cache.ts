@@ -8,16 +8,10 @@
 import { readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { PayloadTree } from "../memory-fs.js";
+import type { PayloadTree } from "../../payload/memory-fs.js";
+import type { PayloadArchive } from "../../payload/retrieval-port.js";
 import { PayloadExtractor } from "./extract.js";
 import { sha256Digest } from "./image-manifest.js";
-
-/** A payload archive and the digest it must have. */
-export interface PayloadArchive {
-  readonly path: string;
-  /** `sha256:<hex>` of the archive's bytes. */
-  readonly digest: string;
-}
 
 /** What `entry.json` records. */
 interface EntryRecord {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadUpdate, PayloadError, ThreadedPayloadLoader } from "../../../src/payload/index.js";
+import { loadUpdate, PayloadError } from "../../../src/payload/index.js";
+import { nodePayloadFs, ThreadedPayloadLoader } from "../../../src/retrieval/index.js";
 import { UpdateError } from "../../../src/core/index.js";
 import { tempRelease } from "../../harness/payload-gen.js";
 
@@ -40,7 +41,7 @@ test("the threaded loader returns what loadUpdate returns, and keeps error reaso
   const loader = new ThreadedPayloadLoader(options, 60_000);
   try {
     const threaded = await loader.load({ directory: DEMO }, "demo:1.0.0", never);
-    const direct = await loadUpdate(DEMO, "demo:1.0.0", options);
+    const direct = await loadUpdate(DEMO, "demo:1.0.0", options, nodePayloadFs);
     assert.deepEqual(threaded, direct);
     await assert.rejects(loader.load({ directory: "/nonexistent/payload" }, "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /nonexistent/.test(err.message));
     const broken = fileURLToPath(new URL("../../../examples", import.meta.url));

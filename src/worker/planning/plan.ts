@@ -5,10 +5,17 @@
  * plan's digest. Pure: the cluster is reached only through the injected planner.
  */
 import { createHash } from "node:crypto";
-import { exclusionReason } from "../payload/include.js";
-import { nameOf, namespaceOf, type Manifest, type PayloadUpdate } from "../payload/manifest.js";
-import { brandError } from "../core/index.js";
-import { capabilitiesStatus, overrideFor, type ClusterCapabilities, type ComponentOverride } from "../policy/index.js";
+import { exclusionReason } from "../../payload/include.js";
+import { nameOf, namespaceOf, type Manifest, type PayloadUpdate } from "../../payload/manifest.js";
+import { brandError } from "../../core/index.js";
+import {
+  capabilitiesStatus,
+  implicitlyEnabledCapabilities,
+  overrideFor,
+  setFromImplicitlyEnabled,
+  type ClusterCapabilities,
+  type ComponentOverride,
+} from "../../policy/index.js";
 
 /**
  * The plan could not be computed for one object: a dry run the server refused (`reason` is its API Status
@@ -117,6 +124,25 @@ export interface UpdateControls {
 export interface PlanScope {
   readonly overrides: readonly ComponentOverride[];
   readonly capabilities: ClusterCapabilities;
+}
+
+/** What plans need of the worker's dependencies. */
+export interface PlanDeps {
+  /** Computes objects' effects on the cluster without writing; absent, no plan can be computed. */
+  readonly planner?: ObjectPlanner;
+  /** The server's default blast-radius limits; a request's own fields take precedence. */
+  readonly limits?: BlastRadiusLimits;
+  /** The cluster's enabled feature gates, for the feature-gated capabilities. */
+  readonly featureGates?: ReadonlySet<string>;
+}
+
+/**
+ * The overrides and capabilities an apply of `loaded` would run with: the capabilities the previous payload's
+ * resources keep enabled implicitly are added, as the worker adds them once the payload is accepted.
+ */
+export function planScope(loaded: PayloadUpdate, current: PayloadUpdate | undefined, capabilities: ClusterCapabilities, overrides: readonly ComponentOverride[]): PlanScope {
+  const implicit = current ? implicitlyEnabledCapabilities(loaded.manifests, current.manifests, capabilities) : capabilities.implicitlyEnabled;
+  return { overrides, capabilities: setFromImplicitlyEnabled(implicit, capabilities) };
 }
 
 /** Dry runs in flight at once: enough to hide a real API server's round trips, few enough not to crowd the sync. */

@@ -8,17 +8,18 @@ import { Readable } from "node:stream";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { PayloadError } from "../../../src/payload/errors.js";
-import { DirectoryRetriever, ImageRetriever } from "../../../src/payload/retrieve.js";
-import { credentialsFor, parseChallenge } from "../../../src/payload/registry/auth.js";
-import { checkEntry, entryDir, KEPT_ENTRIES, pruneCache, readArchive, sealEntry, touchEntry } from "../../../src/payload/registry/cache.js";
+import { DirectoryRetriever, ImageRetriever } from "../../../src/retrieval/retrieve.js";
+import { credentialsFor, parseChallenge } from "../../../src/retrieval/registry/auth.js";
+import { checkEntry, entryDir, KEPT_ENTRIES, pruneCache, readArchive, sealEntry, touchEntry } from "../../../src/retrieval/registry/cache.js";
 import { loadUpdate } from "../../../src/payload/load.js";
+import { nodePayloadFs } from "../../../src/retrieval/node-fs.js";
 import { MemoryPayloadFs, type PayloadNode, type PayloadTree } from "../../../src/payload/memory-fs.js";
-import { openPayload } from "../../../src/payload/retrieve.js";
+import { openPayload } from "../../../src/retrieval/retrieve.js";
 import { tempRelease } from "../../harness/payload-gen.js";
-import { CAPS_4_16 } from "./helpers.js";
-import { PayloadExtractor } from "../../../src/payload/registry/extract.js";
-import { layerCompression, parseManifest, selectPlatform, sha256Digest } from "../../../src/payload/registry/image-manifest.js";
-import { RegistryClient, RegistryRetriever, parseReference, type ImageVerifier } from "../../../src/payload/registry/index.js";
+import { CAPS_4_16 } from "../payload/helpers.js";
+import { PayloadExtractor } from "../../../src/retrieval/registry/extract.js";
+import { layerCompression, parseManifest, selectPlatform, sha256Digest } from "../../../src/retrieval/registry/image-manifest.js";
+import { RegistryClient, RegistryRetriever, parseReference, type ImageVerifier } from "../../../src/retrieval/registry/index.js";
 import { tarLayer, type LayerEntry } from "../../harness/registry.js";
 
 const HEX = "a".repeat(64);
@@ -242,7 +243,7 @@ test("an archive whose digest matches but whose contents break the rules is refu
 test("a payload read from its archive loads exactly as from its directory", async () => {
   const options = { architecture: "amd64", knownCapabilities: [...CAPS_4_16] };
   const release = await tempRelease();
-  const fromDirectory = await loadUpdate(release, "quay.io/x/release@sha256:1", options);
+  const fromDirectory = await loadUpdate(release, "quay.io/x/release@sha256:1", options, nodePayloadFs);
   const cache = await tmp("archive-load");
   const tree = new Map<string, PayloadNode>();
   for (const top of ["manifests", "release-manifests"]) {

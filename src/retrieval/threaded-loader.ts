@@ -1,8 +1,8 @@
 import { Worker } from "node:worker_threads";
-import type { LoadOptions } from "./load.js";
-import type { PayloadSource } from "./retrieval-port.js";
-import type { PayloadUpdate } from "./manifest.js";
-import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "./errors.js";
+import type { LoadOptions } from "../payload/load.js";
+import type { PayloadSource } from "../payload/retrieval-port.js";
+import type { PayloadUpdate } from "../payload/manifest.js";
+import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "../payload/errors.js";
 import { UpdateError } from "../core/index.js";
 
 /** The load options that can cross a thread boundary (no callbacks, no signal). */

@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { getGlobalDispatcher, interceptors, type Dispatcher } from "undici";
 import { redactCredentials } from "../../status/text.js";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../../payload/errors.js";
 
 /** A source of signatures for one digest. */
 export interface SignatureSource {

@@ -3,7 +3,7 @@
  * signing) JSON, checked as library-go's `verifyAtomicContainerSignature` checks it.
  */
 import { z } from "zod";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../../payload/errors.js";
 
 /** The only claim type the CVO accepts. */
 export const ATOMIC_SIGNATURE_TYPE = "atomic container signature";

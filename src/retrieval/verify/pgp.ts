@@ -4,7 +4,7 @@
  * cryptography; this file only maps its answers to library-go's wording.
  */
 import * as openpgp from "openpgp";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../../payload/errors.js";
 
 /** Public keys trusted together: one `--verification-keys` file, as one `verifier-public-key-*` upstream. */
 export interface Keyring {

@@ -9,7 +9,7 @@
 import { posix } from "node:path";
 import type { Readable } from "node:stream";
 import { extract, type Header } from "tar-stream";
-import type { PayloadNode, PayloadTree } from "../memory-fs.js";
+import type { PayloadNode, PayloadTree } from "../../payload/memory-fs.js";
 import type { PullLimits } from "./limits.js";
 
 /** Top-level directories of a release image that hold the payload (CVO `release-manifests/`, `manifests/`). */

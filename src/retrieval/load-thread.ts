@@ -1,7 +1,7 @@
 // Runs in a worker thread: loads payloads on request so YAML parsing never blocks the service's
 // event loop (a real payload takes about a second of CPU).
 import { parentPort } from "node:worker_threads";
-import { loadUpdate, type LoadOptions } from "./load.js";
+import { loadUpdate, type LoadOptions } from "../payload/load.js";
 import { openPayload } from "./retrieve.js";
 import { serializeError, type CancelRequest, type LoadRequest, type LoadReply } from "./threaded-loader.js";
 

@@ -6,7 +6,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readKeyring, type Keyring } from "./pgp.js";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../../payload/errors.js";
 
 /** Reads the keyrings in `dir` (hidden files and subdirectories skipped); throws naming a file that is not a keyring. */
 export async function loadKeyrings(dir: string): Promise<Keyring[]> {
