@@ -8,7 +8,7 @@
 # separated, see README "Requirements"). The tests of an opted-out tier are reported as skipped
 # (test/harness/tiers.ts reads the same variable).
 #
-# Tiers: tls (openssl), terminal (tmux), metrics (promtool), registry (docker-registry, skopeo), signatures (gpg,
+# Tiers: tls (openssl), terminal (tmux, zsh), metrics (promtool), registry (docker-registry, skopeo), signatures (gpg,
 # gpg-agent), image (buildah, debootstrap), disk (root, to mount a small tmpfs), go (the Go toolchain), clients (code generators, Python venv, buf
 # breaking), kube (kube-apiserver + etcd), jaeger, grpcurl. The last four need the go tier.
 set -uo pipefail
@@ -54,8 +54,9 @@ apt_tier() {
 started=$(date +%s%N)
 # The TLS tests' certificates (test/harness/tls-pki.sh).
 apt_tier tls openssl -- openssl
-# syncworker watch's live area is checked in a real terminal (test/integration/cli-watch-tty.test.ts).
-apt_tier terminal tmux -- tmux
+# syncworker watch's live area and the shell completions are checked in a real terminal, bash's and zsh's
+# (test/integration/cli-watch-tty.test.ts, cli-completion.test.ts).
+apt_tier terminal tmux zsh -- tmux zsh
 # promtool (Debian's prometheus package) checks the /metrics exposition and the PrometheusRule's alerts.
 apt_tier metrics promtool -- prometheus
 # The release-image tests pull from a real OCI registry (the CNCF distribution registry) and push with skopeo.

@@ -1,7 +1,7 @@
 // `syncworker completion bash|zsh`: the scripts it prints are sourced into real shells, in a real terminal (tmux)
 // where Tab is pressed, and (bash) through the completion function the way bash calls it.
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,17 +9,10 @@ import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { runCli } from "../harness/cli.js";
 import { REPO_ROOT } from "../harness/server.js";
+import { skipTier } from "../harness/tiers.js";
 import { openTerminal } from "../harness/tmux.js";
 
 const run = promisify(execFile);
-const hasZsh = ((): boolean => {
-  try {
-    execFileSync("zsh", ["-c", "true"]);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 let dir: string;
 const script = (shell: string): string => join(dir, `syncworker.${shell}`);
@@ -55,7 +48,7 @@ test("bash: the script registers itself and completes subcommands, flags, choice
   assert.deepEqual(await bashCompletes("syncworker", "watch", "--address", ""), [], "a free value is not completed with flags");
 });
 
-test("bash in a terminal: Tab completes the subcommand and lists the output formats", { timeout: 30_000 }, async () => {
+test("bash in a terminal: Tab completes the subcommand and lists the output formats", { timeout: 30_000, skip: skipTier("terminal") }, async () => {
   const terminal = await openTerminal(["bash", "--norc", "--noprofile", "-i"], 120, 20);
   try {
     await terminal.send(`cd '${REPO_ROOT}' && source '${script("bash")}' && echo sourced`, "Enter");
@@ -70,7 +63,7 @@ test("bash in a terminal: Tab completes the subcommand and lists the output form
   }
 });
 
-test("zsh in a terminal: Tab completes the subcommand, its flags and their choices", { timeout: 30_000, skip: hasZsh ? false : "zsh is not installed" }, async () => {
+test("zsh in a terminal: Tab completes the subcommand, its flags and their choices", { timeout: 30_000, skip: skipTier("terminal") }, async () => {
   const terminal = await openTerminal(["zsh", "-f", "-i"], 120, 20);
   try {
     await terminal.send(`cd '${REPO_ROOT}' && autoload -U compinit && compinit -u && source '${script("zsh")}' && echo sourced`, "Enter");
