@@ -3,7 +3,7 @@ import { capabilitiesStatus, setCapabilities, setFromImplicitlyEnabled, type Cap
 import type { Backoff } from "../graph/index.js";
 import { PassRunner } from "./pass.js";
 import { syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
-import { asError, type Logger, type Random, type SpanRef } from "../core/index.js";
+import { CancelledError, asError, type Logger, type Random, type SpanRef } from "../core/index.js";
 import type { PlannedObject, UpdateControls } from "./plan.js";
 import { PreviewedImages, previewUpdate, type PreviewInput, type PreviewResult } from "./preview.js";
 import { PauseGate, type PassPosition } from "./pause.js";
@@ -291,7 +291,7 @@ export class SyncWorker {
     this.#status = this.#withPause({ ...this.#status, architecture: this.#payload?.architecture ?? "" });
     if (this.#passes.running) {
       this.#o.log.debug("Cancel the sync worker's current loop");
-      this.#passes.cancel(new Error("context canceled"));
+      this.#passes.cancel(new CancelledError());
     }
     this.notify("new work is available");
     return true;
