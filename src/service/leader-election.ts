@@ -1,4 +1,4 @@
-import { NO_LOG, type Clock, type Logger, type Random } from "../core/index.js";
+import { NO_LOG, link, type Clock, type Logger, type Random } from "../core/index.js";
 
 /** The leader election record a `coordination.k8s.io/v1` Lease holds (client-go `LeaderElectionRecord`). */
 export interface LeaseRecord {
@@ -137,8 +137,10 @@ export class LeaderElector {
     while (await pause(this.timing.retryPeriodMs, term)) {
       const round = new AbortController();
       const deadline = new AbortController();
-      void pause(this.timing.renewDeadlineMs, AbortSignal.any([round.signal, term])).then((expired) => expired && deadline.abort(new Error("renew deadline passed")));
-      const attempt = AbortSignal.any([term, deadline.signal]);
+      const timing = link(round.signal, term);
+      void pause(this.timing.renewDeadlineMs, timing.signal).then((expired) => expired && deadline.abort(new Error("renew deadline passed")));
+      const bounded = link(term, deadline.signal);
+      const attempt = bounded.signal;
       try {
         for (;;) {
           const outcome = await this.#tryAcquireOrRenew(attempt).catch((err: unknown) => {
@@ -151,6 +153,8 @@ export class LeaderElector {
         }
       } finally {
         round.abort();
+        timing.dispose();
+        bounded.dispose();
       }
     }
   }
