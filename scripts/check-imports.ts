@@ -32,7 +32,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   service: ["core", "graph", "payload", "policy", "status", "worker"],
   cluster: ["api", "config", "core", "payload", "policy", "readiness", "service", "worker"],
   api: ["config", "core", "gen", "policy", "service", "status", "worker"],
-  cli: ["config", "graph", "main.ts", "payload", "retrieval", "service", "status"],
+  cli: ["config", "core", "graph", "main.ts", "payload", "retrieval", "service", "status"],
   "main.ts": ["api", "cluster", "config", "core", "payload", "policy", "retrieval", "service", "status", "telemetry"],
 };
 

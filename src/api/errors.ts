@@ -1,4 +1,4 @@
-import { UpdateError, brandError } from "../core/index.js";
+import { CancelledError, UpdateError, brandError } from "../core/index.js";
 import { PauseError, PlanError } from "../worker/index.js";
 import { NotLeaderError, StaleGenerationError, StateNotSavedError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
@@ -124,6 +124,11 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
     // A Preview's payload that does not retrieve, load or match its version (PayloadError is an UpdateError).
     return serviceError(Status.FAILED_PRECONDITION, err.message, errorInfo(err.reason));
   }
+  if (err instanceof CancelledError && err.kind === "deadline") {
+    // Work that ran out of its time ("context deadline exceeded"); a retry may well finish in time.
+    return serviceError(Status.DEADLINE_EXCEEDED, err.message, errorInfo("DeadlineExceeded"));
+  }
+  // A CancelledError of kind canceled is named AbortError, as DOM's own is.
   if (err instanceof Error && err.name === "AbortError") {
     return serviceError(Status.CANCELLED, "request cancelled", errorInfo("Cancelled"));
   }

@@ -11,6 +11,7 @@ import {
   type RegistryFlags,
   type ServeOptions,
 } from "../config/index.js";
+import { link } from "../core/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../retrieval/registry/index.js";
@@ -217,9 +218,9 @@ export function program(): Command {
       const timeout = timeoutOf(o.timeout);
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
-      const signal = timeout ? AbortSignal.any([controller.signal, timeout.signal]) : controller.signal;
+      const { signal, dispose } = link(controller.signal, timeout?.signal);
       const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
-      const last = await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal, out: process.stdout }));
+      const last = await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal, out: process.stdout })).finally(dispose);
       // A script must not read a watch stopped by hand as a completed release.
       if (controller.signal.aborted) process.exitCode = ExitCode.Interrupted;
       else if (untilComplete !== undefined) endWait(last, { version: untilComplete }, timeout);

@@ -11,6 +11,7 @@ import { checkServerIdentity, connect as tlsConnect, type PeerCertificate } from
 import { connect as h2Connect } from "node:http2";
 import { Code, SyncWorkerError, type SyncWorkerClient, type TlsOptions } from "@syncworker/client";
 import { formatHostPort, parseDuration, type HostPort } from "../config/index.js";
+import { deadline } from "../core/index.js";
 import { connect, DEFAULT_CONNECT_TIMEOUT, type ConnectOptions } from "./connect.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 
@@ -125,17 +126,19 @@ export async function diagnose(at: HostPort, tls: TlsOptions | undefined, signal
  */
 export async function reach(o: ConnectOptions, signal?: AbortSignal): Promise<SyncWorkerClient> {
   const timeout = o.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT;
-  const deadline = AbortSignal.timeout(parseDuration("connect-timeout", timeout));
+  const bounded = deadline(parseDuration("connect-timeout", timeout), signal);
   const { client, at, tls } = connect(o);
   try {
-    await client.connect({ signal: signal ? AbortSignal.any([signal, deadline]) : deadline });
+    await client.connect({ signal: bounded.signal });
     return client;
   } catch (err) {
     client.close();
     if (signal?.aborted) throw err;
     const tried = `cannot reach syncworker at ${formatHostPort(at)} (gRPC ${tls ? "over TLS" : "in plaintext"})`;
-    const timedOut = deadline.aborted || (err instanceof SyncWorkerError && err.code === Code.DeadlineExceeded);
-    const why = timedOut ? `no connection within --connect-timeout ${timeout}` : ((await diagnose(at, tls, deadline)) ?? "the connection failed");
+    const timedOut = bounded.signal.aborted || (err instanceof SyncWorkerError && err.code === Code.DeadlineExceeded);
+    const why = timedOut ? `no connection within --connect-timeout ${timeout}` : ((await diagnose(at, tls, bounded.signal)) ?? "the connection failed");
     throw new CliError(ExitCode.Unreachable, `${tried}: ${why}`, { cause: err });
+  } finally {
+    bounded.dispose();
   }
 }

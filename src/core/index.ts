@@ -21,4 +21,4 @@ export {
 } from "./ports.js";
 export { formatRef, isClusterOperator, objectKey, type ObjectRef } from "./object-identity.js";
 export { deepFreeze } from "./deep-freeze.js";
-export { sleep } from "./cancellation.js";
+export { CancelledError, abortReason, deadline, link, onAbort, sleep, type CancelKind, type Disposer, type Linked } from "./cancellation.js";

@@ -11,7 +11,7 @@ export {
   shiftOrder,
   type BreakFunc,
 } from "./strategies.js";
-export { runGraph, contextError, type NodeFunc } from "./run-graph.js";
+export { runGraph, type NodeFunc } from "./run-graph.js";
 export { createRng, shuffle, type Rng } from "./rng.js";
 
 // Symbols below are library-internal: building blocks and diagnostics, exported for tests and tools.

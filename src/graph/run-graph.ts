@@ -5,26 +5,10 @@ import { setMaxListeners } from "node:events";
 import type { Task } from "./task.js";
 import type { TaskGraph } from "./task-graph.js";
 import { MinHeap } from "./min-heap.js";
-import { asError } from "../core/index.js";
+import { CancelledError, abortReason, asError, onAbort } from "../core/index.js";
 
 /** Called once per node with its tasks (possibly none, for anchors) and the run's child signal. */
 export type NodeFunc = (tasks: readonly Task[], signal: AbortSignal) => Promise<void>;
-
-/**
- * The error to report for an aborted signal, the way Go reports `ctx.Err()`.
- * A reason that is an `Error` with its own message is returned as-is; the default reasons map to Go's
- * texts: `AbortError` (plain `abort()`) → "context canceled", `TimeoutError` (`AbortSignal.timeout`) →
- * "context deadline exceeded"; anything else → "context canceled" with the reason as `cause`.
- * Meant for signals that are aborted; callers check `signal.aborted` first.
- */
-export function contextError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) {
-    if (reason.name === "TimeoutError") return new Error("context deadline exceeded", { cause: reason });
-    if (reason.name !== "AbortError" && reason.message !== "") return reason;
-  }
-  return new Error("context canceled", { cause: reason });
-}
 
 /** Outcome of a node that ran; `error` is undefined on success. */
 interface Finished {
@@ -47,7 +31,7 @@ interface Finished {
  * receives its signal. Errors come back in node-index order (only nodes that ran and failed). When no
  * node failed but some node with tasks never ran, the result is
  * `"{N} incomplete task nodes, beginning with {task}"` (N counts every unfinished node, anchors
- * included), followed by {@link contextError} of `signal` if it was aborted.
+ * included), followed by {@link abortReason} of `signal` if it was aborted.
  *
  * Nodes are handed out only when a worker is free (upstream also queues up to `maxParallelism`
  * ahead of the workers); a handed-out node starts on the next microtask, and if `signal` aborted in
@@ -81,9 +65,7 @@ export async function runGraph(
   const child = new AbortController();
   // Every node of a wide graph (one per component when installing) listens on this one signal.
   setMaxListeners(0, child.signal);
-  const forward = (): void => child.abort(signal.reason);
-  if (signal.aborted) forward();
-  else signal.addEventListener("abort", forward, { once: true });
+  const unforward = onAbort(signal, () => child.abort(signal.reason));
 
   try {
     await new Promise<void>((resolve) => {
@@ -133,9 +115,9 @@ export async function runGraph(
       schedule();
     });
   } finally {
-    signal.removeEventListener("abort", forward);
+    unforward();
     // Anything fn left running in the background must observe the end of the run.
-    if (!child.signal.aborted) child.abort(new Error("context canceled"));
+    if (!child.signal.aborted) child.abort(new CancelledError());
   }
 
   const errors: Error[] = [];
@@ -154,7 +136,7 @@ export async function runGraph(
     errors.push(
       new Error(`${incomplete} incomplete task nodes, beginning with ${firstIncomplete.toString()}`),
     );
-    if (signal.aborted) errors.push(contextError(signal));
+    if (signal.aborted) errors.push(abortReason(signal));
   }
   return errors.length > 0 ? errors : null;
 }

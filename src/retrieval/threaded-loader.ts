@@ -3,7 +3,7 @@ import type { LoadOptions } from "../payload/load.js";
 import type { PayloadSource } from "../payload/retrieval-port.js";
 import type { PayloadUpdate } from "../payload/manifest.js";
 import { PayloadError, type PayloadErrorKind, type PayloadProblem } from "../payload/errors.js";
-import { UpdateError } from "../core/index.js";
+import { UpdateError, link } from "../core/index.js";
 
 /** The load options that can cross a thread boundary (no callbacks, no signal). */
 export type PortableLoadOptions = Omit<LoadOptions, "onExcluded" | "onManifest" | "onWarning" | "signal">;
@@ -86,7 +86,11 @@ export class ThreadedPayloadLoader {
     const deadline = new AbortController();
     const text = `the payload ${source.directory} did not load within ${this.deadlineMs / 1000}s`;
     const timer = setTimeout(() => deadline.abort(new PayloadError({ kind: "Timeout", message: text, problems: [{ file: "", message: text }] })), this.deadlineMs);
-    return this.#load(source, releaseImage, AbortSignal.any([signal, deadline.signal])).finally(() => clearTimeout(timer));
+    const bounded = link(signal, deadline.signal);
+    return this.#load(source, releaseImage, bounded.signal).finally(() => {
+      clearTimeout(timer);
+      bounded.dispose();
+    });
   }
 
   #load(source: PayloadSource, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {

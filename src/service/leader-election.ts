@@ -1,4 +1,4 @@
-import { NO_LOG, type Clock, type Logger, type Random } from "../core/index.js";
+import { NO_LOG, link, onAbort, type Clock, type Logger, type Random } from "../core/index.js";
 
 /** The leader election record a `coordination.k8s.io/v1` Lease holds (client-go `LeaderElectionRecord`). */
 export interface LeaseRecord {
@@ -95,14 +95,13 @@ export class LeaderElector {
     while (!signal.aborted) {
       if (!(await this.#acquire(signal))) return;
       const term = new AbortController();
-      const stop = (): void => term.abort(signal.reason);
-      signal.addEventListener("abort", stop, { once: true });
+      const unlisten = onAbort(signal, () => term.abort(signal.reason));
       const leading = callbacks.lead(term.signal);
       try {
         await this.#renewUntilLost(term.signal);
       } finally {
         term.abort(new Error(`leadership of ${this.client.where} lost`));
-        signal.removeEventListener("abort", stop);
+        unlisten();
         await leading.catch((err: unknown) => this.log.warn(`leading ended with an error: ${String(err)}`));
       }
       if (signal.aborted) await this.#release();
@@ -137,8 +136,10 @@ export class LeaderElector {
     while (await pause(this.timing.retryPeriodMs, term)) {
       const round = new AbortController();
       const deadline = new AbortController();
-      void pause(this.timing.renewDeadlineMs, AbortSignal.any([round.signal, term])).then((expired) => expired && deadline.abort(new Error("renew deadline passed")));
-      const attempt = AbortSignal.any([term, deadline.signal]);
+      const timing = link(round.signal, term);
+      void pause(this.timing.renewDeadlineMs, timing.signal).then((expired) => expired && deadline.abort(new Error("renew deadline passed")));
+      const bounded = link(term, deadline.signal);
+      const attempt = bounded.signal;
       try {
         for (;;) {
           const outcome = await this.#tryAcquireOrRenew(attempt).catch((err: unknown) => {
@@ -151,6 +152,8 @@ export class LeaderElector {
         }
       } finally {
         round.abort();
+        timing.dispose();
+        bounded.dispose();
       }
     }
   }

@@ -1,4 +1,4 @@
-import { asError, type Clock } from "../core/index.js";
+import { asError, link, type Clock } from "../core/index.js";
 import type { PersistedState } from "./state.js";
 import { StateNotSavedError } from "./errors.js";
 import type { StateStore } from "./state-store.js";
@@ -124,7 +124,8 @@ export class StateWriter {
     if (this.#timer) return;
     const timer = new AbortController();
     this.#timer = timer;
-    this.clock.sleep(wait, AbortSignal.any([timer.signal, this.#lifetime.signal])).then(
+    const linked = link(timer.signal, this.#lifetime.signal);
+    this.clock.sleep(wait, linked.signal).finally(linked.dispose).then(
       () => {
         if (this.#timer === timer) this.#timer = undefined;
         this.#urgent = true; // the throttle interval has passed

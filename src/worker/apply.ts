@@ -13,12 +13,12 @@ import {
 } from "../graph/index.js";
 import { exclusionReason } from "../payload/include.js";
 import type { PayloadUpdate } from "../payload/manifest.js";
-import { UpdateError, NO_TRACING, type SpanAttributes, isClusterOperator } from "../core/index.js";
+import { UpdateError, NO_TRACING, abortReason, type SpanAttributes, isClusterOperator } from "../core/index.js";
 import { capabilitiesStatus, overrideFor } from "../policy/index.js";
 import { ComponentTracker } from "./components.js";
 import { ConsistentReporter, type StatusWrapper } from "./reporter.js";
 import { AggregateUpdateErrors, summarizeTaskGraphErrors } from "./summarize.js";
-import { abortError, runTask, type TaskRunDeps } from "./task-run.js";
+import { runTask, type TaskRunDeps } from "./task-run.js";
 import type { MetricsSink, SyncWork } from "./types.js";
 
 export interface ApplyDeps extends TaskRunDeps {
@@ -131,13 +131,13 @@ export async function applyPayload(
       for (const task of nodeTasks) {
         if (!isClusterOperator(task.manifest.gvk) || skip(task) || applied(task)) continue;
         await deps.gate?.wait(nodeSignal);
-        if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+        if (nodeSignal.aborted) throw progress.contextError(abortReason(nodeSignal));
         // Precreation only makes the operator visible early; failures are retried by the real apply.
         await deps.applier.apply(task.manifest, "Precreating", nodeSignal).catch(() => undefined);
       }
     }
     for (const task of nodeTasks) {
-      if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+      if (nodeSignal.aborted) throw progress.contextError(abortReason(nodeSignal));
       if (applied(task)) continue; // counted from the start (alreadyDone)
       const skipped = skip(task);
       if (skipped) components.skipped(task);
@@ -146,13 +146,13 @@ export async function applyPayload(
       if (skipped) continue;
       // A pause holds the task before it starts; the update above showed the progress it stopped at.
       await deps.gate?.wait(nodeSignal);
-      if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+      if (nodeSignal.aborted) throw progress.contextError(abortReason(nodeSignal));
       try {
         await runTask(task, work.state, taskDeps, nodeSignal);
         deps.position.add(task.index);
       } catch (err) {
         // A superseded or timed-out pass is not a failure of the manifest: report it as cancellation.
-        if (nodeSignal.aborted) throw progress.contextError(abortError(nodeSignal));
+        if (nodeSignal.aborted) throw progress.contextError(abortReason(nodeSignal));
         if (!(err instanceof UpdateError && err.effect === "Report")) {
           components.failed(task, err);
           throw err;

@@ -3,9 +3,8 @@ import type { PayloadUpdate } from "../payload/manifest.js";
 import { applyPayload, type ApplyDeps } from "./apply.js";
 import { keptPosition, type PassPosition, type PauseGate } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
-import { abortError } from "./task-run.js";
 import { NO_METRICS, type MetricsSink, type SyncWork, type SyncWorkerStatus } from "./types.js";
-import { NO_TRACING } from "../core/index.js";
+import { CancelledError, NO_TRACING, abortReason, onAbort } from "../core/index.js";
 
 /** The worker's options a pass uses: the apply's own dependencies, the base of its deadline, its metrics and reports. */
 export interface PassDeps extends Omit<ApplyDeps, "metrics" | "architecture" | "attemptsRestarted" | "gate" | "position"> {
@@ -69,12 +68,11 @@ export class PassRunner {
     const controller = new AbortController();
     setMaxListeners(0, controller.signal);
     const stop = (reason: unknown): void => controller.abort(reason);
-    const onParentAbort = (): void => stop(abortError(signal));
-    signal.addEventListener("abort", onParentAbort, { once: true });
+    const unlisten = onAbort(signal, () => stop(abortReason(signal)));
     const timer = new AbortController();
     // Time held by a pause does not count against the pass.
     void gate.activeSleep(timeoutMs, deps.clock, timer.signal).then(
-      () => stop(new Error("context deadline exceeded")),
+      () => stop(new CancelledError("deadline")),
       () => undefined,
     );
     this.#cancel = stop;
@@ -117,7 +115,7 @@ export class PassRunner {
       // A pass that ended while paused (superseded, stopped) leaves its position to the next pass of its payload.
       if (!gate.status) this.#position = undefined;
       timer.abort();
-      signal.removeEventListener("abort", onParentAbort);
+      unlisten();
       if (this.#cancel === stop) this.#cancel = undefined;
     }
   }

@@ -1,4 +1,4 @@
-import { brandError, type Clock } from "../core/index.js";
+import { brandError, onAbort, type Clock } from "../core/index.js";
 
 /** Who paused the worker, when and why (PauseStatus of the contract). */
 export interface PauseStatus {
@@ -109,16 +109,13 @@ export class PauseGate {
   /** Resolves at once while running, else on resume or when `signal` aborts (callers check `signal.aborted`). */
   async wait(signal: AbortSignal): Promise<void> {
     if (!this.#status || signal.aborted) return;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<void>((resolve) => {
-      onAbort = () => resolve();
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
+    let unlisten = (): void => undefined;
+    const aborted = new Promise<void>((resolve) => (unlisten = onAbort(signal, () => resolve())));
     try {
       // A pause that follows a resume before this waiter ran holds it again.
       while (this.#status && !signal.aborted) await Promise.race([this.#opened, aborted]);
     } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort);
+      unlisten();
     }
   }
 

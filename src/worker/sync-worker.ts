@@ -3,7 +3,7 @@ import { capabilitiesStatus, setCapabilities, setFromImplicitlyEnabled, type Cap
 import type { Backoff } from "../graph/index.js";
 import { PassRunner } from "./pass.js";
 import { syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
-import { asError, type Logger, type Random, type SpanRef } from "../core/index.js";
+import { CancelledError, asError, link, type Logger, type Random, type SpanRef } from "../core/index.js";
 import { PreviewedImages, previewUpdate, type PlannedObject, type PreviewInput, type PreviewResult, type UpdateControls } from "./planning/index.js";
 import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
@@ -180,7 +180,8 @@ export class SyncWorker {
    */
   async preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult> {
     const base = { payload: this.#payload, enabled: this.#work?.capabilities.enabled ?? new Set<string>() };
-    const result = await previewUpdate(this.#o, base, input, onObject, this.#lifetime ? AbortSignal.any([signal, this.#lifetime]) : signal);
+    const bounded = link(signal, this.#lifetime);
+    const result = await previewUpdate(this.#o, base, input, onObject, bounded.signal).finally(bounded.dispose);
     this.#previewed.record(result.plan.digest, result.release.image);
     return result;
   }
@@ -195,7 +196,8 @@ export class SyncWorker {
     const supersede = new AbortController();
     this.#supersede = supersede;
     const run = this.#updates.then(async () => {
-      const accepted = await this.#update(input, AbortSignal.any([signal, supersede.signal]));
+      const linked = link(signal, supersede.signal);
+      const accepted = await this.#update(input, linked.signal).finally(linked.dispose);
       // update() also edits fields directly (capabilities, architecture); watchers must see them too.
       // Publish the current status, not one from before: the loop may have reported since.
       if (this.#status !== this.#published) this.#publish(this.#status);
@@ -290,7 +292,7 @@ export class SyncWorker {
     this.#status = this.#withPause({ ...this.#status, architecture: this.#payload?.architecture ?? "" });
     if (this.#passes.running) {
       this.#o.log.debug("Cancel the sync worker's current loop");
-      this.#passes.cancel(new Error("context canceled"));
+      this.#passes.cancel(new CancelledError());
     }
     this.notify("new work is available");
     return true;
@@ -303,8 +305,8 @@ export class SyncWorker {
 
   async #loadUpdatedPayload(work: SyncWork, signal: AbortSignal): Promise<readonly string[]> {
     const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
-    const loadSignal = this.#lifetime ? AbortSignal.any([signal, this.#lifetime]) : signal;
-    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified, previewed: this.#previewed }, work, reporter, loadSignal);
+    const bounded = link(signal, this.#lifetime);
+    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified, previewed: this.#previewed }, work, reporter, bounded.signal).finally(bounded.dispose);
     if (loaded) this.#payload = loaded;
     return implicit;
   }

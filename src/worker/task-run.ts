@@ -1,6 +1,6 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
 import type { Manifest } from "../payload/manifest.js";
-import { UpdateError, NO_SPAN, NO_TRACING, type Clock, type Random, type SpanAttributes, type Tracing, type WorkerSpan } from "../core/index.js";
+import { UpdateError, NO_SPAN, abortReason, NO_TRACING, type Clock, type Random, type SpanAttributes, type Tracing, type WorkerSpan } from "../core/index.js";
 import type { PauseGate } from "./pause.js";
 import type { PayloadState, TaskResult } from "./types.js";
 
@@ -118,7 +118,7 @@ async function attemptTask(task: Task, mode: PayloadState, deps: TaskRunDeps, si
   while (steps > 0) {
     await deps.gate?.wait(signal);
     if (signal.aborted) {
-      result = abortError(signal);
+      result = abortReason(signal);
       break;
     }
     try {
@@ -147,7 +147,7 @@ async function attemptTask(task: Task, mode: PayloadState, deps: TaskRunDeps, si
     try {
       await deps.clock.sleep(wait + (jitter > 0 ? wait * jitter * deps.random() : 0), signal);
     } catch {
-      result = abortError(signal);
+      result = abortReason(signal);
       break;
     }
   }
@@ -160,11 +160,4 @@ async function attemptTask(task: Task, mode: PayloadState, deps: TaskRunDeps, si
     task,
     cause: err,
   });
-}
-
-/** The error an aborted signal stands for ("context canceled" unless the reason says otherwise). */
-export function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error && reason.name !== "AbortError") return reason;
-  return new Error("context canceled");
 }

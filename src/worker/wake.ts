@@ -1,4 +1,4 @@
-import type { Clock } from "../core/index.js";
+import { onAbort, type Clock } from "../core/index.js";
 
 /**
  * What wakes the worker's loop: a notification or the timer of its next pass. One notification is pending at most;
@@ -35,8 +35,7 @@ export class Wakeup {
     };
     if (this.#pending !== undefined) return takeNotify();
     const done = new AbortController();
-    const onAbort = (): void => done.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
+    const unlisten = onAbort(signal, () => done.abort());
     try {
       const waits: Promise<"timer" | "notify" | "stopped">[] = [
         new Promise((resolve) => (this.#wake = () => resolve("notify"))),
@@ -51,7 +50,7 @@ export class Wakeup {
       return woke === "notify" ? takeNotify() : woke;
     } finally {
       this.#wake = undefined;
-      signal.removeEventListener("abort", onAbort);
+      unlisten();
       done.abort();
     }
   }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { pipeline as pipe, Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
+import { link } from "../../core/index.js";
 import { PayloadError } from "../../payload/errors.js";
 import type { PayloadArchive, PayloadInfo } from "../../payload/retrieval-port.js";
 import { archiveIn, checkEntry, entryDir, pruneCache, sealEntry, touchEntry } from "./cache.js";
@@ -71,9 +72,10 @@ export class RegistryRetriever {
     const timeoutMs = this.#limits.pullTimeoutMs;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error(`the pull did not finish within ${timeoutMs / 1000}s (--registry-pull-timeout)`)), timeoutMs);
+    const bounded = link(signal, deadline.signal);
     let current = "starting";
     try {
-      return await work((what) => void (current = what), AbortSignal.any([signal, deadline.signal]));
+      return await work((what) => void (current = what), bounded.signal);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof PayloadError) throw err;
@@ -81,6 +83,7 @@ export class RegistryRetriever {
       throw new Error(`pulling ${ref.registry}/${ref.repository}: ${current}: ${why}`, { cause: err });
     } finally {
       clearTimeout(timer);
+      bounded.dispose();
     }
   }
 

@@ -4,6 +4,7 @@
  * intersection, as the CVO requires a signature from each `verifier-public-key-*`), with signatures read
  * from the sources in order until all have.
  */
+import { deadline } from "../../core/index.js";
 import type { ImageVerifier, VerificationResult } from "../registry/verifier.js";
 import { checkClaim } from "./claim.js";
 import { verifyWithKeyring, type Keyring } from "./pgp.js";
@@ -51,11 +52,10 @@ export function releaseVerifier(options: ReleaseVerifierOptions): ImageVerifier 
       errors.push(new Error(`${rfc3339(options.now())}: ${err.message}`, { cause: err }));
     };
     const timeoutMs = options.timeoutMs ?? VERIFY_TIMEOUT_MS;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const bounded = AbortSignal.any([signal, deadline]);
+    const bounded = deadline(timeoutMs, signal);
     try {
       sources: for (const source of options.sources) {
-        for await (const signature of source.signatures(digest, reference, bounded)) {
+        for await (const signature of source.signatures(digest, reference, bounded.signal)) {
           if (signature instanceof Error) {
             note(signature);
             continue;
@@ -72,8 +72,10 @@ export function releaseVerifier(options: ReleaseVerifierOptions): ImageVerifier 
         }
       }
     } catch (err) {
-      if (signal.aborted || !deadline.aborted) throw err;
+      if (signal.aborted || !bounded.signal.aborted) throw err;
       note(new Error(`signature lookup timed out after ${timeoutMs / 1000}s`, { cause: err }));
+    } finally {
+      bounded.dispose();
     }
     signal.throwIfAborted();
     if (remaining.size > 0) {

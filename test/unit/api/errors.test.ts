@@ -7,6 +7,7 @@ import { Status } from "@syncworker/client/gen/google/rpc/status";
 import { Code, SyncWorkerError, type ErrorDetail } from "../../../clients/ts/src/index.js";
 import { AccessError, InvalidArgumentError, toServiceError } from "../../../src/api/index.js";
 import { ResourceExhaustedError } from "../../../src/api/errors.js";
+import { CancelledError } from "../../../src/core/index.js";
 import { NotLeaderError, StaleGenerationError, StateError, StateNotSavedError } from "../../../src/service/index.js";
 
 const cases: [name: string, err: unknown, code: Code, details: ErrorDetail[]][] = [
@@ -26,6 +27,7 @@ const cases: [name: string, err: unknown, code: Code, details: ErrorDetail[]][] 
     Code.InvalidArgument,
     [{ type: "BadRequest", fieldViolations: [{ field: "generation", description: "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher" }] }],
   ],
+  ["a deadline that passed", new CancelledError("deadline"), Code.DeadlineExceeded, [{ type: "ErrorInfo", reason: "DeadlineExceeded", domain: "syncworker.v1", metadata: {} }]],
   ["anything else", new Error("boom"), Code.Internal, [{ type: "ErrorInfo", reason: "Internal", domain: "syncworker.v1", metadata: {} }]],
 ];
 /** What a client call fails with when the server answers with `status`. */
@@ -37,6 +39,13 @@ for (const [name, err, code, details] of cases) {
     assert.deepEqual([read.code, read.rawMessage, read.details], [code, (err as Error).message, details]);
   });
 }
+
+test("a cancellation, ours or DOM's, is CANCELLED as a cancelled request", () => {
+  for (const err of [new CancelledError(), new DOMException("This operation was aborted", "AbortError")]) {
+    const read = received(toServiceError(err));
+    assert.deepEqual([read.code, read.rawMessage, read.details], [Code.Canceled, "request cancelled", [{ type: "ErrorInfo", reason: "Cancelled", domain: "syncworker.v1", metadata: {} }]]);
+  }
+});
 
 test("a detail type the client does not know keeps its type URL and bytes", () => {
   const metadata = new Metadata();

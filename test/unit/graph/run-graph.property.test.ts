@@ -5,7 +5,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { TaskGraph, contextError, runGraph, type Task, type TaskNode } from "../../../src/graph/index.js";
+import { TaskGraph, runGraph, type Task, type TaskNode } from "../../../src/graph/index.js";
+import { abortReason } from "../../../src/core/index.js";
 import { node, tasks } from "./helpers.js";
 import { build, dagArb, dagOf, expectedToRun, serialOrder, strategyArb, taskListArb, tasksOf } from "./arbitraries.js";
 
@@ -86,12 +87,12 @@ async function observe(graph: TaskGraph, b: Behaviour, s: fc.Scheduler): Promise
         try {
           if (!sync.has(i)) await hop();
           for (const [k, task] of nodeTasks.entries()) {
-            if (signal.aborted) throw contextError(signal);
+            if (signal.aborted) throw abortReason(signal);
             if (failAt.get(i) === k) throw new Error(`fail ${i}`);
             taskRuns.set(task, (taskRuns.get(task) ?? 0) + 1);
             if (++tasksStarted === b.cancel?.at) {
               cancel();
-              if (b.cancel.fail) throw contextError(signal);
+              if (b.cancel.fail) throw abortReason(signal);
             }
             if (!sync.has(i)) await hop();
           }

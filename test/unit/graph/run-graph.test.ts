@@ -2,7 +2,6 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   TaskGraph,
-  contextError,
   createRng,
   runGraph,
   type Rng,
@@ -10,6 +9,7 @@ import {
   type TaskNode,
 } from "../../../src/graph/index.js";
 import { node, sleep, tasks } from "./helpers.js";
+import { abortReason } from "../../../src/core/index.js";
 
 /** One node execution as seen by the test's fn. */
 interface Execution {
@@ -161,7 +161,7 @@ const scenarios: Scenario[] = [
         ]);
       }
       assert.ok(signal.aborted, "expected the child signal to be aborted");
-      return contextError(signal);
+      return abortReason(signal);
     },
     want: ["a", "b", "c"],
     wantErrs: ["context canceled"],
@@ -171,7 +171,7 @@ const scenarios: Scenario[] = [
     nodes: () => [node({ tasks: tasks("a1", "a2", "a3") }), node({ tasks: tasks("b") })],
     parallel: 1,
     errorOn: (name, signal, cancel) => {
-      if (signal.aborted) return contextError(signal);
+      if (signal.aborted) return abortReason(signal);
       if (name === "a2") cancel();
       return undefined;
     },
@@ -375,26 +375,4 @@ describe("runGraph contract", () => {
       "context canceled",
     ]);
   });
-});
-
-describe("contextError", () => {
-  const aborted = (reason?: unknown): AbortSignal => {
-    const c = new AbortController();
-    c.abort(reason);
-    return c.signal;
-  };
-  const cases: { name: string; signal: AbortSignal; want: string }[] = [
-    { name: "plain abort()", signal: aborted(), want: "context canceled" },
-    { name: "Error reason keeps its message", signal: aborted(new Error("shutting down")), want: "shutting down" },
-    { name: "string reason", signal: aborted("bye"), want: "context canceled" },
-    { name: "Error without message", signal: aborted(new Error("")), want: "context canceled" },
-    { name: "timeout", signal: aborted(new DOMException("signal timed out", "TimeoutError")), want: "context deadline exceeded" },
-  ];
-  for (const tc of cases) {
-    test(tc.name, () => {
-      const err = contextError(tc.signal);
-      assert.ok(err instanceof Error);
-      assert.equal(err.message, tc.want);
-    });
-  }
 });
