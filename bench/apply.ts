@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { SyncWorkerStatus } from "@syncworker/client";
-import parsePrometheus from "parse-prometheus-text-format";
 import { flattenByNumberAndComponent, runGraph, splitOnJobs, Task, TaskGraph } from "../src/graph/index.js";
 import { gvkOf, type Manifest } from "../src/payload/manifest.js";
 import { kubectlBinary, startControlPlane } from "../test/harness/control-plane.js";
@@ -114,16 +113,20 @@ async function seconds(run: () => Promise<unknown>): Promise<number> {
 }
 
 /** Sums of the service's own histograms, read from its /metrics: where the time of a sync went. */
-async function phaseSums(adminAddress: string): Promise<{ loadS: number; taskS: number; tasks: number; apiS: number; requests: number }> {
-  const families = parsePrometheus(await (await fetch(`http://${adminAddress}/metrics`)).text());
+async function phaseSums(adminAddress: string): Promise<{ loadS: number; taskS: number; tasks: number; apiS: number; requests: number; byKind: string }> {
+  const text = await (await fetch(`http://${adminAddress}/metrics`)).text();
+  // parse-prometheus-text-format drops a labelled histogram's _sum and _count, so the samples are added up here.
   const sum = (name: string, field: "sum" | "count"): number =>
-    (families.find((f) => f.name === name)?.metrics ?? []).reduce((total, m) => total + Number((m as { sum?: string; count?: string })[field] ?? 0), 0);
+    [...text.matchAll(new RegExp(`^${name}_${field}(?:\\{[^}]*\\})? (\\S+)$`, "gm"))].reduce((total, [, value]) => total + Number(value), 0);
   return {
     loadS: sum("syncworker_payload_load_duration_seconds", "sum"),
     taskS: sum("syncworker_task_duration_seconds", "sum"),
     tasks: sum("syncworker_task_duration_seconds", "count"),
     apiS: sum("syncworker_kube_request_duration_seconds", "sum"),
     requests: sum("syncworker_kube_request_duration_seconds", "count"),
+    byKind: [...text.matchAll(/^syncworker_task_duration_seconds_sum\{kind="([^"]+)",result="([^"]+)"\} (\S+)$/gm)]
+      .map(([, kind, result, value]) => `${kind}/${result} ${Number(value).toFixed(1)}s`)
+      .join(", "),
   };
 }
 
@@ -176,7 +179,7 @@ async function measure(cp: Awaited<ReturnType<typeof startControlPlane>>, work: 
   const pathMs = ((phases.taskS - phases.apiS) / Math.max(1, phases.tasks)) * 1000;
   console.log(
     `syncworker, ${n} manifests: initial ${f(syncworkerS)}s = ${f(preS)}s until loaded (load ${f(phases.loadS)}s) + ${f(applyS)}s applying; ` +
-      `${phases.tasks} tasks took ${f(phases.taskS)}s in all, ${f(phases.apiS)}s of it in ${phases.requests} requests (our task path ${pathMs.toFixed(3)} ms a task); ` +
+      `${phases.tasks} tasks took ${f(phases.taskS)}s in all, ${f(phases.apiS)}s of it in ${phases.requests} requests (our task path ${pathMs.toFixed(3)} ms a task; by kind: ${phases.byKind}); ` +
       `no-op ${f(noopS)}s with ${noopRequests} requests (${last?.done}/${last?.total}), drift fixed in ${f(driftFixS)}s`,
   );
 

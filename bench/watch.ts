@@ -44,12 +44,10 @@ const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, m
  * watcher, and the server's resident memory per open stream.
  */
 export async function run(): Promise<void> {
-  // e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server.
-  const nodeArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter(Boolean);
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
   // Every stream comes from this host: allow them all (the default is 100 per client).
   const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms", "--state-dir", stateDir, "--max-watches-per-client", String(STREAMS + 1)]; // the watchers and the bench's own watch for completion
-  const server = spawn(process.execPath, [...nodeArgs, ...SYNCWORKER, ...args], {
+  const server = spawn(process.execPath, [...SYNCWORKER, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn" },
   });

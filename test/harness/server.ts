@@ -15,7 +15,9 @@ export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
  * Node arguments that run the `syncworker` program from the sources through tsx, so every test sees the code as
  * it is rather than the last build (test/integration/package.test.ts covers the build and bin/syncworker.js).
  */
-export const SYNCWORKER: readonly string[] = ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/bin.ts")];
+/** Node's own flags for every syncworker started here, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it. */
+const NODE_ARGS = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter(Boolean);
+export const SYNCWORKER: readonly string[] = [...NODE_ARGS, "--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/bin.ts")];
 
 /** How long a server may take to print its addresses (a cold tsx start on a loaded 2-core machine takes seconds). */
 const START_TIMEOUT_MS = 120_000;
