@@ -8,7 +8,7 @@
  * refused with the path of the offending field, never silently replaced.
  */
 import { z } from "zod";
-import { UpdateError, type UpdateEffect, brandError } from "../core/index.js";
+import { UPDATE_EFFECTS, UpdateError, brandError } from "../core/index.js";
 import type { ClusterVersionStatus, ComponentDurations, Condition, HistoryEntry, UpdateProgress } from "../status/index.js";
 import { COMPONENT_STATES, type ComponentProgress, type LoadPayloadStatus, type PassPosition, type SyncWorkerStatus, type UpdateRequest } from "../worker/index.js";
 
@@ -52,13 +52,12 @@ const STATE_FORMAT = "syncworker.state/v1";
 
 const date = z.iso.datetime({ offset: true }).transform((text) => new Date(text));
 const PAYLOAD_STATES = ["Updating", "Reconciling", "Initializing"] as const;
-const EFFECTS = ["Report", "None", "FailAfterInterval", "Fail", ""] as const satisfies readonly UpdateEffect[];
 const LOAD_STEPS = ["", "RetrievePayload", "LoadPayload", "VerifyPayloadVersion", "PreconditionChecks", "PayloadLoaded"] as const;
 
 const failureSchema = z.strictObject({
   message: z.string(),
   reason: z.string(),
-  effect: z.enum(EFFECTS),
+  effect: z.enum(UPDATE_EFFECTS),
   name: z.string(),
   names: z.array(z.string()),
 });
