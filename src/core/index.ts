@@ -3,7 +3,7 @@
  * folder may import it without a cycle.
  */
 export { asError, brandError } from "./errors.js";
-export { UpdateError, type TaskLike, type UpdateEffect, type UpdateErrorInit } from "./update-error.js";
+export { UPDATE_EFFECTS, UpdateError, type TaskLike, type UpdateEffect, type UpdateErrorInit } from "./update-error.js";
 export {
   NO_EVENTS,
   NO_LOG,
@@ -20,5 +20,5 @@ export {
   type WorkerSpan,
 } from "./ports.js";
 export { formatRef, isClusterOperator, objectKey, type ObjectRef } from "./object-identity.js";
-export { deepFreeze } from "./deep-freeze.js";
+export { deepFreeze, type Frozen } from "./deep-freeze.js";
 export { CancelledError, abortReason, deadline, link, onAbort, sleep, type CancelKind, type Disposer, type Linked } from "./cancellation.js";

@@ -4,7 +4,8 @@ import { brandError } from "./errors.js";
  * How an error affects overall progress (CVO `UpdateEffectType`). The empty string means "unset",
  * which the status derivation treats like `Fail`.
  */
-export type UpdateEffect = "Report" | "None" | "FailAfterInterval" | "Fail" | "";
+export const UPDATE_EFFECTS = ["Report", "None", "FailAfterInterval", "Fail", ""] as const;
+export type UpdateEffect = (typeof UPDATE_EFFECTS)[number];
 
 /** Anything that can name the task that failed; kept structural so payload stays below graph. */
 export interface TaskLike {

@@ -1,6 +1,7 @@
 /**
  * Optional capabilities (CVO `lib/capability`, openshift/api `ClusterVersionCapabilitySets` at its HEAD).
  */
+import type { CapabilitiesSpec } from "./shapes.js";
 
 /** The baseline set names in upstream's order (its enum); v4.17 introduced nothing. */
 const SET_NAMES = ["None", "v4.11", "v4.12", "v4.13", "v4.14", "v4.15", "v4.16", "v4.17", "v4.18", "vCurrent"] as const;
@@ -70,11 +71,7 @@ export function knownCapabilities(gates: ReadonlySet<string>): string[] {
 
 export const DEFAULT_CAPABILITY_SET = "vCurrent";
 
-/** What the client asked for (configv1.ClusterVersionCapabilitiesSpec). */
-export interface CapabilitiesSpec {
-  readonly baselineCapabilitySet: string;
-  readonly additionalEnabledCapabilities: readonly string[];
-}
+export type { CapabilitiesSpec };
 
 /** The worker's view of capabilities (`capability.ClusterCapabilities`). */
 export interface ClusterCapabilities {

@@ -2,3 +2,4 @@ export * from "./capabilities.js";
 export * from "./overrides.js";
 export * from "./preconditions.js";
 export * from "./implicit.js";
+export { capabilitiesSpecShape, componentOverrideShape, preconditionResultShape } from "./shapes.js";

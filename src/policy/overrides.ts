@@ -1,14 +1,8 @@
 import type { Manifest } from "../payload/manifest.js";
 import { nameOf, namespaceOf } from "../payload/manifest.js";
+import type { ComponentOverride } from "./shapes.js";
 
-/** Marks one payload object as unmanaged (configv1.ComponentOverride). */
-export interface ComponentOverride {
-  readonly kind: string;
-  readonly group: string;
-  readonly namespace: string;
-  readonly name: string;
-  readonly unmanaged: boolean;
-}
+export type { ComponentOverride };
 
 /** The first override naming this manifest; cluster-scoped objects match any override namespace. */
 export function overrideFor(overrides: readonly ComponentOverride[], manifest: Manifest): ComponentOverride | undefined {

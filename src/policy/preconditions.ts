@@ -1,5 +1,6 @@
 import { UpdateError, brandError } from "../core/index.js";
 import { compareSemVer, parseSemVer, type SemVer } from "./semver.js";
+import type { PreconditionResult } from "./shapes.js";
 
 /** What a precondition is asked about. */
 export interface ReleaseContext {
@@ -44,13 +45,7 @@ export async function runAll(preconditions: readonly Precondition[], context: Re
   return errors;
 }
 
-/** One failed check as the load status lists it, with whether it stops the update (unless forced). */
-export interface PreconditionResult {
-  readonly name: string;
-  readonly reason: string;
-  readonly message: string;
-  readonly blocking: boolean;
-}
+export type { PreconditionResult };
 
 export interface PreconditionSummary {
   readonly block: boolean;

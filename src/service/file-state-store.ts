@@ -145,11 +145,12 @@ export class FileStateStore implements StateStore {
 
   async save(state: PersistedState, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
+    const text = encodeState(state, this.where);
     const temporary = `${this.#file}.${process.pid}.tmp`;
     try {
       const file = await open(temporary, "w", 0o600);
       try {
-        await file.writeFile(encodeState(state));
+        await file.writeFile(text);
         await file.sync();
       } finally {
         await file.close();

@@ -1,17 +1,10 @@
 import type { SyncWorkerStatus } from "../worker/types.js";
-import { deriveConditions, failingConditions, type Condition } from "./conditions.js";
+import { deriveConditions, failingConditions } from "./conditions.js";
 import { describeStatus } from "./describe.js";
-import { mergeHistory, type HistoryEntry } from "./history.js";
-import type { UpdateProgress } from "./timing.js";
+import { mergeHistory } from "./history.js";
+import type { ClusterVersionStatus, UpdateProgress } from "./shapes.js";
 
-/** What the CVO derives from the worker's status for people and tools (ClusterVersion status). */
-export interface ClusterVersionStatus {
-  readonly conditions: readonly Condition[];
-  /** Newest first. */
-  readonly history: readonly HistoryEntry[];
-  /** One human line; its progress counts are worded by the same function as the Progressing condition's. */
-  readonly message: string;
-}
+export type { ClusterVersionStatus };
 
 export const EMPTY_CLUSTER_VERSION: ClusterVersionStatus = { conditions: [], history: [], message: "Waiting for an update" };
 

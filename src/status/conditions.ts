@@ -6,16 +6,9 @@ import type { HistoryEntry } from "./history.js";
 import { progressCounts } from "./progress.js";
 import { listText } from "./text.js";
 
-export type ConditionStatus = "True" | "False" | "Unknown";
+import type { Condition, ConditionStatus } from "./shapes.js";
 
-/** A ClusterVersion-style condition, as people and tools read it. */
-export interface Condition {
-  readonly type: string;
-  readonly status: ConditionStatus;
-  readonly reason: string;
-  readonly message: string;
-  readonly lastTransitionTime: Date;
-}
+export type { Condition, ConditionStatus } from "./shapes.js";
 
 const UPDATE_PAYLOAD_SUMMARIES: Record<string, string> = {
   UpdatePayloadResourceNotFound: "some resources could not be updated",

@@ -1,14 +1,6 @@
-/** One release the cluster moved towards (configv1.UpdateHistory). */
-export interface HistoryEntry {
-  readonly state: "Partial" | "Completed";
-  readonly version: string;
-  readonly image: string;
-  readonly verified: boolean;
-  readonly startedTime: Date;
-  readonly completionTime?: Date;
-  /** What the update to this release was accepted despite (configv1.UpdateHistory.AcceptedRisks). */
-  readonly acceptedRisks?: string;
-}
+import type { HistoryEntry } from "./shapes.js";
+
+export type { HistoryEntry };
 
 /** Beyond this many entries the least informative ones are pruned. */
 export const MAX_HISTORY = 100;

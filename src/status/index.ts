@@ -7,4 +7,5 @@ export { ThrottledNotifier, isSnapshotEdge, isStatusEdge } from "./throttle.js";
 export { percentComplete, progressCounts } from "./progress.js";
 export { NO_DURATIONS, UpdateTimingTracker, type ComponentDurations, type UpdateProgress, type UpdateTiming } from "./timing.js";
 export { boundStatus } from "./bound.js";
+export { clusterVersionStatusShape, componentDurationsShape, updateProgressShape } from "./shapes.js";
 export { listText, truncateText, redactCredentials, statusText, MAX_LISTED, MAX_STATUS_TEXT } from "./text.js";

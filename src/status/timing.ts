@@ -2,16 +2,9 @@ import { componentKey, type ComponentProgress, type SyncWorkerStatus } from "../
 import { isSlowOperator } from "./conditions.js";
 import type { HistoryEntry } from "./history.js";
 
-/**
- * How long each component took in the latest updates that completed: what the estimate of the time
- * left is learned from. Saved with the service state, so it outlives the process.
- */
-export interface ComponentDurations {
-  /** Completed updates learned from. */
-  readonly updates: number;
-  /** Per component (`runLevel/component`), its durations in milliseconds, oldest first, at most {@link KEEP_DURATIONS}. */
-  readonly byComponent: Readonly<Record<string, readonly number[]>>;
-}
+import type { ComponentDurations, Estimate, UpdateProgress } from "./shapes.js";
+
+export type { ComponentDurations, Estimate, UpdateProgress, UpdateTiming } from "./shapes.js";
 
 export const NO_DURATIONS: ComponentDurations = { updates: 0, byComponent: {} };
 
@@ -33,12 +26,6 @@ export interface ComponentTimes {
   readonly startedAt?: Date;
   /** It was done once in this update: a later pass re-applying it is quick. */
   readonly finished: boolean;
-}
-
-export interface Estimate {
-  readonly remainingMs: number;
-  /** What it is learned from, e.g. "from 3 previous updates". */
-  readonly basis: string;
 }
 
 const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
@@ -68,21 +55,6 @@ export function estimateRemaining(components: readonly ComponentTimes[], known: 
   if (timed === 0) return undefined;
   remainingMs += stage?.longest ?? 0;
   return { remainingMs, basis: `from ${known.updates} previous update${known.updates === 1 ? "" : "s"}` };
-}
-
-/** The update as a whole: when it started, how long it has run (until it completed), and what is left. */
-export interface UpdateTiming {
-  readonly startedAt: Date;
-  readonly elapsedMs: number;
-  /** Absent when there is no basis, and once the update completed. */
-  readonly estimate?: Estimate;
-}
-
-/** What the service adds to each snapshot about progress: the timing and which components are slow. */
-export interface UpdateProgress {
-  readonly timing?: UpdateTiming;
-  /** Keys (`runLevel/component`) of the components waiting on a ClusterOperator past the slow threshold. */
-  readonly slow: readonly string[];
 }
 
 /**

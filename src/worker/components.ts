@@ -1,30 +1,9 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
 import { UpdateError } from "../core/index.js";
 
-/** Where a component can stand in a pass. */
-export const COMPONENT_STATES = ["Pending", "Applying", "Waiting", "Done", "Failed"] as const;
-/** Where one component stands in the current pass; a pass only moves a component forward. */
-export type ComponentState = (typeof COMPONENT_STATES)[number];
+import type { ComponentProgress, ComponentState } from "./shapes.js";
 
-/** One component of the payload (run level + component, as the graph groups tasks) in the current pass. */
-export interface ComponentProgress {
-  readonly runLevel: number;
-  readonly component: string;
-  readonly state: ComponentState;
-  /** Manifests applied in this pass; the components' sum is the status's `done`. */
-  readonly done: number;
-  readonly total: number;
-  /** The object it is applying or waiting for, e.g. `clusteroperator/console`; "" when none. */
-  readonly currentObject: string;
-  /** The readiness reason it waits on, e.g. `ClusterOperatorNotAvailable`; "" unless Waiting. */
-  readonly waitReason: string;
-  /** Since when it waits on `currentObject`, across the passes it kept waiting on it. */
-  readonly waitingSince?: Date;
-  /** Attempts at `currentObject`, counting earlier passes that stopped on it. */
-  readonly attempts: number;
-  readonly startedAt?: Date;
-  readonly finishedAt?: Date;
-}
+export { COMPONENT_STATES, type ComponentProgress, type ComponentState } from "./shapes.js";
 
 /**
  * Readiness verdicts that mean "not ready yet" (src/readiness): the component waits on an operator or a

@@ -9,6 +9,7 @@ export type { BlastRadiusLimits, ObjectEffect, ObjectPlanner, PayloadBrings, Pla
 export * from "./types.js";
 export { PauseError, describePause, type PassPosition, type PauseErrorReason, type PauseStatus } from "./pause.js";
 export { COMPONENT_STATES, componentKey, type ComponentProgress, type ComponentState } from "./components.js";
+export { count, desiredSpecShape, isoDate, passPositionShape, syncWorkerStatusShape } from "./shapes.js";
 
 // Library-internal below.
 export { classifyApplyError, runTask } from "./task-run.js";

@@ -1,25 +1,7 @@
 import { brandError, onAbort, type Clock } from "../core/index.js";
+import type { PassPosition, PauseStatus } from "./shapes.js";
 
-/** Who paused the worker, when and why (PauseStatus of the contract). */
-export interface PauseStatus {
-  /** The caller's identity, or its peer address when the server does not authenticate. */
-  readonly pausedBy: string;
-  readonly reason: string;
-  readonly pausedAt: Date;
-  /** An Update was accepted while paused; it starts on resume. */
-  readonly updatePending: boolean;
-}
-
-/**
- * Where a pass stood: the tasks (by index in the payload) it applied, for the payload it applied them from. A pass
- * that ends while paused (a restart, a new Update) leaves it behind, and the next pass of the same payload skips
- * those tasks instead of applying them again.
- */
-export interface PassPosition {
-  readonly image: string;
-  readonly versionHash: string;
-  readonly done: ReadonlySet<number>;
-}
+export type { PassPosition, PauseStatus };
 
 /**
  * The position a pass of `payload` starts from: the one a held pass left behind when it was of the same payload

@@ -1,14 +1,14 @@
 import type { PayloadUpdate } from "../payload/manifest.js";
-import { capabilitiesStatus, setCapabilities, setFromImplicitlyEnabled, type CapabilitiesSpec, type ComponentOverride } from "../policy/index.js";
+import { capabilitiesStatus, setCapabilities, setFromImplicitlyEnabled } from "../policy/index.js";
 import type { Backoff } from "../graph/index.js";
 import { PassRunner } from "./pass.js";
 import { syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
 import { CancelledError, asError, link, type Logger, type Random, type SpanRef } from "../core/index.js";
-import { PreviewedImages, previewUpdate, type PlannedObject, type PreviewInput, type PreviewResult, type UpdateControls } from "./planning/index.js";
+import { PreviewedImages, previewUpdate, type PlannedObject, type PreviewInput, type PreviewResult } from "./planning/index.js";
 import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS, type DesiredUpdate, type MetricsSink, type PayloadState, type SyncWork, type SyncWorkerStatus } from "./types.js";
+import { EMPTY_STATUS, type DesiredSpec, type MetricsSink, type PayloadState, type SyncWork, type SyncWorkerStatus } from "./types.js";
 import { Wakeup } from "./wake.js";
 import { calculateNext, compareWork, emptyWork, equalUpdate } from "./work.js";
 
@@ -52,15 +52,10 @@ export interface WorkerReports {
  * ClusterVersion spec) to the worker. `state` is the client's choice, undefined when it lets the service choose;
  * the worker is always given one, and honors it only on its first call.
  */
-export interface UpdateRequest extends UpdateControls {
-  readonly generation: number;
-  readonly desired: DesiredUpdate;
-  readonly overrides: readonly ComponentOverride[];
-  readonly capabilities: CapabilitiesSpec;
-  readonly state?: PayloadState | undefined;
+export type UpdateRequest = DesiredSpec & {
   /** The span of the call that asked for this update; each sync attempt it causes links to it. Never saved. */
   readonly cause?: SpanRef;
-}
+};
 
 /** What update() made of a request: the status right after it, and whether the release is the worker's now. */
 export interface UpdateOutcome {

@@ -1,25 +1,10 @@
 import type { SpanRef } from "../core/index.js";
 import type { Release } from "../payload/manifest.js";
 import type { BlastRadiusLimits } from "./planning/plan.js";
-import type { ClusterCapabilities, ComponentOverride, PreconditionResult } from "../policy/index.js";
-import type { ComponentProgress } from "./components.js";
-import type { PauseStatus } from "./pause.js";
+import type { ClusterCapabilities, ComponentOverride } from "../policy/index.js";
+import type { DesiredUpdate, PayloadState, SyncWorkerStatus } from "./shapes.js";
 
-/**
- * How the worker applies a payload (CVO `payload.State`).
- * - Updating: moving to a different payload; ordered roll-out by run level.
- * - Reconciling: after a successful full apply; random order, two workers.
- * - Initializing: the cluster never completed an install; everything in parallel, short backoff.
- * - Precreating: only passed to the applier to precreate ClusterOperators.
- */
-export type PayloadState = "Updating" | "Reconciling" | "Initializing" | "Precreating";
-
-/** A desired release (configv1.Update). */
-export interface DesiredUpdate {
-  readonly version: string;
-  readonly image: string;
-  readonly force: boolean;
-}
+export type { CapabilityStatus, DesiredSpec, DesiredUpdate, LoadPayloadStatus, LoadStep, PayloadState, SyncWorkerStatus } from "./shapes.js";
 
 export const NO_UPDATE: DesiredUpdate = { version: "", image: "", force: false };
 
@@ -40,49 +25,6 @@ export interface SyncWork {
   limits?: BlastRadiusLimits;
   /** The plan digest the Update was previewed with; a payload whose plan differs is refused. */
   expectedPlanDigest?: string;
-}
-
-export type LoadStep = "" | "RetrievePayload" | "LoadPayload" | "VerifyPayloadVersion" | "PreconditionChecks" | "PayloadLoaded";
-
-export interface LoadPayloadStatus {
-  readonly step: LoadStep;
-  readonly message: string;
-  readonly failure?: Error;
-  readonly update: DesiredUpdate;
-  readonly verified: boolean;
-  readonly lastTransitionTime?: Date;
-  /** Every failed precondition check of this load, blocking or not. */
-  readonly preconditionResults?: readonly PreconditionResult[];
-  /** What the payload was accepted despite (CVO `AcceptedRisks`): a forced verification failure, precondition warnings. */
-  readonly acceptedRisks?: string;
-}
-
-export interface CapabilityStatus {
-  readonly enabled: readonly string[];
-  readonly known: readonly string[];
-  readonly implicitlyEnabled: readonly string[];
-}
-
-/** The worker's status at one moment (SyncWorkerStatus). */
-export interface SyncWorkerStatus {
-  readonly generation: number;
-  readonly failure?: Error;
-  readonly done: number;
-  readonly total: number;
-  readonly completed: number;
-  readonly reconciling: boolean;
-  readonly initial: boolean;
-  readonly versionHash: string;
-  readonly architecture: string;
-  readonly lastProgress?: Date;
-  readonly actual: Release;
-  readonly verified: boolean;
-  readonly loadPayloadStatus: LoadPayloadStatus;
-  readonly capabilitiesStatus: CapabilityStatus;
-  /** Every component of the payload in graph order, as the pass behind `done` left it; empty before a pass. */
-  readonly components: readonly ComponentProgress[];
-  /** Set while the worker is paused (PauseUpdate); owned by the worker, kept by both status writers. */
-  readonly pause?: PauseStatus;
 }
 
 export const EMPTY_RELEASE: Release = { version: "", image: "", url: "", channels: [] };

@@ -48,7 +48,7 @@ export class KubeStateStore implements StateStore {
   }
 
   async save(state: PersistedState, signal: AbortSignal): Promise<void> {
-    const text = encodeState(state);
+    const text = encodeState(state, this.where);
     const object: ConfigMap = {
       apiVersion: "v1",
       kind: "ConfigMap",

@@ -30,6 +30,19 @@ test("a saved state loads back; nothing is left beside state.json; no state is u
   assert.deepEqual(await readdir(dir), ["state.json"], "the temporary file was renamed over the state");
 });
 
+test("a state that does not fit the format is not saved: the error names the file and the field, the saved state stays", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-file-state-"));
+  const store = new FileStateStore(dir);
+  await store.save(state(1), never);
+  const before = await readFile(join(dir, "state.json"), "utf8");
+  await assert.rejects(
+    store.save({ ...state(2), status: { ...EMPTY_STATUS, total: -1 } }, never),
+    (err: unknown) => err instanceof StateError && err.message.startsWith(`state file ${join(dir, "state.json")}: not saved`) && /status\.total/.test(err.message),
+  );
+  assert.equal(await readFile(join(dir, "state.json"), "utf8"), before);
+  assert.deepEqual(await readdir(dir), ["state.json"]);
+});
+
 test("the lock keeps a second process off the directory while the first lives, and a dead holder's lock is taken", async () => {
   const dir = await mkdtemp(join(tmpdir(), "syncworker-file-state-"));
   const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });

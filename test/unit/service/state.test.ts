@@ -15,7 +15,6 @@ const STATE: PersistedState = {
     desired: { version: "4.16.1", image: "/payloads/b", force: true },
     overrides: [{ kind: "FlowSchema", group: "flowcontrol.apiserver.k8s.io", namespace: "", name: "x", unmanaged: true }],
     capabilities: { baselineCapabilitySet: "v4.14", additionalEnabledCapabilities: ["Console"] },
-    state: undefined,
     limits: { maxDeletions: 0, maxChangedPercent: 12.5 },
     expectedPlanDigest: `sha256:${"ab".repeat(32)}`,
   },
@@ -112,4 +111,30 @@ for (const [name, corrupt, field] of BAD) {
 
 test("text that is not JSON is refused as such", () => {
   assert.throws(() => decodeState("{", "ConfigMap ns/syncworker-state"), (err: unknown) => err instanceof StateError && /ConfigMap ns\/syncworker-state: not valid JSON/.test(err.message));
+});
+
+const UNFIT: Array<[string, (s: PersistedState) => PersistedState, RegExp]> = [
+  ["a negative count", (s) => ({ ...s, status: { ...s.status, done: -1 } }), /status\.done/],
+  ["an invalid date", (s) => ({ ...s, savedAt: new Date(Number.NaN) }), /savedAt/],
+  ["a reservation below the published revision", (s) => ({ ...s, revision: { published: 10, reserved: 5 } }), /revision: reserved must be >= published/],
+  ["a component in a state the worker does not know", (s) => ({ ...s, status: { ...s.status, components: [{ ...COMPONENT, state: "Stuck" as "Done" }] } }), /status\.components\.0\.state/],
+  ["a field the format does not have", (s) => ({ ...s, clusterVersion: { ...s.clusterVersion, extra: 1 } as PersistedState["clusterVersion"] }), /clusterVersion.*extra/],
+  ["a duration that is not finite", (s) => ({ ...s, durations: { updates: 1, byComponent: { "10/a": [Infinity] } } }), /durations\.byComponent\.10\/a\.0/],
+];
+const COMPONENT = { runLevel: 10, component: "a", state: "Pending" as const, done: 0, total: 1, currentObject: "", waitReason: "", attempts: 0 };
+for (const [name, unfit, field] of UNFIT) {
+  test(`a state with ${name} is not saved: a StateError names the field`, () => {
+    assert.throws(
+      () => encodeState(unfit(STATE), "state file /x/state.json"),
+      (err: unknown) => err instanceof StateError && err.message.startsWith("state file /x/state.json: not saved") && field.test(err.message),
+    );
+  });
+}
+
+test("a decoded state is deep-frozen, its errors excepted", () => {
+  const decoded = decodeState(encodeState({ ...STATE, status: { ...STATE.status, components: [COMPONENT] }, position: { image: "i", versionHash: "h", done: new Set([1]) } }), "test");
+  for (const value of [decoded, decoded.spec, decoded.spec?.overrides, decoded.status.components[0], decoded.status.loadPayloadStatus.preconditionResults, decoded.clusterVersion.history[1], decoded.durations?.byComponent, decoded.position]) {
+    assert.ok(Object.isFrozen(value), JSON.stringify(value));
+  }
+  assert.ok(!Object.isFrozen(decoded.status.failure), "an UpdateError is still annotated after it is shared");
 });
