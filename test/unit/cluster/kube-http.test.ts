@@ -88,16 +88,22 @@ test("a 4xx other than 429 is returned at once", async () => {
   }
 });
 
-test("without a configured QPS the pace has no ceiling until a 429, then halves, recovers and lifts it", async () => {
+test("without a configured QPS the pace has no ceiling until the server keeps throttling, then halves, recovers and lifts it", async () => {
   let now = 0;
   const pace = new AdaptivePace(() => now);
   assert.equal(pace.limit, undefined, "no fixed ceiling by default");
   for (let i = 0; i < 300; i++) await pace.take(); // 300 requests within the same millisecond: no wait
+  for (let i = 1; i < 300 * AdaptivePace.THROTTLED_SHARE; i++) pace.throttled();
+  assert.equal(pace.limit, undefined, "a few 429s among many requests (a burst shed) are retried, the pace kept");
+  now = 2000;
+  for (let i = 0; i < 300; i++) await pace.take();
+  for (let i = 1; i < 300 * AdaptivePace.THROTTLED_SHARE; i++) pace.throttled();
+  assert.equal(pace.limit, undefined, "the refusals of an earlier second do not add up with this one's");
   pace.throttled();
-  assert.equal(pace.limit, 150, "half of what was achieved in the last second");
+  assert.equal(pace.limit, 150, "a twentieth refused: half of what was achieved in the last second");
   pace.throttled();
   assert.equal(pace.limit, 150, "429s of requests that were in flight together count once");
-  now = 1000;
+  now = 3000;
   for (let i = 0; i < 100; i++) await pace.take();
   pace.throttled();
   assert.equal(pace.limit, 50, "a 429 a second later halves the rate achieved since");
