@@ -5,7 +5,19 @@ import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 
 export default tseslint.config(
-  { ignores: ["src/gen/**", "clients/ts/src/gen/**", "clients/ts/dist/**", "clients/go/**", "clients/python/**", "node_modules/**", "dist/**", "eslint.config.js", "bin/**"] },
+  {
+    ignores: [
+      "src/gen/**",
+      "clients/ts/src/gen/**",
+      "clients/ts/dist/**",
+      "clients/go/**",
+      "clients/python/**",
+      "node_modules/**",
+      "dist/**",
+      "eslint.config.js",
+      "bin/**",
+    ],
+  },
   {
     files: ["**/*.ts"],
     extends: [tseslint.configs.recommendedTypeChecked],

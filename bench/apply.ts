@@ -60,7 +60,11 @@ function objects(prefix: string, N: number): Array<{ file: string; obj: Obj }> {
             apiVersion: "apps/v1",
             kind: "Deployment",
             metadata: meta,
-            spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "c", image: "registry.example/bench:1" }] } } },
+            spec: {
+              replicas: 1,
+              selector: { matchLabels: labels },
+              template: { metadata: { labels }, spec: { containers: [{ name: "c", image: "registry.example/bench:1" }] } },
+            },
           },
           { apiVersion: "bench.example.com/v1", kind: "Widget", metadata: meta, spec: { size: i } },
         ];
@@ -120,7 +124,11 @@ async function seconds(run: () => Promise<unknown>): Promise<number> {
 async function phaseSums(adminAddress: string): Promise<{ loadS: number; taskS: number; apiS: number; requests: number; byKind: string }> {
   const text = await (await fetch(`http://${adminAddress}/metrics`)).text();
   // parse-prometheus-text-format drops a labelled histogram's _sum and _count, so the samples are read here.
-  const samples = [...text.matchAll(/^(\w+)(?:\{([^}]*)\})? (\S+)$/gm)].map(([, name, labels, value]) => ({ name, labels: labels ?? "", value: Number(value) }));
+  const samples = [...text.matchAll(/^(\w+)(?:\{([^}]*)\})? (\S+)$/gm)].map(([, name, labels, value]) => ({
+    name,
+    labels: labels ?? "",
+    value: Number(value),
+  }));
   const sum = (name: string, label = ""): number => samples.filter((m) => m.name === name && m.labels.includes(label)).reduce((total, m) => total + m.value, 0);
   return {
     loadS: sum("syncworker_payload_load_duration_seconds_sum"),
@@ -191,12 +199,26 @@ async function measure(cp: Awaited<ReturnType<typeof startControlPlane>>, work: 
   const kc = objects(`kc${n}`, n);
   const files = join(work, `kubectl-${n}`);
   await mkdir(files);
-  await writeFile(join(files, "0000_00_namespaces.yaml"), kc.filter((o) => o.obj.kind === "Namespace").map((o) => `---\n${JSON.stringify(o.obj)}`).join("\n"));
-  await writeFile(join(files, "0000_01_objects.yaml"), kc.filter((o) => o.obj.kind !== "Namespace").map((o) => `---\n${JSON.stringify(o.obj)}`).join("\n"));
+  await writeFile(
+    join(files, "0000_00_namespaces.yaml"),
+    kc
+      .filter((o) => o.obj.kind === "Namespace")
+      .map((o) => `---\n${JSON.stringify(o.obj)}`)
+      .join("\n"),
+  );
+  await writeFile(
+    join(files, "0000_01_objects.yaml"),
+    kc
+      .filter((o) => o.obj.kind !== "Namespace")
+      .map((o) => `---\n${JSON.stringify(o.obj)}`)
+      .join("\n"),
+  );
   const kubectl = await kubectlBinary();
   const kubectlS = await seconds(async () => {
     for (const file of ["0000_00_namespaces.yaml", "0000_01_objects.yaml"]) {
-      await promisify(execFile)(kubectl, ["--kubeconfig", cp.kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", join(files, file)], { maxBuffer: 256 << 20 });
+      await promisify(execFile)(kubectl, ["--kubeconfig", cp.kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", join(files, file)], {
+        maxBuffer: 256 << 20,
+      });
     }
   });
   console.log(`kubectl (${kubectl}), ${n} manifests: ${f(kubectlS)}s`);

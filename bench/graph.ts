@@ -29,13 +29,29 @@ const ONCE: Backoff = { durationMs: 0, factor: 1, jitter: 0, steps: 1, capMs: 0 
 // Run levels of a real payload with a rough component count each: a few wide levels (50, 70, 90)
 // and several single-component ones, so both parallel buckets and merged serial nodes appear.
 const LEVELS: readonly (readonly [level: string, components: number])[] = [
-  ["00", 3], ["03", 1], ["05", 1], ["10", 12], ["20", 4], ["25", 1], ["30", 8],
-  ["40", 2], ["50", 90], ["51", 6], ["60", 1], ["70", 30], ["80", 10], ["90", 40],
+  ["00", 3],
+  ["03", 1],
+  ["05", 1],
+  ["10", 12],
+  ["20", 4],
+  ["25", 1],
+  ["30", 8],
+  ["40", 2],
+  ["50", 90],
+  ["51", 6],
+  ["60", 1],
+  ["70", 30],
+  ["80", 10],
+  ["90", 40],
 ];
 const KINDS: readonly (readonly [apiVersion: string, kind: string, file: string])[] = [
-  ["v1", "Namespace", "namespace"], ["apiextensions.k8s.io/v1", "CustomResourceDefinition", "crd"],
-  ["rbac.authorization.k8s.io/v1", "ClusterRole", "roles"], ["v1", "ServiceAccount", "serviceaccount"],
-  ["v1", "ConfigMap", "configmap"], ["v1", "Service", "service"], ["apps/v1", "Deployment", "deployment"],
+  ["v1", "Namespace", "namespace"],
+  ["apiextensions.k8s.io/v1", "CustomResourceDefinition", "crd"],
+  ["rbac.authorization.k8s.io/v1", "ClusterRole", "roles"],
+  ["v1", "ServiceAccount", "serviceaccount"],
+  ["v1", "ConfigMap", "configmap"],
+  ["v1", "Service", "service"],
+  ["apps/v1", "Deployment", "deployment"],
   ["config.openshift.io/v1", "ClusterOperator", "clusteroperator"],
 ];
 
@@ -147,8 +163,10 @@ export async function run(): Promise<void> {
     noop.push(result.ms);
     nodes = result.nodes;
   }
-  console.log(`(a) ${tasks.length} no-op tasks → ${nodes} nodes, ${WORKERS} workers: ` +
-    `cold ${fmt(noop[0] ?? NaN)} ms, median of ${ROUNDS} ${fmt(median(noop))} ms [${noop.map(fmt).join(", ")}]`);
+  console.log(
+    `(a) ${tasks.length} no-op tasks → ${nodes} nodes, ${WORKERS} workers: ` +
+      `cold ${fmt(noop[0] ?? NaN)} ms, median of ${ROUNDS} ${fmt(median(noop))} ms [${noop.map(fmt).join(", ")}]`,
+  );
 
   const wide = await runWide(unmatchedTasks(NOOP_TASKS));
   console.log(`    scheduler stress: ${wide.nodes} independent nodes, ${WORKERS} workers: ${fmt(wide.ms)} ms`);
@@ -165,10 +183,11 @@ export async function run(): Promise<void> {
   const floor = median(floors);
   const ideal = (SLEEP_TASKS * 1) / WORKERS;
   const efficiency = ideal / elapsed;
-  console.log(`(b) ${SLEEP_TASKS} × sleep(1 ms), ${WORKERS} workers: median ${fmt(elapsed)} ms ` +
-    `[${sleepMs.map(fmt).join(", ")}], ideal ${fmt(ideal)} ms`);
-  console.log(`    timer floor: ${waves} waves of ${WORKERS} × setTimeout(1) alone take median ${fmt(floor)} ms ` +
-    `(${(floor / waves).toFixed(2)} ms per wave) [${floors.map(fmt).join(", ")}] ` +
-    `→ efficiency against the real timer ${(floor / elapsed).toFixed(2)}`);
+  console.log(`(b) ${SLEEP_TASKS} × sleep(1 ms), ${WORKERS} workers: median ${fmt(elapsed)} ms ` + `[${sleepMs.map(fmt).join(", ")}], ideal ${fmt(ideal)} ms`);
+  console.log(
+    `    timer floor: ${waves} waves of ${WORKERS} × setTimeout(1) alone take median ${fmt(floor)} ms ` +
+      `(${(floor / waves).toFixed(2)} ms per wave) [${floors.map(fmt).join(", ")}] ` +
+      `→ efficiency against the real timer ${(floor / elapsed).toFixed(2)}`,
+  );
   console.log(`RESULT graph noop_10k_ms=${fmt(median(noop))} efficiency_1ms_16w=${efficiency.toFixed(2)}`);
 }

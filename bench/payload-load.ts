@@ -89,7 +89,12 @@ async function loadRuns(dir: string): Promise<LoadFigures> {
     documents = 0;
     const start = performance.now();
     const startCpu = process.cpuUsage();
-    update = await loadUpdate(dir, "quay.io/bench/release@sha256:0", { knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64", onManifest: () => documents++ }, nodePayloadFs);
+    update = await loadUpdate(
+      dir,
+      "quay.io/bench/release@sha256:0",
+      { knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64", onManifest: () => documents++ },
+      nodePayloadFs,
+    );
     times.push(performance.now() - start);
     const used = process.cpuUsage(startCpu);
     cpu.push((used.user + used.system) / 1000);
@@ -115,8 +120,12 @@ export async function run(): Promise<void> {
     const ms = warm[Math.floor(warm.length / 2)] ?? f.times[0] ?? 0;
     console.log(`payload: ${MANIFESTS} documents from real-a, ${f.included} included, hash ${f.hash}`);
     const list = (xs: number[]): string => xs.map((t) => t.toFixed(0)).join(", ");
-    console.log(`loads (ms wall): first ${f.times[0]?.toFixed(0)}, then ${list(f.times.slice(1))}; CPU (ms): ${list(f.cpu)}; rss_mb is the loading process's peak`);
-    console.log(`RESULT payload-load manifests=${MANIFESTS} ms=${ms.toFixed(0)} ms_per_manifest=${(ms / MANIFESTS).toFixed(2)} rss_mb=${f.maxRssMb.toFixed(0)}`);
+    console.log(
+      `loads (ms wall): first ${f.times[0]?.toFixed(0)}, then ${list(f.times.slice(1))}; CPU (ms): ${list(f.cpu)}; rss_mb is the loading process's peak`,
+    );
+    console.log(
+      `RESULT payload-load manifests=${MANIFESTS} ms=${ms.toFixed(0)} ms_per_manifest=${(ms / MANIFESTS).toFixed(2)} rss_mb=${f.maxRssMb.toFixed(0)}`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

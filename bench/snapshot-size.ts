@@ -27,10 +27,14 @@ export async function run(): Promise<void> {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
   const payload = MANIFESTS ? join(stateDir, "payload") : REAL_A;
   if (MANIFESTS) await buildPayload(payload, Number(MANIFESTS));
-  const server = spawn(process.execPath, [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "300ms", "--state-dir", stateDir], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, LOG_LEVEL: "warn" },
-  });
+  const server = spawn(
+    process.execPath,
+    [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "300ms", "--state-dir", stateDir],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, LOG_LEVEL: "warn" },
+    },
+  );
   const client = new SyncWorkerClient(await listening(server));
   const sizes: Array<{ before: number; after: number; components: number }> = [];
   try {
@@ -54,7 +58,9 @@ export async function run(): Promise<void> {
   const before = sizes.map((s) => s.before);
   const after = sizes.map((s) => s.after);
   const components = Math.max(...sizes.map((s) => s.components));
-  console.log(`snapshots: ${sizes.length}; components: ${components}; bytes per snapshot before ${mean(before)} (max ${Math.max(...before)}), after ${mean(after)} (max ${Math.max(...after)})`);
+  console.log(
+    `snapshots: ${sizes.length}; components: ${components}; bytes per snapshot before ${mean(before)} (max ${Math.max(...before)}), after ${mean(after)} (max ${Math.max(...after)})`,
+  );
   console.log(
     `RESULT snapshot-size payload=${MANIFESTS ? `${MANIFESTS}-manifests` : "real-a"} snapshots=${sizes.length} components=${components} before_mean_b=${mean(before)} after_mean_b=${mean(after)} before_max_b=${Math.max(...before)} after_max_b=${Math.max(...after)} kib_per_stream_before=${(before.reduce((a, b) => a + b, 0) / 1024).toFixed(1)} kib_per_stream_after=${(after.reduce((a, b) => a + b, 0) / 1024).toFixed(1)}`,
   );

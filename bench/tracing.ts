@@ -65,7 +65,13 @@ async function syncSeconds(image: string, env: NodeJS.ProcessEnv): Promise<{ sec
   const client = new SyncWorkerClient(address);
   const cpuBefore = await cpuSeconds(server.pid!);
   const started = process.hrtime.bigint();
-  await client.update({ generation: 1, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: PayloadState.PAYLOAD_STATE_UPDATING });
+  await client.update({
+    generation: 1,
+    desired: { version: "", image, force: false },
+    overrides: [],
+    capabilities: undefined,
+    state: PayloadState.PAYLOAD_STATE_UPDATING,
+  });
   let total = 0;
   for (;;) {
     const status = await client.getStatus();

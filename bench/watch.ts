@@ -46,7 +46,19 @@ const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, m
 export async function run(): Promise<void> {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-bench-state-"));
   // Every stream comes from this host: allow them all (the default is 100 per client).
-  const args = ["serve", "--listen", "127.0.0.1:0", "--reconcile-interval", "60s", "--operator-delay", "100ms", "--state-dir", stateDir, "--max-watches-per-client", String(STREAMS + 1)]; // the watchers and the bench's own watch for completion
+  const args = [
+    "serve",
+    "--listen",
+    "127.0.0.1:0",
+    "--reconcile-interval",
+    "60s",
+    "--operator-delay",
+    "100ms",
+    "--state-dir",
+    stateDir,
+    "--max-watches-per-client",
+    String(STREAMS + 1),
+  ]; // the watchers and the bench's own watch for completion
   const server = spawn(process.execPath, [...SYNCWORKER, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "warn" },
@@ -79,5 +91,7 @@ export async function run(): Promise<void> {
   const kibPerStream = (withStreams - baseline) / STREAMS;
   console.log(`sync of real-a: ${syncMs} ms; snapshots delivered: ${summary.deliveries}; delay p50 ${summary.p50} ms, max ${summary.max} ms`);
   console.log(`server RSS: ${baseline} KiB idle, ${withStreams} KiB with ${STREAMS} streams`);
-  console.log(`RESULT watch watcher=${WATCHER} streams=${STREAMS} p99_ms=${summary.p99} kib_per_stream=${kibPerStream.toFixed(1)} deliveries=${summary.deliveries} sync_ms=${syncMs}`);
+  console.log(
+    `RESULT watch watcher=${WATCHER} streams=${STREAMS} p99_ms=${summary.p99} kib_per_stream=${kibPerStream.toFixed(1)} deliveries=${summary.deliveries} sync_ms=${syncMs}`,
+  );
 }

@@ -81,7 +81,8 @@ function sourcesUnder(dir: string): string[] {
 
 function compilerOptions(root: string): ts.CompilerOptions {
   const configPath = join(root, "tsconfig.json");
-  if (!existsSync(configPath)) return { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16, allowImportingTsExtensions: true, noEmit: true };
+  if (!existsSync(configPath))
+    return { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16, allowImportingTsExtensions: true, noEmit: true };
   const configFile = ts.readConfigFile(configPath, (path) => ts.sys.readFile(path));
   return ts.parseJsonConfigFileContent(configFile.config, ts.sys, root).options;
 }

@@ -67,7 +67,10 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const tracing = await startTracing(process.env, PACKAGE_VERSION);
   // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
   // Every line is redacted of URL credentials as written: errors quote the URLs they were given (a signature store's).
-  const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", hooks: { streamWrite: redactCredentials }, ...(tracing.tracer ? { mixin: traceLogMixin } : {}) }, pino.destination(2));
+  const log = pino(
+    { level: process.env["LOG_LEVEL"] ?? "info", hooks: { streamWrite: redactCredentials }, ...(tracing.tracer ? { mixin: traceLogMixin } : {}) },
+    pino.destination(2),
+  );
   logGrpcTo(log.child({ component: "grpc-js" }));
   const lifetime = new AbortController();
   const clock = systemClock;
@@ -78,11 +81,17 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   // Only a real cluster loads the Kubernetes client.
   const kube = options.kubeconfig
     ? await import("./cluster/kube/index.js").then((k) =>
-        k.createKubeCluster(options.kubeconfig, options.namespace || k.defaultNamespace(), lifetime.signal, {
-          event: (err) => log.debug({ err }, "event not recorded in the cluster"),
-          stateWatch: (err) => log.warn({ err }, "watching the state object"),
-          clusterVersion: (err) => log.warn({ err }, "writing the ClusterVersion view"),
-        }, { ...options.kube, ...kubeClientMetrics(registry) }),
+        k.createKubeCluster(
+          options.kubeconfig,
+          options.namespace || k.defaultNamespace(),
+          lifetime.signal,
+          {
+            event: (err) => log.debug({ err }, "event not recorded in the cluster"),
+            stateWatch: (err) => log.warn({ err }, "watching the state object"),
+            clusterVersion: (err) => log.warn({ err }, "writing the ClusterVersion view"),
+          },
+          { ...options.kube, ...kubeClientMetrics(registry) },
+        ),
       )
     : undefined;
   const fileState = kube ? undefined : new FileStateStore(options.stateDir);
@@ -93,10 +102,20 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const loader = new ThreadedPayloadLoader(options.load, options.payloadLoadTimeoutMs, (message) => log.warn(message));
   loader.warm();
   const registryClient = new RegistryClient(options.registry);
-  const verification = configureVerifier({ keyrings, signatureStores: options.verification.signatureStores, caPem: options.registry.caPem }, registryClient, () => clock.now());
+  const verification = configureVerifier(
+    { keyrings, signatureStores: options.verification.signatureStores, caPem: options.registry.caPem },
+    registryClient,
+    () => clock.now(),
+  );
   const retriever = new ImageRetriever(
     new DirectoryRetriever(nodePayloadFs, options.payloadRoots),
-    new RegistryRetriever({ client: registryClient, cacheDir: options.registry.cacheDir, architecture: options.load.architecture, verifier: verification.verify, limits: options.registry.limits }),
+    new RegistryRetriever({
+      client: registryClient,
+      cacheDir: options.registry.cacheDir,
+      architecture: options.load.architecture,
+      verifier: verification.verify,
+      limits: options.registry.limits,
+    }),
   );
   const service = new SyncService({
     clock,
@@ -107,10 +126,22 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         const cache = kube.cache(drift, liveCacheMetrics(registry), (err) => log.warn({ err }, "live-object cache"));
         const applier = kube.applier({ onOperatorWait, tracing: tracing.tracing, cache });
         // Without a ClusterVersion in the cluster (plain Kubernetes) the built-in preconditions pass.
-        return { applier, planner: new ClusterPlanner(kube.client), preconditions: builtInPreconditions(preconditionCluster(kube.client)), events: kube.events };
+        return {
+          applier,
+          planner: new ClusterPlanner(kube.client),
+          preconditions: builtInPreconditions(preconditionCluster(kube.client)),
+          events: kube.events,
+        };
       }
-      embedded = createEmbeddedCluster({ operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, onDrift: drift, tracing: tracing.tracing }, lifetime.signal);
-      return { applier: embedded.applier, planner: new ClusterPlanner(embedded.client), preconditions: builtInPreconditions(preconditionCluster(embedded.client)) };
+      embedded = createEmbeddedCluster(
+        { operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, onDrift: drift, tracing: tracing.tracing },
+        lifetime.signal,
+      );
+      return {
+        applier: embedded.applier,
+        planner: new ClusterPlanner(embedded.client),
+        preconditions: builtInPreconditions(preconditionCluster(embedded.client)),
+      };
     },
     retriever,
     loadPayload: (source, releaseImage, signal) => loader.load(source, releaseImage, signal),

@@ -42,17 +42,28 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * The client certificate is verified by the handshake; here only its presence is required, so a client
  * without one still reaches health and reflection and gets UNAUTHENTICATED rather than a failed handshake.
  */
-export async function checkAccess(options: AccessControlOptions, access: RpcAccess, call: Pick<SurfaceCall, "metadata" | "getAuthContext">, signal: AbortSignal): Promise<string> {
+export async function checkAccess(
+  options: AccessControlOptions,
+  access: RpcAccess,
+  call: Pick<SurfaceCall, "metadata" | "getAuthContext">,
+  signal: AbortSignal,
+): Promise<string> {
   let who = "anonymous";
   if (options.requireClientCertificate) {
     const certificate = call.getAuthContext().sslPeerCertificate;
-    if (!certificate) throw new AccessError("Unauthenticated", access.rpc, `${access.rpc} needs a client certificate signed by the server's client CA; none was presented, or not one signed by that CA`);
+    if (!certificate)
+      throw new AccessError(
+        "Unauthenticated",
+        access.rpc,
+        `${access.rpc} needs a client certificate signed by the server's client CA; none was presented, or not one signed by that CA`,
+      );
     who = `certificate CN=${String(certificate.subject.CN)}`;
   }
   if (!options.tokens) return who;
   const header = call.metadata.get("authorization")[0];
   const token = typeof header === "string" ? BEARER.exec(header)?.[1] : undefined;
-  if (!token) throw new AccessError("Unauthenticated", access.rpc, `${access.rpc} needs a bearer token (metadata "authorization: Bearer <token>"), and none was sent`);
+  if (!token)
+    throw new AccessError("Unauthenticated", access.rpc, `${access.rpc} needs a bearer token (metadata "authorization: Bearer <token>"), and none was sent`);
   let decision;
   try {
     decision = await options.tokens.review(token, access, signal);
@@ -86,7 +97,12 @@ export interface AccessEvents {
 type Handler = (call: SurfaceCall, callback?: grpc.sendUnaryData<unknown>) => void;
 
 /** Wraps every handler of the service so it runs only after {@link checkAccess} allowed the call. */
-export function guardHandlers(handlers: pb.SyncWorkerServer, options: AccessControlOptions, service: typeof pb.SyncWorkerService, events: AccessEvents): pb.SyncWorkerServer {
+export function guardHandlers(
+  handlers: pb.SyncWorkerServer,
+  options: AccessControlOptions,
+  service: typeof pb.SyncWorkerService,
+  events: AccessEvents,
+): pb.SyncWorkerServer {
   if (!options.requireClientCertificate && !options.tokens) return handlers;
   const guarded: Record<string, Handler> = {};
   for (const [key, access] of Object.entries(RPC_ACCESS) as [keyof typeof RPC_ACCESS, RpcAccess][]) {

@@ -40,7 +40,14 @@ export function toProtoComponents(components: readonly ComponentProgress[], prog
   const slow = new Set(progress?.slow ?? []);
   const details = detailed(components);
   return components.map((c) => {
-    const common = { runLevel: c.runLevel, component: c.component, state: COMPONENT_STATES[c.state], done: c.done, total: c.total, slow: slow.has(componentKey(c)) };
+    const common = {
+      runLevel: c.runLevel,
+      component: c.component,
+      state: COMPONENT_STATES[c.state],
+      done: c.done,
+      total: c.total,
+      slow: slow.has(componentKey(c)),
+    };
     if (c.state === "Done") return { ...NONE, ...common, finishedAt: c.finishedAt };
     if (!details.has(c)) return { ...NONE, ...common };
     return {

@@ -74,7 +74,12 @@ function fitted(status: pb.SyncWorkerStatus): pb.SyncWorkerStatus {
     if (pb.SyncWorkerStatus.encode(candidate).finish().length <= MAX_STATUS_BYTES) return candidate;
   }
   // Unreachable with today's fields (64-character texts, 10 entries per list); a bound must hold regardless.
-  return pb.SyncWorkerStatus.fromPartial({ generation: status.generation, revision: status.revision, publishedAt: status.publishedAt, message: `status of ${size} bytes withheld: it does not fit ${MAX_STATUS_BYTES}` });
+  return pb.SyncWorkerStatus.fromPartial({
+    generation: status.generation,
+    revision: status.revision,
+    publishedAt: status.publishedAt,
+    message: `status of ${size} bytes withheld: it does not fit ${MAX_STATUS_BYTES}`,
+  });
 }
 
 /** Each snapshot's wire form, made (and bounded) once however many calls and watchers read it. */
@@ -179,7 +184,10 @@ export function fromProtoUpdate(req: pb.UpdateRequest): DesiredSpec {
   const unknown = unknownCapabilities(req.capabilities?.additionalEnabledCapabilities ?? []);
   if (unknown.length > 0) {
     const names = listText(unknown.map((name) => JSON.stringify(truncateText(name, STRING_LIMITS.name))));
-    throw new InvalidArgumentError("capabilities.additional_enabled_capabilities", `capabilities.additional_enabled_capabilities names ${unknown.length} unknown capabilities: ${names}`);
+    throw new InvalidArgumentError(
+      "capabilities.additional_enabled_capabilities",
+      `capabilities.additional_enabled_capabilities names ${unknown.length} unknown capabilities: ${names}`,
+    );
   }
   const baseline = req.capabilities?.baselineCapabilitySet ?? "";
   if (!isKnownCapabilitySet(baseline)) {

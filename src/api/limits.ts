@@ -60,7 +60,8 @@ function checkValue(field: DescField, wireType: WireType, reader: BinaryReader, 
   }
   if (scalar !== undefined && INT64.has(scalar) && (wireType === WireType.Varint || wireType === WireType.Bit64)) {
     const value = BigInt(wireType === WireType.Bit64 ? reader.fixed64() : scalar === ScalarType.UINT64 ? reader.uint64() : reader.int64());
-    if (value > MAX_SAFE || value < -MAX_SAFE) return new InvalidArgumentError(name, `${name} is out of range: ${value} is beyond ±(2^53-1), the largest integer accepted`);
+    if (value > MAX_SAFE || value < -MAX_SAFE)
+      return new InvalidArgumentError(name, `${name} is out of range: ${value} is beyond ±(2^53-1), the largest integer accepted`);
     return undefined;
   }
   reader.skip(wireType);
@@ -116,7 +117,10 @@ export class WatchLimiter {
     const host = peer.replace(/:\d+$/, "");
     const open = this.#open.get(host) ?? 0;
     if (open >= this.perClient) {
-      throw new ResourceExhaustedError("TooManyWatches", `${host} already has ${open} open StatusWatch streams, the most one client may hold (--max-watches-per-client)`);
+      throw new ResourceExhaustedError(
+        "TooManyWatches",
+        `${host} already has ${open} open StatusWatch streams, the most one client may hold (--max-watches-per-client)`,
+      );
     }
     this.#open.set(host, open + 1);
     let released = false;

@@ -3,7 +3,18 @@
  * parented on the caller's W3C trace context (`traceparent` metadata), and call metrics by method and code.
  * Done by hand rather than with the grpc-js auto-instrumentation, which under ESM needs a loader preload.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type Tracer,
+} from "@opentelemetry/api";
 import { status as Status, type Metadata } from "@grpc/grpc-js";
 import type { SpanRef } from "../core/index.js";
 

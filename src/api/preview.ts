@@ -24,14 +24,24 @@ export function fromProtoUpdateControls(req: pb.UpdateRequest): UpdateControls {
   const limits = fromProtoLimits("limits", req.limits);
   const digest = req.expectedPlanDigest;
   if (digest !== "" && !PLAN_DIGEST.test(digest)) {
-    throw new InvalidArgumentError("expected_plan_digest", `expected_plan_digest must be a Preview's plan_digest (sha256:<64 hex digits>), got "${digest.slice(0, 80)}"`);
+    throw new InvalidArgumentError(
+      "expected_plan_digest",
+      `expected_plan_digest must be a Preview's plan_digest (sha256:<64 hex digits>), got "${digest.slice(0, 80)}"`,
+    );
   }
   return { ...(limits ? { limits } : {}), ...(digest ? { expectedPlanDigest: digest } : {}) };
 }
 
 /** Checks a PreviewRequest with the rules of an UpdateRequest's same fields, naming the first offending one. */
 export function fromProtoPreview(req: pb.PreviewRequest): PreviewInput {
-  const spec = fromProtoUpdate({ generation: 0, desired: req.desired, overrides: req.overrides, capabilities: req.capabilities, state: 0, expectedPlanDigest: "" });
+  const spec = fromProtoUpdate({
+    generation: 0,
+    desired: req.desired,
+    overrides: req.overrides,
+    capabilities: req.capabilities,
+    state: 0,
+    expectedPlanDigest: "",
+  });
   const limits = fromProtoLimits("limits", req.limits);
   return { desired: spec.desired, overrides: spec.overrides, capabilities: spec.capabilities, ...(limits ? { limits } : {}) };
 }

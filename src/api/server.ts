@@ -58,7 +58,11 @@ const SERVICE_NAME = "syncworker.v1.SyncWorker";
  */
 export function logGrpcTo(log: Logger): void {
   const line = (...args: unknown[]): string => args.map(String).join(" ");
-  grpc.setLogger({ error: (...args: unknown[]) => log.warn(line(...args)), info: (...args: unknown[]) => log.info(line(...args)), debug: (...args: unknown[]) => log.debug(line(...args)) });
+  grpc.setLogger({
+    error: (...args: unknown[]) => log.warn(line(...args)),
+    info: (...args: unknown[]) => log.info(line(...args)),
+    debug: (...args: unknown[]) => log.debug(line(...args)),
+  });
 }
 
 /**
@@ -95,7 +99,9 @@ export class ApiServer {
   /** Binds `at` (port 0 picks a free one) and returns the bound `HOST:PORT`. */
   async listen(at: HostPort): Promise<string> {
     const port = await new Promise<number>((resolve, reject) =>
-      this.#server.bindAsync(formatHostPort(at), this.deps.credentials ?? grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+      this.#server.bindAsync(formatHostPort(at), this.deps.credentials ?? grpc.ServerCredentials.createInsecure(), (err, bound) =>
+        err ? reject(err) : resolve(bound),
+      ),
     );
     this.#setServing("SERVING");
     return formatHostPort({ host: at.host, port });

@@ -96,7 +96,11 @@ export interface AccessReviews {
   /** TokenReview: the token's user, or why it is not authenticated. */
   reviewToken(token: string, signal: AbortSignal): Promise<{ readonly user: ReviewedUser } | { readonly error: string }>;
   /** SubjectAccessReview of `verb` on `resource` in `group`, in {@link namespace}. */
-  reviewAccess(user: ReviewedUser, attributes: { group: string; resource: string; verb: string }, signal: AbortSignal): Promise<{ readonly allowed: boolean; readonly reason: string }>;
+  reviewAccess(
+    user: ReviewedUser,
+    attributes: { group: string; resource: string; verb: string },
+    signal: AbortSignal,
+  ): Promise<{ readonly allowed: boolean; readonly reason: string }>;
 }
 
 /** The API group and resource RBAC rules name to grant our verbs (get, watch, update). */

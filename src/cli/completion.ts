@@ -10,7 +10,12 @@ export const SHELLS = ["bash", "zsh"] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** What a flag's value (or a positional argument) is completed with. */
-type ValueKind = { readonly kind: "none" } | { readonly kind: "flag" } | { readonly kind: "file" } | { readonly kind: "dir" } | { readonly kind: "choices"; readonly words: readonly string[] };
+type ValueKind =
+  | { readonly kind: "none" }
+  | { readonly kind: "flag" }
+  | { readonly kind: "file" }
+  | { readonly kind: "dir" }
+  | { readonly kind: "choices"; readonly words: readonly string[] };
 
 interface FlagSpec {
   readonly names: readonly string[];
@@ -82,11 +87,19 @@ function bashScript(program: Command): string {
   const cases = commands.map((c) => {
     // One case per way of completing a value, listing every flag completed that way.
     const byAction = new Map<string, string[]>();
-    for (const f of c.flags.filter((flag) => flag.value.kind !== "flag")) byAction.set(bashValue(f.value), [...(byAction.get(bashValue(f.value)) ?? []), ...f.names]);
+    for (const f of c.flags.filter((flag) => flag.value.kind !== "flag"))
+      byAction.set(bashValue(f.value), [...(byAction.get(bashValue(f.value)) ?? []), ...f.names]);
     const flagCases = [...byAction].map(([action, names]) => `        ${names.join("|")}) ${action}; return ;;`);
     const words = c.flags.flatMap((f) => f.names).join(" ");
     const argument = c.argument.kind === "none" ? "" : `      if [[ "$cur" != -* ]]; then ${bashValue(c.argument)}; return; fi\n`;
-    return [`    ${c.name})`, "      case \"$prev\" in", ...flagCases, "      esac", `${argument}      COMPREPLY=($(compgen -W ${quoted(words)} -- "$cur"))`, "      ;;"].join("\n");
+    return [
+      `    ${c.name})`,
+      '      case "$prev" in',
+      ...flagCases,
+      "      esac",
+      `${argument}      COMPREPLY=($(compgen -W ${quoted(words)} -- "$cur"))`,
+      "      ;;",
+    ].join("\n");
   });
   return `# bash completion for ${program.name()}: source <(${program.name()} completion bash)
 _${program.name()}() {
@@ -130,7 +143,9 @@ function zshScript(program: Command): string {
   const name = program.name();
   const described = commands.map((c) => `    ${quoted(`${c.name}:${brief(c.description)}`)}`);
   const cases = commands.map((c) => {
-    const specs = c.flags.flatMap((f) => f.names.map((n) => quoted(`${n}[${zshText(brief(f.description))}]${zshAction(f.value, zshText(n.replace(/^-+/, "")))}`)));
+    const specs = c.flags.flatMap((f) =>
+      f.names.map((n) => quoted(`${n}[${zshText(brief(f.description))}]${zshAction(f.value, zshText(n.replace(/^-+/, "")))}`)),
+    );
     if (c.argument.kind !== "none") specs.push(quoted(`1${zshAction(c.argument, "argument")}`));
     return `    ${c.name})\n      _arguments -s \\\n        ${specs.join(" \\\n        ")}\n      ;;`;
   });

@@ -90,7 +90,8 @@ export async function diff(client: SyncWorkerClient, o: DiffOptions, write: (tex
     if (object.action === PreviewAction.PREVIEW_ACTION_CHANGE) {
       const [from = "", to = ""] = object.diff.split("\n", 2).map((line) => line.slice(4));
       write(`diff -u -N ${from} ${to}\n${object.diff}`);
-    } else if (object.action === PreviewAction.PREVIEW_ACTION_CREATE || object.action === PreviewAction.PREVIEW_ACTION_DELETE) listed.push(`${actionName(object.action)} ${where}`);
+    } else if (object.action === PreviewAction.PREVIEW_ACTION_CREATE || object.action === PreviewAction.PREVIEW_ACTION_DELETE)
+      listed.push(`${actionName(object.action)} ${where}`);
     else if (object.action === PreviewAction.PREVIEW_ACTION_SKIPPED && o.showSkipped) listed.push(`skip ${where}: ${object.skippedReason}`);
   });
   for (const line of listed) write(`${line}\n`);

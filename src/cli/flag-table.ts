@@ -38,5 +38,9 @@ export function withRegistryFlags(command: Command): Command {
 /** The options the user gave, without commander's copies of the defaults: the compiler applies those, once. */
 export function givenOptions<O>(command: Command): O {
   const opts = command.opts();
-  return Object.fromEntries(Object.keys(opts).filter((key) => command.getOptionValueSource(key) !== "default").map((key) => [key, opts[key]])) as O;
+  return Object.fromEntries(
+    Object.keys(opts)
+      .filter((key) => command.getOptionValueSource(key) !== "default")
+      .map((key) => [key, opts[key]]),
+  ) as O;
 }

@@ -191,17 +191,26 @@ export function program(): Command {
 
   withConnection(cli.command("diff"))
     .description("preview what an update would change in the cluster, as kubectl diff (exit 1: changes, 0: none, 2: error, 3 and 4 as for every command)")
-    .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (a tag is resolved to its digest by the service, as for update)")
+    .requiredOption(
+      "--image <dir|ref>",
+      "payload directory (or file:// URL), or a release image reference (a tag is resolved to its digest by the service, as for update)",
+    )
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
     .option("--max-deletions <n>", "report the plan as over this limit of deletions", argParser(integer))
     .option("--max-changed-percent <p>", "report the plan as over this limit of changes, in % of its payload", Number)
     .option("--show-skipped", "also list the objects a filter excludes, naming it", false)
-    .addOption(new Option("-o, --output <format>", "text, as kubectl diff; json: every object with its action, the plan digest and the release previewed").choices(["text", "json"]).default("text"))
+    .addOption(
+      new Option("-o, --output <format>", "text, as kubectl diff; json: every object with its action, the plan digest and the release previewed")
+        .choices(["text", "json"])
+        .default("text"),
+    )
     .action(async (o: ConnectOptions & LimitFlags & { image: string; version: string; showSkipped: boolean; output: "text" | "json" }) => {
       exitOnClosedPipe(DIFF_EXIT.changes);
       try {
         const input = { desired: { version: o.version, image: payloadLocation(o.image) }, limits: limitsOf(o) };
-        process.exitCode = await withClient(o, (client) => diff(client, { input, showSkipped: o.showSkipped, output: o.output }, (text) => process.stdout.write(terminalSafe(text, true))));
+        process.exitCode = await withClient(o, (client) =>
+          diff(client, { input, showSkipped: o.showSkipped, output: o.output }, (text) => process.stdout.write(terminalSafe(text, true))),
+        );
       } catch (err) {
         // A failure must not read as "changes" (1): diff(1) and kubectl diff exit 2 and above for errors.
         throw exitCodeOf(err) === ExitCode.Failed ? new CliError(DIFF_EXIT.error, failureLine(err, "diff"), { cause: err }) : err;
@@ -210,7 +219,10 @@ export function program(): Command {
 
   withConnection(cli.command("watch"))
     .description("stream status: a progress bar on a terminal, JSON lines otherwise")
-    .option("--until-complete [version]", "exit once the release (or the given version) is completely applied; exit 1 if it is not taken (its load failed or was refused)")
+    .option(
+      "--until-complete [version]",
+      "exit once the release (or the given version) is completely applied; exit 1 if it is not taken (its load failed or was refused)",
+    )
     .option("--timeout <duration>", "with --until-complete: give up after this long (e.g. 30m), exit 3 (default: wait for ever)")
     .option("--since-revision <n>", "resume after this revision", argParser(integer), 0)
     .action(async (o: ConnectOptions & { untilComplete?: string | true; timeout?: string; sinceRevision: number }) => {
@@ -220,7 +232,9 @@ export function program(): Command {
       process.once("SIGINT", () => controller.abort());
       const { signal, dispose } = link(controller.signal, timeout?.signal);
       const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
-      const last = await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal, out: process.stdout })).finally(dispose);
+      const last = await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal, out: process.stdout })).finally(
+        dispose,
+      );
       // A script must not read a watch stopped by hand as a completed release.
       if (controller.signal.aborted) process.exitCode = ExitCode.Interrupted;
       else if (untilComplete !== undefined) endWait(last, { version: untilComplete }, timeout);
@@ -258,7 +272,8 @@ export function program(): Command {
       process.stdout.write(`${terminalSafe(headline(status))}\n`);
     });
 
-  cli.command("completion")
+  cli
+    .command("completion")
     .description("print the shell completion script: source <(syncworker completion bash), or zsh after compinit")
     .addArgument(new Argument("<shell>", "bash or zsh").choices(SHELLS))
     .action((shell: Shell) => {

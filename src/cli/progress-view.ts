@@ -16,7 +16,11 @@ export function formatDuration(milliseconds: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }
 
-const ACTIVE: ReadonlySet<ComponentState> = new Set([ComponentState.COMPONENT_STATE_APPLYING, ComponentState.COMPONENT_STATE_WAITING, ComponentState.COMPONENT_STATE_FAILED]);
+const ACTIVE: ReadonlySet<ComponentState> = new Set([
+  ComponentState.COMPONENT_STATE_APPLYING,
+  ComponentState.COMPONENT_STATE_WAITING,
+  ComponentState.COMPONENT_STATE_FAILED,
+]);
 
 const name = (c: ComponentProgress): string => `${String(c.runLevel).padStart(2, "0")}/${c.component}`;
 

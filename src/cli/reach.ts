@@ -77,8 +77,19 @@ function handshake(at: HostPort, tls: TlsOptions, signal: AbortSignal): Promise<
   return step(signal, (ok, fail) => {
     // No SNI for an IP address (RFC 6066; Node warns about it).
     const servername = tls.serverName ?? (isIP(at.host) ? undefined : at.host);
-    const socket = tlsConnect({ host: at.host, port: at.port, servername, ca: tls.ca, cert: tls.cert, key: tls.key, ALPNProtocols: ["h2"], rejectUnauthorized: false });
-    socket.once("secureConnect", () => ok({ cert: socket.getPeerCertificate(), ...(socket.authorized ? {} : { untrusted: String(socket.authorizationError) }) }));
+    const socket = tlsConnect({
+      host: at.host,
+      port: at.port,
+      servername,
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      ALPNProtocols: ["h2"],
+      rejectUnauthorized: false,
+    });
+    socket.once("secureConnect", () =>
+      ok({ cert: socket.getPeerCertificate(), ...(socket.authorized ? {} : { untrusted: String(socket.authorizationError) }) }),
+    );
     socket.on("error", fail);
     return () => socket.destroy();
   });
@@ -110,7 +121,8 @@ export async function diagnose(at: HostPort, tls: TlsOptions | undefined, signal
     if (!tls) return "the server speaks TLS; connect with --tls, or --ca <file> when its certificate is from a private CA";
     const name = tls.serverName ?? at.host;
     const { untrusted, cert } = secure.ok;
-    if (untrusted === "ERR_TLS_CERT_ALTNAME_INVALID") return `the server's certificate does not name ${name} (${checkServerIdentity(name, cert)?.message ?? untrusted}); see --server-name`;
+    if (untrusted === "ERR_TLS_CERT_ALTNAME_INVALID")
+      return `the server's certificate does not name ${name} (${checkServerIdentity(name, cert)?.message ?? untrusted}); see --server-name`;
     if (untrusted) return `the server's certificate is not trusted: ${UNTRUSTED[untrusted] ?? "verification failed"} (${untrusted})`;
     return undefined;
   }

@@ -56,15 +56,20 @@ export async function render(options: RenderOptions, out: RenderOutput, signal?:
   const { dir, fs } = await openPayload(source, opened);
   const excluded: string[] = [];
   let total = 0;
-  const update = await loadUpdate(dir, o.releaseImage, {
-    ...o.load,
-    signal,
-    onWarning: (message) => out.stderr(`warning: ${message}`),
-    onManifest: (m, reason) => {
-      total++;
-      if (reason !== undefined) excluded.push(`excluded ${m.originalFilename} ${describeObject(m)}: ${reason}`);
+  const update = await loadUpdate(
+    dir,
+    o.releaseImage,
+    {
+      ...o.load,
+      signal,
+      onWarning: (message) => out.stderr(`warning: ${message}`),
+      onManifest: (m, reason) => {
+        total++;
+        if (reason !== undefined) excluded.push(`excluded ${m.originalFilename} ${describeObject(m)}: ${reason}`);
+      },
     },
-  }, fs);
+    fs,
+  );
   if (o.showExcluded) for (const line of excluded) out.stderr(line);
   const included = `included ${update.manifests.length} of ${total} manifests`;
   const objects = update.manifests.map((m) => m.obj);

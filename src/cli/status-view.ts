@@ -18,7 +18,8 @@ export const instant = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/,
 
 const release = (version: string, image: string): string => (version ? `${version} (${image})` : image);
 
-const conditionOf = (status: SyncWorkerStatus, type: string): SyncWorkerStatus["conditions"][number] | undefined => status.conditions.find((c) => c.type === type);
+const conditionOf = (status: SyncWorkerStatus, type: string): SyncWorkerStatus["conditions"][number] | undefined =>
+  status.conditions.find((c) => c.type === type);
 
 /** What the worker is doing, in a few words; the first state that applies wins. */
 export function stateText(status: SyncWorkerStatus): string {

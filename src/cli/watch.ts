@@ -31,7 +31,15 @@ class LiveArea {
 
   constructor(out: NodeJS.WriteStream) {
     this.#multi = new MultiBar({ stream: out, hideCursor: true, forceRedraw: true, barsize: 30 }, cliProgress.Presets.shades_classic);
-    this.#overall = this.#multi.create(1, 0, {}, { format: (options, params) => `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% | ${this.#status ? terminalSafe(overallText(this.#status, new Date())) : ""}` });
+    this.#overall = this.#multi.create(
+      1,
+      0,
+      {},
+      {
+        format: (options, params) =>
+          `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% | ${this.#status ? terminalSafe(overallText(this.#status, new Date())) : ""}`,
+      },
+    );
   }
 
   /** A new update is shown from here on: its components are reported done anew. */
@@ -87,7 +95,9 @@ export function followingLine(status: SyncWorkerStatus): string {
 
 /** {@link followingLine} as a JSON line: told from a status line by its `following` key. */
 export function followingRecord(status: SyncWorkerStatus): string {
-  return JSON.stringify({ following: { version: status.actual?.version ?? "", image: status.actual?.image ?? "", startedAt: status.timing?.startedAt?.toISOString() ?? "" } });
+  return JSON.stringify({
+    following: { version: status.actual?.version ?? "", image: status.actual?.image ?? "", startedAt: status.timing?.startedAt?.toISOString() ?? "" },
+  });
 }
 
 /**

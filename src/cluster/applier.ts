@@ -106,16 +106,20 @@ export class ClusterApplier implements ResourceApplier {
     if (!tracing?.enabled) return fn();
     const ref = refOf(obj);
     const id = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
-    return tracing.span(`readiness ${ref.kind} ${id}`, { "k8s.resource.kind": ref.kind, "k8s.namespace.name": ref.namespace, "k8s.resource.name": ref.name }, async (span) => {
-      try {
-        await fn();
-      } catch (err) {
-        // A not-ready verdict is the expected answer while waiting, named by its reason.
-        span.setAttributes({ "syncworker.readiness.ready": false, "syncworker.error.reason": (err as { reason?: string }).reason });
-        throw err;
-      }
-      span.setAttributes({ "syncworker.readiness.ready": true });
-    });
+    return tracing.span(
+      `readiness ${ref.kind} ${id}`,
+      { "k8s.resource.kind": ref.kind, "k8s.namespace.name": ref.namespace, "k8s.resource.name": ref.name },
+      async (span) => {
+        try {
+          await fn();
+        } catch (err) {
+          // A not-ready verdict is the expected answer while waiting, named by its reason.
+          span.setAttributes({ "syncworker.readiness.ready": false, "syncworker.error.reason": (err as { reason?: string }).reason });
+          throw err;
+        }
+        span.setAttributes({ "syncworker.readiness.ready": true });
+      },
+    );
   }
 
   async #clusterOperator(obj: KubeObject, mode: PayloadState, signal: AbortSignal): Promise<void> {

@@ -75,7 +75,8 @@ export class ClusterPlanner implements ObjectPlanner {
     const annotations = obj.metadata?.annotations ?? {};
     const deletion = annotations[DELETE_ANNOTATION];
     if (deletion !== undefined) {
-      if (deletion !== "true") throw new PlanError("InvalidAnnotation", formatRef(ref), `Invalid delete annotation "${DELETE_ANNOTATION}" value: "${deletion}"`);
+      if (deletion !== "true")
+        throw new PlanError("InvalidAnnotation", formatRef(ref), `Invalid delete annotation "${DELETE_ANNOTATION}" value: "${deletion}"`);
       return live ? { action: "delete", diff: "", fingerprint: JSON.stringify([comparable(live), null]) } : UNCHANGED;
     }
     // The worker never applies a ClusterOperator (its operator owns it), it only precreates a missing one; a

@@ -50,7 +50,10 @@ export function integer(text: string): number {
 
 /** A comma-separated list; empty items are dropped. */
 export function list(text: string): string[] {
-  return text.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }
 
 /** A repeatable flag: each occurrence adds one item. */
@@ -77,7 +80,12 @@ export const REGISTRY_FLAGS = {
     help: "registry credentials, a Docker config.json (default: $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json)",
   },
   registryCa: { flags: "--registry-ca <file>", help: "CA certificates (PEM) trusted for registries besides the system's" },
-  insecureRegistry: { flags: "--insecure-registry <host[:port]>", help: "a loopback registry spoken to over plain HTTP, for tests (repeatable)", parse: repeated, default: [] },
+  insecureRegistry: {
+    flags: "--insecure-registry <host[:port]>",
+    help: "a loopback registry spoken to over plain HTTP, for tests (repeatable)",
+    parse: repeated,
+    default: [],
+  },
 } satisfies FlagTable<RegistryFlags>;
 
 /**
@@ -291,7 +299,12 @@ export const SERVE_FLAGS = {
     help: "bytes of all payload files one image may extract to",
     default: formatByteSize(DEFAULT_PULL_LIMITS.maxPayloadBytes),
   },
-  payloadMaxFiles: { flags: "--payload-max-files <n>", help: "payload entries one image may extract", parse: integer, default: DEFAULT_PULL_LIMITS.maxPayloadFiles },
+  payloadMaxFiles: {
+    flags: "--payload-max-files <n>",
+    help: "payload entries one image may extract",
+    parse: integer,
+    default: DEFAULT_PULL_LIMITS.maxPayloadFiles,
+  },
   registryMaxResponse: {
     flags: "--registry-max-response <size>",
     help: "bytes of a registry manifest, index, token or error body read",
@@ -302,7 +315,11 @@ export const SERVE_FLAGS = {
     help: "a layer declared larger is refused before it is downloaded",
     default: formatByteSize(DEFAULT_PULL_LIMITS.maxLayerBytes),
   },
-  registryPullTimeout: { flags: "--registry-pull-timeout <duration>", help: "how long one pull may take", default: formatDuration(DEFAULT_PULL_LIMITS.pullTimeoutMs) },
+  registryPullTimeout: {
+    flags: "--registry-pull-timeout <duration>",
+    help: "how long one pull may take",
+    default: formatDuration(DEFAULT_PULL_LIMITS.pullTimeoutMs),
+  },
   registryStallTimeout: {
     flags: "--registry-stall-timeout <duration>",
     help: "how long a registry may send nothing during a pull",
@@ -320,7 +337,11 @@ export const SERVE_FLAGS = {
   },
   debugEndpoints: { flags: "--debug-endpoints", help: "serve the admin endpoint's /debug routes (the embedded cluster's objects)", default: false },
   maxWatchesPerClient: { flags: "--max-watches-per-client <n>", help: "concurrent StatusWatch streams one client host may hold", parse: integer, default: 100 },
-  maxDeletions: { flags: "--max-deletions <n>", help: "default blast-radius limit: the most objects one update may delete (default: unlimited)", parse: integer },
+  maxDeletions: {
+    flags: "--max-deletions <n>",
+    help: "default blast-radius limit: the most objects one update may delete (default: unlimited)",
+    parse: integer,
+  },
   maxChangedPercent: {
     flags: "--max-changed-percent <p>",
     help: "default blast-radius limit: the most objects one update may change, in % of its payload (default: unlimited)",
@@ -367,4 +388,3 @@ export const RENDER_FLAGS = {
     default: "index",
   },
 } satisfies FlagTable<Omit<RenderOptions, keyof RegistryFlags>>;
-

@@ -60,7 +60,11 @@ function capabilityNames(option: string, names: readonly string[]): string[] {
 function knownCapabilitiesOption(names: readonly string[]): string[] {
   const checked = capabilityNames("known-capabilities", names);
   const unknown = unknownCapabilities(checked);
-  if (unknown.length > 0) throw new ValueError("known-capabilities", `${listText(unknown.map((name) => `"${name}"`))}: not known to this release (it knows ${KNOWN_CAPABILITIES.join(", ")})`);
+  if (unknown.length > 0)
+    throw new ValueError(
+      "known-capabilities",
+      `${listText(unknown.map((name) => `"${name}"`))}: not known to this release (it knows ${KNOWN_CAPABILITIES.join(", ")})`,
+    );
   return checked;
 }
 

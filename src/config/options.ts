@@ -159,7 +159,10 @@ function compileSecurity(options: ServeOptions, listen: HostPort, kubeconfig: st
  */
 function payloadRoots(roots: readonly string[], listen: HostPort): readonly string[] {
   if (roots.length === 0 && !isLoopbackHost(listen.host)) {
-    throw new ValueError("payload-root", `is required: ${formatHostPort(listen)} is not a loopback address, and without a root an Update could name any directory of this host`);
+    throw new ValueError(
+      "payload-root",
+      `is required: ${formatHostPort(listen)} is not a loopback address, and without a root an Update could name any directory of this host`,
+    );
   }
   return Object.freeze(
     roots.map((root) => {
@@ -226,7 +229,8 @@ function compileVerification(options: DefaultedServeOptions): VerificationOption
     } catch {
       throw new ValueError("signature-store", `"${redactCredentials(text)}" is not a URL`);
     }
-    if (!["http:", "https:", "file:"].includes(url.protocol)) throw new ValueError("signature-store", `"${redactCredentials(text)}" is not an http, https or file URL`);
+    if (!["http:", "https:", "file:"].includes(url.protocol))
+      throw new ValueError("signature-store", `"${redactCredentials(text)}" is not an http, https or file URL`);
     return url;
   });
   const keys = options.verificationKeys ?? "";
@@ -258,13 +262,20 @@ type DefaultedServeOptions = WithDefaults<ServeOptions, typeof SERVE_FLAGS & typ
  * @param defaultStateDir where the state file goes without --state-dir (resolved by the caller from the environment)
  * @param env where the path and registry defaults come from ({@link PATH_ENV}, `REGISTRY_AUTH_FILE`, `DOCKER_CONFIG`, `XDG_CACHE_HOME`)
  */
-export function compileServeOptions(options: ServeOptions, random: () => number, defaultStateDir = "", env: NodeJS.ProcessEnv = process.env): Readonly<CompiledServeOptions> {
+export function compileServeOptions(
+  options: ServeOptions,
+  random: () => number,
+  defaultStateDir = "",
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<CompiledServeOptions> {
   const o: DefaultedServeOptions = applyDefaults({ ...REGISTRY_FLAGS, ...SERVE_FLAGS }, options);
   const kubeconfig = o.kubeconfig ?? "";
   if (o.leaderElect && !kubeconfig) throw new ValueError("leader-elect", "needs --kubeconfig: the embedded cluster runs in one process and needs no election");
-  if (o.stateDir !== undefined && kubeconfig) throw new ValueError("state-dir", "is for the embedded cluster; with --kubeconfig the state is a ConfigMap in --namespace");
+  if (o.stateDir !== undefined && kubeconfig)
+    throw new ValueError("state-dir", "is for the embedded cluster; with --kubeconfig the state is a ConfigMap in --namespace");
   if (o.namespace !== undefined && !kubeconfig) throw new ValueError("namespace", "needs --kubeconfig; the embedded cluster keeps its state in --state-dir");
-  if (o.kubeBurst !== undefined && o.kubeQps === undefined) throw new ValueError("kube-burst", "needs --kube-qps: without a fixed rate the client adapts to the server");
+  if (o.kubeBurst !== undefined && o.kubeQps === undefined)
+    throw new ValueError("kube-burst", "needs --kube-qps: without a fixed rate the client adapts to the server");
   const stateDir = o.stateDir ?? (env[PATH_ENV.stateDir] || defaultStateDir);
   if (!kubeconfig && !stateDir) throw new ValueError("state-dir", "is required: no default state directory could be determined");
   // Unset, the interval is drawn at random in [2m, 4m), as upstream.

@@ -4,13 +4,7 @@
  */
 export { Task, type Backoff } from "./task.js";
 export { TaskGraph, splitOnJobs, type TaskNode } from "./task-graph.js";
-export {
-  byNumberAndComponent,
-  flattenByNumberAndComponent,
-  permuteOrder,
-  shiftOrder,
-  type BreakFunc,
-} from "./strategies.js";
+export { byNumberAndComponent, flattenByNumberAndComponent, permuteOrder, shiftOrder, type BreakFunc } from "./strategies.js";
 export { runGraph, type NodeFunc } from "./run-graph.js";
 export { createRng, shuffle, type Rng } from "./rng.js";
 

@@ -37,12 +37,7 @@ interface Finished {
  * ahead of the workers); a handed-out node starts on the next microtask, and if `signal` aborted in
  * between it is taken back unstarted, like upstream's queued work.
  */
-export async function runGraph(
-  graph: TaskGraph,
-  maxParallelism: number,
-  fn: NodeFunc,
-  signal: AbortSignal,
-): Promise<Error[] | null> {
+export async function runGraph(graph: TaskGraph, maxParallelism: number, fn: NodeFunc, signal: AbortSignal): Promise<Error[] | null> {
   const nodes = graph.nodes;
   const workers = Number.isNaN(maxParallelism) ? 1 : Math.max(1, Math.floor(maxParallelism));
   const finished: (Finished | undefined)[] = nodes.map(() => undefined);
@@ -133,9 +128,7 @@ export async function runGraph(
     }
   });
   if (errors.length === 0 && firstIncomplete !== undefined) {
-    errors.push(
-      new Error(`${incomplete} incomplete task nodes, beginning with ${firstIncomplete.toString()}`),
-    );
+    errors.push(new Error(`${incomplete} incomplete task nodes, beginning with ${firstIncomplete.toString()}`));
     if (signal.aborted) errors.push(abortReason(signal));
   }
   return errors.length > 0 ? errors : null;

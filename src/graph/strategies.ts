@@ -44,13 +44,7 @@ function runsOf(tasks: readonly Task[]): Run[] {
   let last: Run | undefined;
   for (const task of tasks) {
     const level = parseRunLevel(task.manifest.originalFilename);
-    if (
-      last !== undefined &&
-      level !== null &&
-      last.level !== null &&
-      last.level.number === level.number &&
-      last.level.component === level.component
-    ) {
+    if (last !== undefined && level !== null && last.level !== null && last.level.number === level.number && last.level.component === level.component) {
       last.tasks.push(task);
       continue;
     }

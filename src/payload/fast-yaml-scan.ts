@@ -128,7 +128,23 @@ export function scanQuoted(lines: Lines, li: number, pos: number, parent: number
 /** Double-quoted escapes (YAML's set that yaml.v2 and the yaml package agree on). */
 function decodeEscape(t: string, i: number): { text: string; next: number } {
   const c = t[i];
-  const simple: Record<string, string> = { "0": "\0", a: "\x07", b: "\b", t: "\t", n: "\n", v: "\v", f: "\f", r: "\r", e: "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", N: "\x85", _: "\xa0" };
+  const simple: Record<string, string> = {
+    "0": "\0",
+    a: "\x07",
+    b: "\b",
+    t: "\t",
+    n: "\n",
+    v: "\v",
+    f: "\f",
+    r: "\r",
+    e: "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    N: "\x85",
+    _: "\xa0",
+  };
   if (c !== undefined && Object.hasOwn(simple, c)) return { text: simple[c]!, next: i + 1 };
   const width = c === "x" ? 2 : c === "u" ? 4 : 0;
   if (width === 0) bail(); // \U, \L, \P, line continuations: rare, left to the full path

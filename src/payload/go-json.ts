@@ -179,7 +179,6 @@ export function quoteChar(c: string): string {
   return `'${c}'`;
 }
 
-
 /**
  * Scans one JSON value starting at `start` (which must not be whitespace) and returns the index just past
  * it, validating the grammar as Go's scanner does, nesting up to `maxDepth`. Throws {@link JsonSyntaxError}.

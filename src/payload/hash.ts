@@ -73,7 +73,9 @@ export function fnv1_64(chunks: Iterable<string>): Uint8Array {
 
 /** Base64 with the URL-safe alphabet and `=` padding (Go `base64.URLEncoding`). */
 export function base64UrlPadded(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_");
 }
 
 /** The CVO `ManifestHash` of `manifests`, e.g. `DL-FFQ2Uem8=`. */

@@ -31,9 +31,4 @@ export { renderTemplate, TemplateError } from "./template.js";
 export { parseManifests, ManifestParseError, resourceIdString } from "./parse.js";
 export { parseReleaseMetadata, parseImageReferences, semverError, MetadataError, MULTI_ARCHITECTURE, type ReleaseMetadata } from "./metadata.js";
 export { fnv1_64, base64UrlPadded } from "./hash.js";
-export {
-  CVO_MANIFEST_DIR,
-  RELEASE_MANIFEST_DIR,
-  RELEASE_METADATA_FILE,
-  IMAGE_REFERENCES_FILE,
-} from "./load.js";
+export { CVO_MANIFEST_DIR, RELEASE_MANIFEST_DIR, RELEASE_METADATA_FILE, IMAGE_REFERENCES_FILE } from "./load.js";

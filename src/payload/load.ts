@@ -174,10 +174,15 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
   }
   const base = await fs.realpath(dir);
   const budget = decodeBudget(opts.limits);
-  const [cvoDir, releaseDir] = await Promise.all([payloadSubdirectory(fs, dir, base, CVO_MANIFEST_DIR), payloadSubdirectory(fs, dir, base, RELEASE_MANIFEST_DIR)]);
+  const [cvoDir, releaseDir] = await Promise.all([
+    payloadSubdirectory(fs, dir, base, CVO_MANIFEST_DIR),
+    payloadSubdirectory(fs, dir, base, RELEASE_MANIFEST_DIR),
+  ]);
   const meta = await readMetadata(fs, base, releaseDir, RELEASE_METADATA_FILE, "ReleaseMetadata", (text) => parseReleaseMetadata(text, opts.architecture));
   for (const w of meta.warnings) opts.onWarning?.(w);
-  const imageRef = await readMetadata(fs, base, releaseDir, IMAGE_REFERENCES_FILE, "ImageReferences", (text) => parseImageReferences(text, meta.version, budget));
+  const imageRef = await readMetadata(fs, base, releaseDir, IMAGE_REFERENCES_FILE, "ImageReferences", (text) =>
+    parseImageReferences(text, meta.version, budget),
+  );
 
   // The version is valid SemVer by now, so its major is the digits before the first dot.
   const filter = loadTimeFilter(opts, BigInt(meta.version.slice(0, meta.version.indexOf("."))));

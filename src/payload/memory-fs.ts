@@ -6,7 +6,8 @@ import { posix } from "node:path";
 import type { PayloadEntryType, PayloadFs } from "./load.js";
 import { decodeUtf8 } from "./utf8.js";
 
-export type PayloadNode = { readonly kind: "file"; readonly data: Buffer } | { readonly kind: "directory" } | { readonly kind: "symlink"; readonly target: string };
+export type PayloadNode =
+  { readonly kind: "file"; readonly data: Buffer } | { readonly kind: "directory" } | { readonly kind: "symlink"; readonly target: string };
 
 /** Relative posix path (no leading `/`, no `.` or `..` parts) → node; every directory on a path has its own entry. */
 export type PayloadTree = ReadonlyMap<string, PayloadNode>;

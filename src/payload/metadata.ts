@@ -4,17 +4,7 @@
  */
 import { parseAllDocuments } from "yaml";
 import { fastYamlToGo } from "./fast-yaml.js";
-import {
-  compareGoStrings,
-  goJsonMarshal,
-  goQuote,
-  isJsonSpace,
-  JsonSyntaxError,
-  lineColumnOf,
-  quoteChar,
-  scanJsonValue,
-  type GoValue,
-} from "./go-json.js";
+import { compareGoStrings, goJsonMarshal, goQuote, isJsonSpace, JsonSyntaxError, lineColumnOf, quoteChar, scanJsonValue, type GoValue } from "./go-json.js";
 import type { KubeObject } from "./manifest.js";
 import { decodeBudget, YAML_PARSE_OPTIONS, yamlControlCharacter, yamlDocumentToGo, type DecodeBudget } from "./yaml-decode.js";
 
@@ -109,8 +99,7 @@ export function semverError(s: string): string | undefined {
   return undefined;
 }
 
-const jsonType = (v: unknown): string =>
-  Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v;
+const jsonType = (v: unknown): string => (Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v);
 
 /** Go's json matches struct fields case-insensitively; the last matching key in the document wins. */
 function goField(obj: Record<string, unknown>, name: string): unknown {
@@ -162,7 +151,13 @@ export function parseReleaseMetadata(text: string, processArchitecture: string):
     throw unmarshalError(`cannot unmarshal ${jsonType(doc)} into Go value of type payload.metadata`);
   }
   const obj = (doc ?? {}) as Record<string, unknown>;
-  const want: [string, "string" | "array" | "object"][] = [["kind", "string"], ["version", "string"], ["previous", "array"], ["next", "array"], ["metadata", "object"]];
+  const want: [string, "string" | "array" | "object"][] = [
+    ["kind", "string"],
+    ["version", "string"],
+    ["previous", "array"],
+    ["next", "array"],
+    ["metadata", "object"],
+  ];
   for (const [field, type] of want) {
     const v = goField(obj, field);
     if (v === undefined || v === null) continue;
@@ -189,7 +184,8 @@ export function parseReleaseMetadata(text: string, processArchitecture: string):
   if (Object.hasOwn(meta, ARCH_KEY)) {
     const arch = meta[ARCH_KEY];
     if (arch === HETEROGENEOUS_ARCHITECTURE) architecture = MULTI_ARCHITECTURE;
-    else if (typeof arch === "string") warnings.push(`Architecture from release-metadata (${version}) ignored: unrecognized ${ARCH_KEY} value ${goQuote(arch)}`);
+    else if (typeof arch === "string")
+      warnings.push(`Architecture from release-metadata (${version}) ignored: unrecognized ${ARCH_KEY} value ${goQuote(arch)}`);
     else warnings.push(`Architecture from release-metadata (${version}) ignored: ${ARCH_KEY} is not a string: ${goPrintV(arch)}`);
   }
 
@@ -251,7 +247,9 @@ function decodeImageReferences(text: string, budget: DecodeBudget): unknown {
 
 function checkImageStream(value: unknown, version: string): KubeObject {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new MetadataError(`unmarshal image-references: couldn't get version/kind; json parse error: cannot unmarshal ${value === null ? "null" : jsonType(value)} into an object`);
+    throw new MetadataError(
+      `unmarshal image-references: couldn't get version/kind; json parse error: cannot unmarshal ${value === null ? "null" : jsonType(value)} into an object`,
+    );
   }
   const obj = value as KubeObject;
   if (typeof obj.kind !== "string" || obj.kind === "") {

@@ -175,7 +175,8 @@ function marshalOrUndefined(value: GoValue, maxDepth: number, at: { document: nu
   try {
     return goJsonMarshal(value, maxDepth);
   } catch (e) {
-    if (e instanceof MaxDepthError) throw new ManifestParseError(`error parsing: yaml: exceeded max depth of ${maxDepth}${where(at.document, at.line)}`, at.line, at.document);
+    if (e instanceof MaxDepthError)
+      throw new ManifestParseError(`error parsing: yaml: exceeded max depth of ${maxDepth}${where(at.document, at.line)}`, at.line, at.document);
     if (e instanceof UnsupportedValueError) return undefined;
     throw e;
   }
@@ -193,7 +194,11 @@ function decodeYamlChunk(chunk: { text: string; line: number }, document: number
     const msg = err.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
     const { col } = lc.linePos(err.pos[0]);
     const errLine = lineOf(err.pos[0]);
-    throw new ManifestParseError(`error parsing: error converting YAML to JSON: yaml: line ${errLine}: ${msg}${where(document, undefined, col)}`, errLine, document);
+    throw new ManifestParseError(
+      `error parsing: error converting YAML to JSON: yaml: line ${errLine}: ${msg}${where(document, undefined, col)}`,
+      errLine,
+      document,
+    );
   }
   const line = lineOf(doc.contents?.range[0] ?? doc.range[0]);
   try {

@@ -192,7 +192,7 @@ export function unquoteGo(lit: string): string | undefined {
   const bytes: number[] = [];
   const encoder = new TextEncoder();
   const s = lit.slice(1, -1);
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const cp = s.codePointAt(i) ?? 0;
     const ch = String.fromCodePoint(cp);
     if (ch !== "\\") {

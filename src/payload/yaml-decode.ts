@@ -121,11 +121,17 @@ export function resolvePlain(s: string): Resolved {
   if (m) {
     const [, sign, hex, oct, bin, legacyOct, dec] = m;
     const magnitude =
-      hex !== undefined ? BigInt(`0x${hex}`)
-      : oct !== undefined ? BigInt(`0o${oct}`)
-      : bin !== undefined ? BigInt(`0b${bin}`)
-      : legacyOct !== undefined ? (legacyOct === "" ? 0n : BigInt(`0o${legacyOct}`))
-      : BigInt(dec ?? "0");
+      hex !== undefined
+        ? BigInt(`0x${hex}`)
+        : oct !== undefined
+          ? BigInt(`0o${oct}`)
+          : bin !== undefined
+            ? BigInt(`0b${bin}`)
+            : legacyOct !== undefined
+              ? legacyOct === ""
+                ? 0n
+                : BigInt(`0o${legacyOct}`)
+              : BigInt(dec ?? "0");
     const n = sign === "-" ? -magnitude : magnitude;
     if (n >= INT64_MIN && n <= INT64_MAX) return { tag: "int", value: n };
     if (sign === "" && n <= UINT64_MAX) return { tag: "int", value: n };

@@ -33,4 +33,3 @@ export function implicitlyEnabledCapabilities(updated: readonly Manifest[], curr
   }
   return result;
 }
-

@@ -9,10 +9,7 @@ export function overrideFor(overrides: readonly ComponentOverride[], manifest: M
   const namespace = namespaceOf(manifest);
   return overrides.find(
     (ov) =>
-      ov.group === manifest.gvk.group &&
-      ov.kind === manifest.gvk.kind &&
-      (namespace === "" || ov.namespace === namespace) &&
-      ov.name === nameOf(manifest),
+      ov.group === manifest.gvk.group && ov.kind === manifest.gvk.kind && (namespace === "" || ov.namespace === namespace) && ov.name === nameOf(manifest),
   );
 }
 

@@ -183,7 +183,11 @@ export function rollback(cluster: PreconditionCluster): Precondition {
     const previous = cv.history.find((h) => h.version !== current.text || h.image !== cv.desired.image);
     const parsed = previous ? parseSemVer(previous.version) : undefined;
     if (!previous || !parsed || parsed instanceof Error) {
-      return new PreconditionError("LowDesiredVersion", `${target.text} is less than the current target ${current.text}, and the cluster has no previous Semantic Version`, name);
+      return new PreconditionError(
+        "LowDesiredVersion",
+        `${target.text} is less than the current target ${current.text}, and the cluster has no previous Semantic Version`,
+        name,
+      );
     }
     if (compareSemVer(target, parsed) !== 0) {
       return new PreconditionError(

@@ -133,7 +133,9 @@ export function checkClusterOperator(expected: KubeObject, live: KubeObject, mod
   const summary = `cluster operator ${name}: available=${available?.status === "True"}, progressing=${progressing}, degraded=${degraded}, undone=${undone.join(", ")}`;
 
   if (available?.status !== "True") {
-    const nested = available?.message ? `cluster operator ${name} is Available=${available.status ?? ""}: ${available.reason ?? ""}: ${available.message}` : summary;
+    const nested = available?.message
+      ? `cluster operator ${name} is Available=${available.status ?? ""}: ${available.reason ?? ""}: ${available.message}`
+      : summary;
     return new UpdateError({
       effect: "Fail",
       reason: "ClusterOperatorNotAvailable",

@@ -7,4 +7,12 @@
 export { DirectoryRetriever, ImageRetriever, isDirectoryImage, NO_IMAGE_MESSAGE, openPayload } from "./retrieve.js";
 export { ThreadedPayloadLoader, type PortableLoadOptions } from "./threaded-loader.js";
 export { nodePayloadFs, isNotExist } from "./node-fs.js";
-export { RegistryClient, RegistryRetriever, UNVERIFIED, defaultAuthFile, defaultPayloadCache, type ImageVerifier, type VerificationResult } from "./registry/index.js";
+export {
+  RegistryClient,
+  RegistryRetriever,
+  UNVERIFIED,
+  defaultAuthFile,
+  defaultPayloadCache,
+  type ImageVerifier,
+  type VerificationResult,
+} from "./registry/index.js";

@@ -30,8 +30,7 @@ interface SerializedError {
 
 /** @internal */
 export type LoadReply =
-  | { readonly id: number; readonly update: PayloadUpdate; readonly warnings: readonly string[] }
-  | { readonly id: number; readonly error: SerializedError };
+  { readonly id: number; readonly update: PayloadUpdate; readonly warnings: readonly string[] } | { readonly id: number; readonly error: SerializedError };
 
 /** Errors lose their class when posted between threads; keep what the worker reports. @internal */
 export function serializeError(err: unknown): SerializedError {
@@ -85,7 +84,10 @@ export class ThreadedPayloadLoader {
   load(source: PayloadSource, releaseImage: string, signal: AbortSignal): Promise<PayloadUpdate> {
     const deadline = new AbortController();
     const text = `the payload ${source.directory} did not load within ${this.deadlineMs / 1000}s`;
-    const timer = setTimeout(() => deadline.abort(new PayloadError({ kind: "Timeout", message: text, problems: [{ file: "", message: text }] })), this.deadlineMs);
+    const timer = setTimeout(
+      () => deadline.abort(new PayloadError({ kind: "Timeout", message: text, problems: [{ file: "", message: text }] })),
+      this.deadlineMs,
+    );
     const bounded = link(signal, deadline.signal);
     return this.#load(source, releaseImage, bounded.signal).finally(() => {
       clearTimeout(timer);
@@ -104,12 +106,19 @@ export class ThreadedPayloadLoader {
         reject(signal.reason as Error);
       };
       signal.addEventListener("abort", onAbort, { once: true });
-      const settle = <T>(fn: (value: T) => void) => (value: T): void => {
-        signal.removeEventListener("abort", onAbort);
-        fn(value);
-      };
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T): void => {
+          signal.removeEventListener("abort", onAbort);
+          fn(value);
+        };
       this.#pending.set(id, { directory: source.directory, resolve: settle(resolve), reject: settle(reject) });
-      worker.postMessage({ id, source: { directory: source.directory, ...(source.archive ? { archive: source.archive } : {}) }, releaseImage, options: this.options } satisfies LoadRequest);
+      worker.postMessage({
+        id,
+        source: { directory: source.directory, ...(source.archive ? { archive: source.archive } : {}) },
+        releaseImage,
+        options: this.options,
+      } satisfies LoadRequest);
     });
   }
 

@@ -81,7 +81,8 @@ export class LeaderElector {
     private readonly log: Pick<Logger, "info" | "warn"> = NO_LOG,
   ) {
     if (!(timing.renewDeadlineMs < timing.leaseDurationMs)) throw new RangeError("the renew deadline must be shorter than the lease duration");
-    if (!(timing.retryPeriodMs * JITTER_FACTOR < timing.renewDeadlineMs)) throw new RangeError("the retry period (with jitter) must be shorter than the renew deadline");
+    if (!(timing.retryPeriodMs * JITTER_FACTOR < timing.renewDeadlineMs))
+      throw new RangeError("the retry period (with jitter) must be shorter than the renew deadline");
   }
 
   /** The identity of the current holder as last observed ("" when unknown or released). */
@@ -121,7 +122,13 @@ export class LeaderElector {
         return true;
       }
       const wait = this.timing.retryPeriodMs * (1 + (JITTER_FACTOR - 1) * this.random());
-      if (!(await this.clock.sleep(wait, signal).then(() => true, () => false))) return false;
+      if (
+        !(await this.clock.sleep(wait, signal).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return false;
     }
     return false;
   }
@@ -132,7 +139,11 @@ export class LeaderElector {
    * ends the term.
    */
   async #renewUntilLost(term: AbortSignal): Promise<void> {
-    const pause = (ms: number, signal: AbortSignal): Promise<boolean> => this.clock.sleep(ms, signal).then(() => true, () => false);
+    const pause = (ms: number, signal: AbortSignal): Promise<boolean> =>
+      this.clock.sleep(ms, signal).then(
+        () => true,
+        () => false,
+      );
     while (await pause(this.timing.retryPeriodMs, term)) {
       const round = new AbortController();
       const deadline = new AbortController();
@@ -179,7 +190,8 @@ export class LeaderElector {
     const held = current.record.holderIdentity;
     const expiresAt = this.#observedAt + current.record.leaseDurationSeconds * 1000;
     if (held !== "" && held !== this.identity && expiresAt > now.getTime()) return "held";
-    const record = held === this.identity ? fresh(current.record.acquireTime, current.record.leaseTransitions) : fresh(now, current.record.leaseTransitions + 1);
+    const record =
+      held === this.identity ? fresh(current.record.acquireTime, current.record.leaseTransitions) : fresh(now, current.record.leaseTransitions + 1);
     await this.client.update(record, current.version, signal);
     this.#observe(record, now.getTime());
     return true;

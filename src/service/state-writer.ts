@@ -125,14 +125,17 @@ export class StateWriter {
     const timer = new AbortController();
     this.#timer = timer;
     const linked = link(timer.signal, this.#lifetime.signal);
-    this.clock.sleep(wait, linked.signal).finally(linked.dispose).then(
-      () => {
-        if (this.#timer === timer) this.#timer = undefined;
-        this.#urgent = true; // the throttle interval has passed
-        this.#kick();
-      },
-      () => undefined,
-    );
+    this.clock
+      .sleep(wait, linked.signal)
+      .finally(linked.dispose)
+      .then(
+        () => {
+          if (this.#timer === timer) this.#timer = undefined;
+          this.#urgent = true; // the throttle interval has passed
+          this.#kick();
+        },
+        () => undefined,
+      );
   }
 
   async #save(): Promise<void> {

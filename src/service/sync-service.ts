@@ -326,7 +326,11 @@ export class SyncService {
       (name) => this.#waits.startedAt(name),
       saved?.clusterVersion ?? this.#tracker.status,
     );
-    this.#timing = new UpdateTimingTracker(saved?.durations ?? this.#timing.learned, () => this.#o.clock.now(), (name) => this.#waits.startedAt(name));
+    this.#timing = new UpdateTimingTracker(
+      saved?.durations ?? this.#timing.learned,
+      () => this.#o.clock.now(),
+      (name) => this.#waits.startedAt(name),
+    );
     const floor = Math.max(saved?.revision.reserved ?? 0, store.latest().revision);
     store.mirror({ revision: floor + 1, publishedAt: Date.now(), value: saved ? shown(saved) : store.latest().value });
     this.#reserved = floor + 1 + REVISION_RESERVE;
@@ -360,7 +364,13 @@ export class SyncService {
       ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}),
       ...(this.#o.tracing ? { tracing: this.#o.tracing } : {}),
     });
-    const writer = new StateWriter(this.#o.state, () => this.#persisted(worker), this.#o.clock, this.#o.saveIntervalMs ?? 1000, (err) => log.warn(`saving the state failed: ${String(err)}`));
+    const writer = new StateWriter(
+      this.#o.state,
+      () => this.#persisted(worker),
+      this.#o.clock,
+      this.#o.saveIntervalMs ?? 1000,
+      (err) => log.warn(`saving the state failed: ${String(err)}`),
+    );
     await writer.flush();
     const term = { worker, writer, signal };
     this.#term = term;

@@ -152,7 +152,12 @@ export function deriveConditions(
   setCondition(
     conditions,
     implicit.length > 0
-      ? { type: "ImplicitlyEnabledCapabilities", status: "True", reason: "CapabilitiesImplicitlyEnabled", message: `The following capabilities could not be disabled: ${listText(implicit)}` }
+      ? {
+          type: "ImplicitlyEnabledCapabilities",
+          status: "True",
+          reason: "CapabilitiesImplicitlyEnabled",
+          message: `The following capabilities could not be disabled: ${listText(implicit)}`,
+        }
       : { type: "ImplicitlyEnabledCapabilities", status: "False", reason: "AsExpected", message: "Capabilities match configured spec" },
     now,
   );
@@ -207,7 +212,11 @@ export function deriveConditions(
   }
   if (ws.pause) notePause(conditions, ws.pause, now);
   if (!conditions.some((c) => c.type === "RetrievedUpdates")) {
-    setCondition(conditions, { type: "RetrievedUpdates", status: "False", reason: "NoUpstream", message: "No upstream server has been set to retrieve updates." }, now);
+    setCondition(
+      conditions,
+      { type: "RetrievedUpdates", status: "False", reason: "NoUpstream", message: "No upstream server has been set to retrieve updates." },
+      now,
+    );
   }
   return conditions;
 }
@@ -234,6 +243,10 @@ export function failingConditions(previous: readonly Condition[], err: Error, no
   const progressing = conditions.find((c) => c.type === "Progressing")?.status === "True" ? "True" : "False";
   setCondition(conditions, { type: "Available", status: "False", reason: "", message: "" }, now);
   setCondition(conditions, { type: "Failing", status: "True", reason: "", message: err.message }, now);
-  setCondition(conditions, { type: "Progressing", status: progressing, reason: "", message: `Error ensuring the cluster version is up to date: ${err.message}` }, now);
+  setCondition(
+    conditions,
+    { type: "Progressing", status: progressing, reason: "", message: `Error ensuring the cluster version is up to date: ${err.message}` },
+    now,
+  );
   return conditions;
 }

@@ -14,6 +14,7 @@ export function describeStatus(status: SyncWorkerStatus, conditions: readonly Co
   if (load.step && load.step !== "PayloadLoaded") return load.message;
   const condition = (type: string): Condition | undefined => conditions.find((c) => c.type === type);
   const version = status.actual.version || load.update.version || status.actual.image;
-  if (status.failure && condition("Failing")?.status === "True") return `Unable to apply ${version}: ${status.failure.message}${status.pause ? pauseNote(status.pause) : ""}`;
+  if (status.failure && condition("Failing")?.status === "True")
+    return `Unable to apply ${version}: ${status.failure.message}${status.pause ? pauseNote(status.pause) : ""}`;
   return condition("Progressing")?.message ?? `Working towards ${version}`;
 }

@@ -43,7 +43,8 @@ export function clusterVersionSeries({ worker, clusterVersion }: ServiceStatus, 
   const initial = history.at(-1);
   if (!initial) return series;
   const created = seconds(initial.startedTime);
-  if (completed) add("completed", completed.version, completed.image, newestCompleted(history, completedIndex + 1)?.version ?? "", seconds(completed.completionTime));
+  if (completed)
+    add("completed", completed.version, completed.image, newestCompleted(history, completedIndex + 1)?.version ?? "", seconds(completed.completionTime));
   add("initial", initial.version, initial.image, "", created);
   // A cluster that never reached a release is still installing: no initial version, so it can be told apart.
   add("cluster", current.version, current.image, completed ? initial.version : "", created);
@@ -86,7 +87,10 @@ interface OperatorView {
 
 /** A ClusterOperator's name, `operator` version and conditions, read defensively: its status is whatever its operator wrote. */
 function operatorView(obj: KubeObject): OperatorView {
-  const status = (obj["status"] ?? {}) as { versions?: { name?: unknown; version?: unknown }[]; conditions?: { type?: unknown; status?: unknown; reason?: unknown }[] };
+  const status = (obj["status"] ?? {}) as {
+    versions?: { name?: unknown; version?: unknown }[];
+    conditions?: { type?: unknown; status?: unknown; reason?: unknown }[];
+  };
   const text = (v: unknown): string => (typeof v === "string" ? v : "");
   const versions = Array.isArray(status.versions) ? status.versions : [];
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
@@ -111,7 +115,10 @@ export function operatorUpSeries({ clusterVersion }: ServiceStatus, operators: r
   }
   for (const op of operators.map(operatorView)) {
     const condition = op.conditions.find((c) => c.type === "Available");
-    series.push({ labels: { name: op.name, version: op.version, reason: condition ? condition.reason : "NoAvailableCondition" }, value: condition?.status === "True" ? 1 : 0 });
+    series.push({
+      labels: { name: op.name, version: op.version, reason: condition ? condition.reason : "NoAvailableCondition" },
+      value: condition?.status === "True" ? 1 : 0,
+    });
   }
   return series;
 }
@@ -161,7 +168,9 @@ export function clusterVersionMetrics(registry: Registry, source: ClusterVersion
   );
   gauge("cluster_version_capability", "Capabilities of the cluster: 1 enabled, 0 known but disabled.", ["name"], () => capabilitySeries(source.status()));
   // Ours, not the CVO's: read from the same status, so it cannot disagree with what watchers are shown.
-  gauge("syncworker_update_paused", "1 while the update is paused (PauseUpdate), else 0.", [], () => [{ labels: {}, value: source.status().worker.pause ? 1 : 0 }]);
+  gauge("syncworker_update_paused", "1 while the update is paused (PauseUpdate), else 0.", [], () => [
+    { labels: {}, value: source.status().worker.pause ? 1 : 0 },
+  ]);
   gauge(
     "cluster_operator_up",
     "1 if a ClusterOperator is Available=True, 0 otherwise (reason NoAvailableCondition without one); version is its operator version. name=version is the cluster version itself.",

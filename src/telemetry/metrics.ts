@@ -139,7 +139,12 @@ export function liveCacheMetrics(registry: Registry): LiveCacheMetrics {
     labelNames: ["kind", "relist"],
     registers,
   });
-  const drift = new Counter({ name: "syncworker_cache_drift_events_total", help: "Managed objects changed or deleted by someone else.", labelNames: ["kind"], registers });
+  const drift = new Counter({
+    name: "syncworker_cache_drift_events_total",
+    help: "Managed objects changed or deleted by someone else.",
+    labelNames: ["kind"],
+    registers,
+  });
   return {
     objects: (count) => objects.set(count),
     watchRestart: (kind, relist) => restarts.inc({ kind, relist: String(relist) }),
@@ -154,7 +159,11 @@ export function liveCacheMetrics(registry: Registry): LiveCacheMetrics {
 export function kubeClientMetrics(registry: Registry): Required<Pick<KubeClientOptions, "onThrottled" | "onAnswer">> {
   const registers = [registry];
   const throttled = new Counter({ name: "syncworker_kube_client_throttled_total", help: "429 answers from the API server.", registers });
-  const ceiling = new Gauge({ name: "syncworker_kube_client_rate_ceiling", help: "Requests per second the client paced itself at after its last 429 (0: a fixed --kube-qps).", registers });
+  const ceiling = new Gauge({
+    name: "syncworker_kube_client_rate_ceiling",
+    help: "Requests per second the client paced itself at after its last 429 (0: a fixed --kube-qps).",
+    registers,
+  });
   const answered = new Histogram({
     name: "syncworker_kube_request_duration_seconds",
     help: "Time from sending a request to the API server to reading its whole answer, by verb and status code.",

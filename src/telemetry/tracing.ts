@@ -41,7 +41,10 @@ export function tracesExporters(vars: NodeJS.ProcessEnv): string[] {
     const endpoint = env(vars, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ?? env(vars, "OTEL_EXPORTER_OTLP_ENDPOINT");
     return endpoint ? ["otlp"] : [];
   }
-  const names = listed.split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== "");
+  const names = listed
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== "");
   return names.includes("none") ? [] : [...new Set(names)];
 }
 
@@ -92,9 +95,10 @@ export async function startTracing(vars: NodeJS.ProcessEnv, serviceVersion: stri
       diag.warn(`OTEL_TRACES_EXPORTER "${name}" is not supported here (otlp, console, none); ignored`);
     }
   }
-  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: env(vars, "OTEL_SERVICE_NAME") ?? "syncworker", [ATTR_SERVICE_VERSION]: serviceVersion }).merge(
-    detectResources({ detectors: [envDetector] }),
-  );
+  const resource = resourceFromAttributes({
+    [ATTR_SERVICE_NAME]: env(vars, "OTEL_SERVICE_NAME") ?? "syncworker",
+    [ATTR_SERVICE_VERSION]: serviceVersion,
+  }).merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({ resource, spanProcessors });
   provider.register();
   const tracer = provider.getTracer("syncworker", serviceVersion);
@@ -130,16 +134,20 @@ export function otelTracing(tracer: Tracer): Tracing {
   return {
     enabled: true,
     span: (name, attributes, fn, options) =>
-      tracer.startActiveSpan(name, { attributes: cleanAttributes(attributes), links: options?.links?.map((link) => ({ context: link })) ?? [] }, async (span) => {
-        try {
-          return await fn(workerSpan(span));
-        } catch (err) {
-          failSpan(span, err);
-          throw err;
-        } finally {
-          span.end();
-        }
-      }),
+      tracer.startActiveSpan(
+        name,
+        { attributes: cleanAttributes(attributes), links: options?.links?.map((link) => ({ context: link })) ?? [] },
+        async (span) => {
+          try {
+            return await fn(workerSpan(span));
+          } catch (err) {
+            failSpan(span, err);
+            throw err;
+          } finally {
+            span.end();
+          }
+        },
+      ),
   };
 }
 

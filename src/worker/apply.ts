@@ -57,7 +57,12 @@ export async function applyPayload(
   if (backoff.steps === 0) throw new Error("SyncWorker requires at least one backoff step to apply any manifests");
   if (backoff.steps > 1 && work.state === "Initializing") backoff = deps.installBackoff;
   const tasks = payload.manifests.map((manifest, i) => new Task(i + 1, total, manifest, backoff));
-  const components = new ComponentTracker(tasks, reporter.previous.components, () => deps.clock.now(), (task) => deps.position.has(task.index));
+  const components = new ComponentTracker(
+    tasks,
+    reporter.previous.components,
+    () => deps.clock.now(),
+    (task) => deps.position.has(task.index),
+  );
   const progress = new ConsistentReporter(
     {
       ...reporter.previous,
@@ -104,8 +109,7 @@ export async function applyPayload(
   }
 
   const caps = { capabilities: capabilitiesStatus(work.capabilities) };
-  const skip = (task: Task): boolean =>
-    overrideFor(work.overrides, task.manifest)?.unmanaged === true || exclusionReason(task.manifest, caps) !== undefined;
+  const skip = (task: Task): boolean => overrideFor(work.overrides, task.manifest)?.unmanaged === true || exclusionReason(task.manifest, caps) !== undefined;
   const applied = (task: Task): boolean => deps.position.has(task.index);
   const reportEffectErrors: Error[] = [];
   const taskDeps = {

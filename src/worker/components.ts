@@ -9,7 +9,12 @@ export { COMPONENT_STATES, type ComponentProgress, type ComponentState } from ".
  * Readiness verdicts that mean "not ready yet" (src/readiness): the component waits on an operator or a
  * workload. Every other error of a task is a failure.
  */
-const WAIT_REASONS: ReadonlySet<string> = new Set(["ClusterOperatorNotAvailable", "ClusterOperatorDegraded", "ClusterOperatorUpdating", "WorkloadNotAvailable"]);
+const WAIT_REASONS: ReadonlySet<string> = new Set([
+  "ClusterOperatorNotAvailable",
+  "ClusterOperatorDegraded",
+  "ClusterOperatorUpdating",
+  "WorkloadNotAvailable",
+]);
 
 const RANK: Readonly<Record<ComponentState, number>> = { Pending: 0, Applying: 1, Waiting: 2, Failed: 2, Done: 3 };
 
@@ -119,9 +124,7 @@ export class ComponentTracker {
   #processed(entry: Entry, p: ComponentProgress): void {
     entry.processed++;
     const finished = entry.processed >= p.total;
-    entry.progress = finished
-      ? { ...withoutWait(p), state: "Done", currentObject: "", startedAt: p.startedAt ?? this.now(), finishedAt: this.now() }
-      : p;
+    entry.progress = finished ? { ...withoutWait(p), state: "Done", currentObject: "", startedAt: p.startedAt ?? this.now(), finishedAt: this.now() } : p;
   }
 
   /** Applies `fn` unless the component already moved past it in this pass (states only move forward). */

@@ -90,22 +90,27 @@ export class PassRunner {
     };
     try {
       // A new trace per attempt (the loop is not inside any call), linked to the Update that caused it.
-      await tracing.span(`sync ${work.state} ${payload.release.version}`, attributes, async (span) => {
-        const reporter = new StatusWrapper(this.#o.sink, this.#o.status(), () => deps.clock.now());
-        const applyDeps: ApplyDeps = {
-          ...deps,
-          metrics,
-          architecture: this.#o.status().architecture,
-          attemptsRestarted: () => deps.reports.attemptsRestarted(),
-          gate,
-          position: position.done,
-        };
-        try {
-          await applyPayload(payload, work, maxWorkers, reporter, applyDeps, controller.signal);
-        } finally {
-          span.setAttributes({ "syncworker.sync.done": this.#o.status().done });
-        }
-      }, work.cause ? { links: [work.cause] } : undefined);
+      await tracing.span(
+        `sync ${work.state} ${payload.release.version}`,
+        attributes,
+        async (span) => {
+          const reporter = new StatusWrapper(this.#o.sink, this.#o.status(), () => deps.clock.now());
+          const applyDeps: ApplyDeps = {
+            ...deps,
+            metrics,
+            architecture: this.#o.status().architecture,
+            attemptsRestarted: () => deps.reports.attemptsRestarted(),
+            gate,
+            position: position.done,
+          };
+          try {
+            await applyPayload(payload, work, maxWorkers, reporter, applyDeps, controller.signal);
+          } finally {
+            span.setAttributes({ "syncworker.sync.done": this.#o.status().done });
+          }
+        },
+        work.cause ? { links: [work.cause] } : undefined,
+      );
       metrics.syncAttempt(work.state, "success", deps.clock.now());
       this.#position = undefined;
     } catch (err) {

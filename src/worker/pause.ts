@@ -7,7 +7,10 @@ export type { PassPosition, PauseStatus };
  * The position a pass of `payload` starts from: the one a held pass left behind when it was of the same payload
  * (same image and manifests), else none. Returns a copy the pass adds to.
  */
-export function keptPosition(kept: PassPosition | undefined, payload: { readonly release: { readonly image: string }; readonly manifestHash: string }): PassPosition & { readonly done: Set<number> } {
+export function keptPosition(
+  kept: PassPosition | undefined,
+  payload: { readonly release: { readonly image: string }; readonly manifestHash: string },
+): PassPosition & { readonly done: Set<number> } {
   const same = kept?.image === payload.release.image && kept.versionHash === payload.manifestHash;
   return { image: payload.release.image, versionHash: payload.manifestHash, done: new Set(same ? kept.done : []) };
 }

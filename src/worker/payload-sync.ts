@@ -26,11 +26,11 @@ const q = (s: string): string => JSON.stringify(s);
  * Returns the capabilities to keep enabled implicitly, and the newly accepted payload if one was loaded.
  */
 export async function syncPayload(
-deps: PayloadSyncDeps,
-current: { readonly payload: PayloadUpdate | undefined; readonly verified: boolean; readonly previewed: PreviewedImages },
-work: SyncWork,
-reporter: StatusWrapper,
-signal: AbortSignal,
+  deps: PayloadSyncDeps,
+  current: { readonly payload: PayloadUpdate | undefined; readonly verified: boolean; readonly previewed: PreviewedImages },
+  work: SyncWork,
+  reporter: StatusWrapper,
+  signal: AbortSignal,
 ): Promise<{ implicit: readonly string[]; loaded?: PayloadUpdate }> {
   const implicit = work.capabilities.implicitlyEnabled;
   let desired: DesiredUpdate = { ...work.desired };
@@ -149,7 +149,6 @@ signal: AbortSignal,
   deps.log.info(`Payload loaded from ${desired.image} with hash ${loaded.manifestHash}, architecture ${loaded.architecture}`);
   return { implicit: scope.capabilities.implicitlyEnabled, loaded };
 }
-
 
 /** The release's creation time, as the CVO reads it from the `image-references` ImageStream; undefined when absent or unparsable. */
 function creationTime(imageRef: KubeObject | undefined): Date | undefined {

@@ -49,8 +49,7 @@ export class StatusWrapper {
     if (p.failure && !status.failure && p.actual.image === status.actual.image && fraction(status) < fraction(p)) {
       return;
     }
-    const progressed =
-      fraction(status) > fraction(p) || status.completed > p.completed || (!status.failure && status.actual.image !== p.actual.image);
+    const progressed = fraction(status) > fraction(p) || status.completed > p.completed || (!status.failure && status.actual.image !== p.actual.image);
     const { lastProgress: _dropped, ...rest } = status;
     this.sink.updateApplyStatus({
       ...rest,
@@ -95,7 +94,13 @@ export class ConsistentReporter {
 
   /** Reports the summarized failure of a pass (or just progress when only cancellations occurred). */
   errors(summary: Error | undefined): void {
-    this.wrapper.report({ ...this.base, done: this.#done, total: this.total, components: this.components.components(), ...(summary ? { failure: summary } : {}) });
+    this.wrapper.report({
+      ...this.base,
+      done: this.#done,
+      total: this.total,
+      components: this.components.components(),
+      ...(summary ? { failure: summary } : {}),
+    });
   }
 
   contextError(cause: Error): ContextError {

@@ -39,7 +39,8 @@ export const failureShape = z.codec(
   z.strictObject({ message: z.string(), reason: z.string(), effect: z.enum(UPDATE_EFFECTS), name: z.string(), names: z.array(z.string()) }),
   z.instanceof(Error),
   {
-    decode: (f) => (f.reason ? new UpdateError({ reason: f.reason, message: f.message, effect: f.effect, name: f.name, names: f.names }) : new Error(f.message)),
+    decode: (f) =>
+      f.reason ? new UpdateError({ reason: f.reason, message: f.message, effect: f.effect, name: f.name, names: f.names }) : new Error(f.message),
     encode: (err) =>
       err instanceof UpdateError
         ? { message: err.message, reason: err.reason, effect: err.effect, name: err.objectName, names: [...err.names] }

@@ -54,7 +54,10 @@ export function condenseClusterOperators(errs: readonly Error[]): Error[] {
       condensed.push(first);
       continue;
     }
-    const names = group.map((e) => e.objectName).filter((n) => n.length > 0).sort();
+    const names = group
+      .map((e) => e.objectName)
+      .filter((n) => n.length > 0)
+      .sort();
     const name = names.join(", ");
     condensed.push(
       new UpdateError({

@@ -301,7 +301,13 @@ export class SyncWorker {
   async #loadUpdatedPayload(work: SyncWork, signal: AbortSignal): Promise<readonly string[]> {
     const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
     const bounded = link(signal, this.#lifetime);
-    const { implicit, loaded } = await syncPayload(this.#o, { payload: this.#payload, verified: this.#status.verified, previewed: this.#previewed }, work, reporter, bounded.signal).finally(bounded.dispose);
+    const { implicit, loaded } = await syncPayload(
+      this.#o,
+      { payload: this.#payload, verified: this.#status.verified, previewed: this.#previewed },
+      work,
+      reporter,
+      bounded.signal,
+    ).finally(bounded.dispose);
     if (loaded) this.#payload = loaded;
     return implicit;
   }

@@ -43,7 +43,12 @@ export class Wakeup {
       ];
       if (nextAt !== undefined) {
         const ms = Math.max(0, nextAt - this.clock.now().getTime());
-        waits.push(this.clock.sleep(ms, done.signal).then(() => "timer" as const, () => "stopped" as const));
+        waits.push(
+          this.clock.sleep(ms, done.signal).then(
+            () => "timer" as const,
+            () => "stopped" as const,
+          ),
+        );
       }
       const woke = await Promise.race(waits);
       if (woke === "stopped" && !signal.aborted) return "stopped";

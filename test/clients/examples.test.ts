@@ -14,7 +14,14 @@ let server: ServerProcess;
 before(async () => (server = await startServer(["--reconcile-interval", "60s"])));
 after(async () => assert.equal(await server.stop(), 0));
 
-const flags = (version: string): string[] => ["--address", server.address, "--image", join(REPO_ROOT, `examples/payloads/demo-${version}`), "--version", version];
+const flags = (version: string): string[] => [
+  "--address",
+  server.address,
+  "--image",
+  join(REPO_ROOT, `examples/payloads/demo-${version}`),
+  "--version",
+  version,
+];
 
 test("TypeScript example: tsx examples/update-and-watch.ts", { timeout: 120_000 }, async () => {
   const cwd = join(REPO_ROOT, "clients/ts");
@@ -36,7 +43,10 @@ test("Python example: update_and_watch.py from the package pip installs", { time
     // pip builds in the source tree (build/, *.egg-info); a copy keeps the checkout clean and parallel runs apart.
     const source = join(scratch, "src");
     await cp(pyproject, source, { recursive: true, filter: (path) => !/(__pycache__|\.egg-info|\/build)$/.test(path) });
-    await runCommand(python, ["-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", target, source], { cwd: scratch, env: { PYTHONDONTWRITEBYTECODE: "1" } });
+    await runCommand(python, ["-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", target, source], {
+      cwd: scratch,
+      env: { PYTHONDONTWRITEBYTECODE: "1" },
+    });
     // The example runs from a directory without the sources, so only the installed package can satisfy imports.
     const line = await lastLine(python, [join(pyproject, "examples/update_and_watch.py"), ...flags("1.0.0")], { cwd: tmpdir(), env: { PYTHONPATH: target } });
     assert.match(line, /^completed (\d+)\/\1$/);

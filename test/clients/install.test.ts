@@ -21,13 +21,16 @@ let scratch: string;
 let release: string;
 let server: ServerProcess;
 
-before(async () => {
-  scratch = await mkdtemp(join(tmpdir(), "syncworker-clients-install-"));
-  release = join(scratch, "release");
-  // `npm run release:clients -- OUT`, as docs/api.md says, into a directory of this run's own.
-  await runCommand("npm", ["run", "--silent", "release:clients", "--", release], { cwd: REPO_ROOT, timeoutMs: 480_000 });
-  server = await startServer(["--reconcile-interval", "60s"]);
-}, { timeout: 540_000 });
+before(
+  async () => {
+    scratch = await mkdtemp(join(tmpdir(), "syncworker-clients-install-"));
+    release = join(scratch, "release");
+    // `npm run release:clients -- OUT`, as docs/api.md says, into a directory of this run's own.
+    await runCommand("npm", ["run", "--silent", "release:clients", "--", release], { cwd: REPO_ROOT, timeoutMs: 480_000 });
+    server = await startServer(["--reconcile-interval", "60s"]);
+  },
+  { timeout: 540_000 },
+);
 
 after(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -41,7 +44,14 @@ async function project(name: string): Promise<string> {
   return dir;
 }
 
-const flags = (version: string): string[] => ["--address", server.address, "--image", join(REPO_ROOT, `examples/payloads/demo-${version}`), "--version", version];
+const flags = (version: string): string[] => [
+  "--address",
+  server.address,
+  "--image",
+  join(REPO_ROOT, `examples/payloads/demo-${version}`),
+  "--version",
+  version,
+];
 const COMPLETED = /^completed (\d+)\/\1$/;
 
 /**
@@ -58,7 +68,10 @@ async function readmeInstall(client: "TypeScript" | "Go" | "Python", expected: s
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
 }
 
 test("the release holds the three artifacts, and SHA256SUMS the digest of each file", async () => {
@@ -80,32 +93,46 @@ test("the release holds the three artifacts, and SHA256SUMS the digest of each f
         return [file, digest];
       }),
   );
-  assert.deepEqual([...sums.keys()].sort(), files.filter((f) => f !== "SHA256SUMS"));
-  for (const [file, digest] of sums) assert.equal(createHash("sha256").update(await readFile(join(release, file))).digest("hex"), digest, file);
+  assert.deepEqual(
+    [...sums.keys()].sort(),
+    files.filter((f) => f !== "SHA256SUMS"),
+  );
+  for (const [file, digest] of sums)
+    assert.equal(
+      createHash("sha256")
+        .update(await readFile(join(release, file)))
+        .digest("hex"),
+      digest,
+      file,
+    );
 });
 
-test("TypeScript: the npm tarball, installed as docs/api.md says into a new project, type-checks its import and runs the example", { timeout: 300_000 }, async () => {
-  const dir = await project("ts-app");
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "syncworker-client-user", private: true, type: "module" }));
-  // The same TypeScript and Node types the repository uses; the client's peers (grpc-js, protobuf) come with it.
-  const { devDependencies: dev } = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
-  const tarball = `syncworker-client-${VERSION}.tgz`;
-  await copyFile(join(release, "npm", tarball), join(dir, tarball));
-  const [npm, ...install] = await readmeInstall("TypeScript", `npm install ./${tarball}`);
-  // From the local npm cache where it can, as the repository's `npm ci` filled it.
-  const cached = ["--prefer-offline", "--no-audit", "--no-fund"];
-  // One npm run for it and the compiler a TypeScript project has anyway (each run resolves the whole tree again).
-  await runCommand(npm!, [...install, ...cached, `typescript@${dev["typescript"]}`, `@types/node@${dev["@types/node"]}`], { cwd: dir });
-  await writeFile(
-    join(dir, "tsconfig.json"),
-    // No skipLibCheck: the package's own declarations are checked too.
-    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", strict: true, outDir: "out", types: ["node"] }, include: ["*.ts"] }),
-  );
-  // The example imports "@syncworker/client", as a user's code does.
-  await copyFile(join(REPO_ROOT, "clients/ts/examples/update-and-watch.ts"), join(dir, "update-and-watch.ts"));
-  await runCommand(join(dir, "node_modules/.bin/tsc"), ["-p", "."], { cwd: dir });
-  assert.match(await lastLine(process.execPath, ["out/update-and-watch.js", ...flags("1.0.0")], { cwd: dir }), COMPLETED);
-});
+test(
+  "TypeScript: the npm tarball, installed as docs/api.md says into a new project, type-checks its import and runs the example",
+  { timeout: 300_000 },
+  async () => {
+    const dir = await project("ts-app");
+    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "syncworker-client-user", private: true, type: "module" }));
+    // The same TypeScript and Node types the repository uses; the client's peers (grpc-js, protobuf) come with it.
+    const { devDependencies: dev } = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+    const tarball = `syncworker-client-${VERSION}.tgz`;
+    await copyFile(join(release, "npm", tarball), join(dir, tarball));
+    const [npm, ...install] = await readmeInstall("TypeScript", `npm install ./${tarball}`);
+    // From the local npm cache where it can, as the repository's `npm ci` filled it.
+    const cached = ["--prefer-offline", "--no-audit", "--no-fund"];
+    // One npm run for it and the compiler a TypeScript project has anyway (each run resolves the whole tree again).
+    await runCommand(npm!, [...install, ...cached, `typescript@${dev["typescript"]}`, `@types/node@${dev["@types/node"]}`], { cwd: dir });
+    await writeFile(
+      join(dir, "tsconfig.json"),
+      // No skipLibCheck: the package's own declarations are checked too.
+      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", strict: true, outDir: "out", types: ["node"] }, include: ["*.ts"] }),
+    );
+    // The example imports "@syncworker/client", as a user's code does.
+    await copyFile(join(REPO_ROOT, "clients/ts/examples/update-and-watch.ts"), join(dir, "update-and-watch.ts"));
+    await runCommand(join(dir, "node_modules/.bin/tsc"), ["-p", "."], { cwd: dir });
+    assert.match(await lastLine(process.execPath, ["out/update-and-watch.js", ...flags("1.0.0")], { cwd: dir }), COMPLETED);
+  },
+);
 
 test("TypeScript: installed from a path, the package builds itself (prepare) and imports", { timeout: 300_000 }, async () => {
   // A copy of clients/ts without dist/, in a tree whose node_modules is the repository's, as in a checkout after
@@ -116,7 +143,11 @@ test("TypeScript: installed from a path, the package builds itself (prepare) and
   const dir = await project("ts-path-app");
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "syncworker-client-path-user", private: true, type: "module" }));
   await runCommand("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(source, "client")], { cwd: dir });
-  const exported = await runCommand(process.execPath, ["--input-type=module", "-e", 'console.log(typeof (await import("@syncworker/client")).SyncWorkerClient)'], { cwd: dir });
+  const exported = await runCommand(
+    process.execPath,
+    ["--input-type=module", "-e", 'console.log(typeof (await import("@syncworker/client")).SyncWorkerClient)'],
+    { cwd: dir },
+  );
   assert.equal(exported.trim(), "function");
 });
 
@@ -158,7 +189,13 @@ test("Python: the wheel in a new venv runs the example; the sdist carries the so
   assert.match(await lastLine(python, ["update_and_watch.py", ...flags("1.0.0")], { cwd: dir }), COMPLETED);
 
   const sdist = await runCommand("tar", ["-tzf", join(release, `python/syncworker_client-${VERSION}.tar.gz`)], { cwd: dir });
-  for (const file of ["pyproject.toml", "src/syncworker_client/client.py", "src/syncworker_client/py.typed", "gen/syncworker/v1/syncworker_pb2.py", "gen/syncworker/v1/syncworker_pb2_grpc.py"]) {
+  for (const file of [
+    "pyproject.toml",
+    "src/syncworker_client/client.py",
+    "src/syncworker_client/py.typed",
+    "gen/syncworker/v1/syncworker_pb2.py",
+    "gen/syncworker/v1/syncworker_pb2_grpc.py",
+  ]) {
     assert.ok(sdist.split("\n").includes(`syncworker_client-${VERSION}/${file}`), `${file} in the sdist`);
   }
 });

@@ -6,7 +6,12 @@ import type { ComponentOverride } from "@syncworker/client/gen/syncworker/v1/syn
 
 /** The manifests a payload applies on a self-managed amd64 cluster, as the service loads them. */
 export async function payloadManifests(dir: string): Promise<{ version: string; manifests: Manifest[] }> {
-  const payload = await loadUpdate(dir, dir, { clusterProfile: "self-managed-high-availability", knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64" }, nodePayloadFs);
+  const payload = await loadUpdate(
+    dir,
+    dir,
+    { clusterProfile: "self-managed-high-availability", knownCapabilities: KNOWN_CAPABILITIES, architecture: "amd64" },
+    nodePayloadFs,
+  );
   return { version: payload.release.version, manifests: [...payload.manifests] };
 }
 
@@ -110,7 +115,8 @@ const condition = (type: string, status: string, reason: string): Record<string,
 export const REAL_A_OVERRIDES: ComponentOverride[] = [
   { kind: "FlowSchema", group: "flowcontrol.apiserver.k8s.io", namespace: "", name: "openshift-oauth-server", unmanaged: true },
 ];
-export const overridden = (m: Manifest): boolean => m.gvk.kind === "FlowSchema" && m.obj.metadata?.name === "openshift-oauth-server" && m.gvk.version === "v1beta3";
+export const overridden = (m: Manifest): boolean =>
+  m.gvk.kind === "FlowSchema" && m.obj.metadata?.name === "openshift-oauth-server" && m.gvk.version === "v1beta3";
 
 export interface OperatorPlayer {
   /** The last failure of a pass, for a failing test's message. */

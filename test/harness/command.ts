@@ -7,7 +7,12 @@ const run = promisify(execFile);
 /** Runs a command to its end and returns its stdout; a failure fails the test with the command's whole output. */
 export async function runCommand(cmd: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<string> {
   try {
-    const { stdout } = await run(cmd, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 240_000, maxBuffer: 16 << 20 });
+    const { stdout } = await run(cmd, args, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      timeout: options.timeoutMs ?? 240_000,
+      maxBuffer: 16 << 20,
+    });
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };

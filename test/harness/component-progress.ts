@@ -33,18 +33,33 @@ export function checkComponentProgress(statuses: readonly SyncWorkerStatus[]): S
   for (const s of statuses.filter((st) => st.components.length > 0)) {
     const keys = s.components.map(key);
     assert.equal(new Set(keys).size, keys.length, `each component once (revision ${s.revision}): ${keys.join(", ")}`);
-    assert.equal(s.components.reduce((sum, c) => sum + c.done, 0), s.done, `done sums to the snapshot's done (revision ${s.revision})`);
-    const passEnded = previous !== undefined && (previous.failure !== undefined || previous.completed !== s.completed || previous.actual?.image !== s.actual?.image);
+    assert.equal(
+      s.components.reduce((sum, c) => sum + c.done, 0),
+      s.done,
+      `done sums to the snapshot's done (revision ${s.revision})`,
+    );
+    const passEnded =
+      previous !== undefined && (previous.failure !== undefined || previous.completed !== s.completed || previous.actual?.image !== s.actual?.image);
     if (previous && !passEnded) {
       const before = new Map(previous.components.map((c) => [key(c), c]));
       for (const c of s.components) {
         const was = before.get(key(c));
-        if (was) assert.ok(RANK[c.state]! >= RANK[was.state]!, `${key(c)} went from ${ComponentState[was.state]} back to ${ComponentState[c.state]} within a pass (revision ${s.revision})`);
+        if (was)
+          assert.ok(
+            RANK[c.state]! >= RANK[was.state]!,
+            `${key(c)} went from ${ComponentState[was.state]} back to ${ComponentState[c.state]} within a pass (revision ${s.revision})`,
+          );
       }
     }
     for (const c of s.components.filter((cc) => cc.state === ComponentState.COMPONENT_STATE_WAITING)) {
       assert.ok(c.waitReason && c.currentObject && c.waitingSince, `a waiting component says on what, why and since when: ${JSON.stringify(c)}`);
-      waits.push({ component: key(c), object: c.currentObject, reason: c.waitReason, since: c.waitingSince.getTime(), waitedMs: s.publishedAt!.getTime() - c.waitingSince.getTime() });
+      waits.push({
+        component: key(c),
+        object: c.currentObject,
+        reason: c.waitReason,
+        since: c.waitingSince.getTime(),
+        waitedMs: s.publishedAt!.getTime() - c.waitingSince.getTime(),
+      });
     }
     previous = s;
   }

@@ -30,7 +30,11 @@ export function aptMirror(): string {
   const dir = "/etc/apt/sources.list.d";
   const files = [
     "/etc/apt/sources.list",
-    ...(existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sources") || f.endsWith(".list")).map((f) => join(dir, f)) : []),
+    ...(existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith(".sources") || f.endsWith(".list"))
+          .map((f) => join(dir, f))
+      : []),
   ].filter((f) => existsSync(f));
   for (const file of files) {
     const text = readFileSync(file, "utf8");
@@ -56,7 +60,10 @@ export async function nodeBaseImage(): Promise<string> {
   const name = `localhost/syncworker-base:${hash}`;
   const dir = join(TOOLS, `base-${hash}`);
   if (!existsSync(join(dir, "index.json"))) await makeBase(inputs, dir);
-  const stored = await run("buildah", ["inspect", "--type", "image", name]).then(() => true, () => false);
+  const stored = await run("buildah", ["inspect", "--type", "image", name]).then(
+    () => true,
+    () => false,
+  );
   if (!stored) await run("skopeo", ["copy", "--quiet", `oci:${dir}`, `containers-storage:${name}`], BIG);
   return name;
 }
@@ -70,7 +77,8 @@ async function makeBase(inputs: { mirror: string; node: string; npm: string }, d
     const rootfs = join(work, "rootfs");
     await run("debootstrap", ["--variant=minbase", SUITE, rootfs, inputs.mirror], BIG);
     // What a slim image leaves out: documentation and apt's downloads.
-    for (const path of ["usr/share/doc", "usr/share/man", "usr/share/locale", "var/cache/apt", "var/lib/apt/lists"]) await rm(join(rootfs, path), { recursive: true, force: true });
+    for (const path of ["usr/share/doc", "usr/share/man", "usr/share/locale", "var/cache/apt", "var/lib/apt/lists"])
+      await rm(join(rootfs, path), { recursive: true, force: true });
     await run("npm", ["pack", `node-linux-${process.arch}@${node}`, `npm@${npm}`, "--pack-destination", work], BIG);
     await run("tar", ["-xzf", join(work, `node-linux-${process.arch}-${node}.tgz`), "-C", work, "package/bin/node"]);
     await rename(join(work, "package/bin/node"), join(rootfs, "usr/local/bin/node"));
@@ -106,10 +114,22 @@ export async function buildImage(baseImage: string, tag: string): Promise<void> 
   await run(
     "buildah",
     [
-      "bud", "--layers", "--isolation", "chroot", "--quiet",
-      "--build-arg", `NODE_IMAGE=${baseImage}`,
-      "--volume", `${CA_BUNDLE}:${CA_BUNDLE}:ro`, "--build-arg", `NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`,
-      "--tag", tag, "--file", join(REPO_ROOT, "Containerfile"), REPO_ROOT,
+      "bud",
+      "--layers",
+      "--isolation",
+      "chroot",
+      "--quiet",
+      "--build-arg",
+      `NODE_IMAGE=${baseImage}`,
+      "--volume",
+      `${CA_BUNDLE}:${CA_BUNDLE}:ro`,
+      "--build-arg",
+      `NODE_EXTRA_CA_CERTS=${CA_BUNDLE}`,
+      "--tag",
+      tag,
+      "--file",
+      join(REPO_ROOT, "Containerfile"),
+      REPO_ROOT,
     ],
     BIG,
   ).catch((err: { stderr?: string; message: string }) => {
@@ -149,7 +169,12 @@ exec chroot --userspec="$user" "$m" /usr/bin/env -i -C "$dir" "$@"`;
  * mount namespace of its own, its root read-only, `volumes` (container path → host directory) bind-mounted, the
  * image's user, its environment plus `env`, and the host's network (so the test reaches its loopback ports).
  */
-export async function runImage(image: string, args: readonly string[], volumes: Readonly<Record<string, string>>, env: Readonly<Record<string, string>>): Promise<ImageProcess> {
+export async function runImage(
+  image: string,
+  args: readonly string[],
+  volumes: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string>>,
+): Promise<ImageProcess> {
   const container = (await run("buildah", ["from", "--pull=never", "--quiet", image])).stdout.trim();
   const remove = async (): Promise<void> => void (await run("buildah", ["rm", container]));
   try {
@@ -158,9 +183,28 @@ export async function runImage(image: string, args: readonly string[], volumes: 
     const environment = [...(config.Env ?? []), ...Object.entries(env).map(([k, v]) => `${k}=${v}`)];
     const mounts = Object.entries(volumes).flatMap(([path, host]) => [host, path]);
     const command = [...(config.Entrypoint ?? []), ...args];
-    const child = spawn("unshare", ["--mount", "--propagation", "private", "sh", "-c", RUN_SCRIPT, "sh", mountpoint, config.User || "0", config.WorkingDir || "/", ...mounts, "--", ...environment, ...command], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "unshare",
+      [
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        RUN_SCRIPT,
+        "sh",
+        mountpoint,
+        config.User || "0",
+        config.WorkingDir || "/",
+        ...mounts,
+        "--",
+        ...environment,
+        ...command,
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     return { child, remove };
   } catch (err) {
     await remove();

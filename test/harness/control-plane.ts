@@ -115,8 +115,27 @@ async function writePki(pki: string): Promise<{ token: string; operator: string 
   const ossl = (...args: string[]): Promise<unknown> => run("openssl", args, { cwd: pki });
   await ossl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "7", "-subj", "/CN=syncworker-test-ca", "-keyout", "ca.key", "-out", "ca.crt");
   await ossl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "apiserver.key", "-out", "apiserver.csr");
-  await writeFile(join(pki, "apiserver.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n");
-  await ossl("x509", "-req", "-in", "apiserver.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "7", "-out", "apiserver.crt", "-extfile", "apiserver.ext");
+  await writeFile(
+    join(pki, "apiserver.ext"),
+    "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n",
+  );
+  await ossl(
+    "x509",
+    "-req",
+    "-in",
+    "apiserver.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "7",
+    "-out",
+    "apiserver.crt",
+    "-extfile",
+    "apiserver.ext",
+  );
   await ossl("genrsa", "-out", "sa.key", "2048");
   const { stdout } = await run("openssl", ["rand", "-hex", "16"]);
   const token = stdout.trim();

@@ -115,7 +115,14 @@ function parseRun(options: string, problems: string[]): RunMarker {
   const tiers = named.filter(isTier);
   for (const t of named) if (!isTier(t)) problems.push(`docs-test: "${t}" is not a tier of scripts/setup.sh (${TIERS.join(", ")})`);
   for (const w of words) if (!RUN_OPTIONS.has(w) && !w.startsWith("tier=")) problems.push(`docs-test: unknown run option "${w}"`);
-  return { kind: "run", serverArgs, inCheckout: words.includes("in-checkout"), outputBelow: words.includes("output-below"), withRegistry: words.includes("with-registry"), tiers };
+  return {
+    kind: "run",
+    serverArgs,
+    inCheckout: words.includes("in-checkout"),
+    outputBelow: words.includes("output-below"),
+    withRegistry: words.includes("with-registry"),
+    tiers,
+  };
 }
 
 export interface ConsoleCommand {

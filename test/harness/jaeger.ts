@@ -122,7 +122,10 @@ export async function startJaeger(): Promise<Jaeger> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`jaeger exited with ${child.exitCode}: ${log}`);
-    const ok = await fetch(`${query}/api/services`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${query}/api/services`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`jaeger did not answer on ${query} within 60s: ${log}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

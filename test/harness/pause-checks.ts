@@ -24,7 +24,7 @@ export async function pausedGauge(metricsAddress: string): Promise<number> {
 export async function settled(read: () => Promise<string>, quietMs = 1000, timeoutMs = 60_000): Promise<string> {
   let value = await read();
   let since = Date.now();
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const next = await read();
     if (next !== value) {

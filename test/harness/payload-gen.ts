@@ -5,7 +5,12 @@ import { join } from "node:path";
 /** A manifest of a generated payload: its file name under release-manifests/ and its object. */
 export interface GeneratedManifest {
   readonly file: string;
-  readonly obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; [k: string]: unknown };
+  readonly obj: {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+    [k: string]: unknown;
+  };
 }
 
 /** Writes a release payload directory: metadata, image references, and one JSON manifest per file. */
@@ -14,7 +19,10 @@ export async function writePayload(dir: string, version: string, manifests: read
   await mkdir(release, { recursive: true });
   await mkdir(join(dir, "manifests"), { recursive: true });
   await writeFile(join(release, "release-metadata"), JSON.stringify({ kind: "cincinnati-metadata-v0", version, previous: [], metadata: {} }));
-  await writeFile(join(release, "image-references"), JSON.stringify({ kind: "ImageStream", apiVersion: "image.openshift.io/v1", metadata: { name: version }, spec: { tags: [] } }));
+  await writeFile(
+    join(release, "image-references"),
+    JSON.stringify({ kind: "ImageStream", apiVersion: "image.openshift.io/v1", metadata: { name: version }, spec: { tags: [] } }),
+  );
   for (const { file, obj } of manifests) await writeFile(join(release, file), JSON.stringify(obj));
 }
 
@@ -52,11 +60,22 @@ export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
     if (i % 3 === 0) profiles["include.release.openshift.io/hypershift"] = "true";
     if (i % 2 === 0) profiles["include.release.openshift.io/single-node-developer"] = "true";
     const capability = i % 4 === 3 ? CAPABILITIES[(i >> 2) % CAPABILITIES.length] : undefined;
-    const annotations = (extra: Record<string, string> = {}): Record<string, string> => ({ ...profiles, ...(capability ? { "capability.openshift.io/name": capability } : {}), ...extra });
-    const meta = (n: string, namespace?: string, extra?: Record<string, string>) => ({ name: n, ...(namespace ? { namespace } : {}), annotations: annotations(extra) });
+    const annotations = (extra: Record<string, string> = {}): Record<string, string> => ({
+      ...profiles,
+      ...(capability ? { "capability.openshift.io/name": capability } : {}),
+      ...extra,
+    });
+    const meta = (n: string, namespace?: string, extra?: Record<string, string>) => ({
+      name: n,
+      ...(namespace ? { namespace } : {}),
+      annotations: annotations(extra),
+    });
     const group = `${name}.example.io`;
     const labels = { app: name };
-    const podSpec = { metadata: { labels }, spec: { serviceAccountName: name, containers: [{ name, image: `quay.io/example/${name}@${SHA(i + 1)}`, args: [`--version=${version}`] }] } };
+    const podSpec = {
+      metadata: { labels },
+      spec: { serviceAccountName: name, containers: [{ name, image: `quay.io/example/${name}@${SHA(i + 1)}`, args: [`--version=${version}`] }] },
+    };
     out.push(
       { file: file(0, "namespace"), obj: { apiVersion: "v1", kind: "Namespace", metadata: meta(ns) } },
       {
@@ -69,12 +88,22 @@ export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
             group,
             scope: "Cluster",
             names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
-            versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+            versions: [
+              { name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } },
+            ],
           },
         },
       },
       { file: file(2, "serviceaccount"), obj: { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(name, ns) } },
-      { file: file(3, "clusterrole"), obj: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: meta(`system:openshift:${name}`), rules: [{ apiGroups: [group], resources: ["widgets"], verbs: ["*"] }] } },
+      {
+        file: file(3, "clusterrole"),
+        obj: {
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "ClusterRole",
+          metadata: meta(`system:openshift:${name}`),
+          rules: [{ apiGroups: [group], resources: ["widgets"], verbs: ["*"] }],
+        },
+      },
       {
         file: file(4, "clusterrolebinding"),
         obj: {
@@ -86,11 +115,24 @@ export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
         },
       },
       // Variant b edits every fifth component's configuration.
-      { file: file(5, "configmap"), obj: { apiVersion: "v1", kind: "ConfigMap", metadata: meta(`${name}-config`, ns), data: { "config.yaml": `logLevel: ${variant === "b" && i % 5 === 0 ? "Debug" : "Normal"}\n` } } },
+      {
+        file: file(5, "configmap"),
+        obj: {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: meta(`${name}-config`, ns),
+          data: { "config.yaml": `logLevel: ${variant === "b" && i % 5 === 0 ? "Debug" : "Normal"}\n` },
+        },
+      },
       {
         file: file(6, "service"),
         // Some services are left out of hosted installs, as real payloads mark theirs (--exclude).
-        obj: { apiVersion: "v1", kind: "Service", metadata: meta(name, ns, i % 6 === 1 ? { "exclude.release.openshift.io/internal-openshift-hosted": "true" } : {}), spec: { selector: labels, ports: [{ name: "metrics", port: 8443, targetPort: 8443 }] } },
+        obj: {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: meta(name, ns, i % 6 === 1 ? { "exclude.release.openshift.io/internal-openshift-hosted": "true" } : {}),
+          spec: { selector: labels, ports: [{ name: "metrics", port: 8443, targetPort: 8443 }] },
+        },
       },
       { file: file(7, "widget"), obj: { apiVersion: `${group}/v1`, kind: "Widget", metadata: meta("cluster"), spec: { level: Number(level) } } },
     );
@@ -102,25 +144,42 @@ export function releaseManifests(spec: ReleaseSpec): GeneratedManifest[] {
       out.push({ file: file(8, "job"), obj: { apiVersion: "batch/v1", kind: "Job", metadata: meta(`${name}-migrate`, ns), spec: { template } } });
     } else {
       const kind = i % 5 === 1 ? "DaemonSet" : "Deployment";
-      out.push({ file: file(8, kind.toLowerCase()), obj: { apiVersion: "apps/v1", kind, metadata: meta(name, ns), spec: { selector: { matchLabels: labels }, template: podSpec } } });
+      out.push({
+        file: file(8, kind.toLowerCase()),
+        obj: { apiVersion: "apps/v1", kind, metadata: meta(name, ns), spec: { selector: { matchLabels: labels }, template: podSpec } },
+      });
     }
     // Feature-set variants of one manifest, as the CRDs of features in preview ship.
     if (i % 6 === 4) {
       for (const set of ["Default", "TechPreviewNoUpgrade"]) {
         out.push({
           file: file(9, `flags-${set}`),
-          obj: { apiVersion: "v1", kind: "ConfigMap", metadata: meta(`${name}-flags`, ns, { "release.openshift.io/feature-set": set }), data: { featureSet: set } },
+          obj: {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: meta(`${name}-flags`, ns, { "release.openshift.io/feature-set": set }),
+            data: { featureSet: set },
+          },
         });
       }
     }
     // Leftovers of older releases that this one removes; variant b removes one more.
     if (i % 8 === 5 || (variant === "b" && i === 1)) {
-      out.push({ file: file(10, "legacy"), obj: { apiVersion: "v1", kind: "ConfigMap", metadata: meta(`${name}-legacy`, ns, { "release.openshift.io/delete": "true" }) } });
+      out.push({
+        file: file(10, "legacy"),
+        obj: { apiVersion: "v1", kind: "ConfigMap", metadata: meta(`${name}-legacy`, ns, { "release.openshift.io/delete": "true" }) },
+      });
     }
     if (i % 4 !== 1) {
       out.push({
         file: file(11, "clusteroperator"),
-        obj: { apiVersion: "config.openshift.io/v1", kind: "ClusterOperator", metadata: meta(name), spec: {}, status: { versions: [{ name: "operator", version }] } },
+        obj: {
+          apiVersion: "config.openshift.io/v1",
+          kind: "ClusterOperator",
+          metadata: meta(name),
+          spec: {},
+          status: { versions: [{ name: "operator", version }] },
+        },
       });
     }
   }
@@ -191,7 +250,10 @@ export async function writeRelease(dir: string, spec: ReleaseSpec): Promise<stri
   await writePayload(dir, spec.version, manifests);
   const images = [...new Set(manifests.map((m) => /^0000_\d\d_(component-\d\d)_/.exec(m.file)?.[1] ?? ""))].filter(Boolean);
   const tags = images.map((name, i) => ({ name, from: { kind: "DockerImage", name: `quay.io/example/${name}@${SHA(i + 1)}` } }));
-  await writeFile(join(dir, "release-manifests", "image-references"), JSON.stringify({ kind: "ImageStream", apiVersion: "image.openshift.io/v1", metadata: { name: spec.version }, spec: { tags } }));
+  await writeFile(
+    join(dir, "release-manifests", "image-references"),
+    JSON.stringify({ kind: "ImageStream", apiVersion: "image.openshift.io/v1", metadata: { name: spec.version }, spec: { tags } }),
+  );
   for (const [file, text] of Object.entries(TEMPLATES)) await writeFile(join(dir, "manifests", file), text);
   return dir;
 }

@@ -63,7 +63,16 @@ async function startTokenServer(pki: TestPki, user: { username: string; password
     const [, name, actions] = /^repository:([^:]+):(.+)$/.exec(url.searchParams.get("scope") ?? "") ?? [];
     const access = given !== undefined && name && actions ? [{ type: "repository", name, actions: actions.split(",") }] : [];
     const now = Math.floor(Date.now() / 1000);
-    const claims = { iss: ISSUER, sub: given === undefined ? "" : user.username, aud: SERVICE, exp: now + 600, nbf: now - 10, iat: now, jti: randomUUID(), access };
+    const claims = {
+      iss: ISSUER,
+      sub: given === undefined ? "" : user.username,
+      aud: SERVICE,
+      exp: now + 600,
+      nbf: now - 10,
+      iat: now,
+      jti: randomUUID(),
+      access,
+    };
     const unsigned = `${b64({ typ: "JWT", alg: "RS256", x5c })}.${b64(claims)}`;
     const signature = createSign("RSA-SHA256").update(unsigned).sign(key).toString("base64url");
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ token: `${unsigned}.${signature}`, expires_in: 600 }));
@@ -91,7 +100,9 @@ export async function startRegistry(opts: { secure?: boolean } = {}): Promise<Te
     "http:",
     `  addr: 127.0.0.1:${port}`,
     ...(pki ? [`  tls: {certificate: ${JSON.stringify(pki.serverCert)}, key: ${JSON.stringify(pki.serverKey)}}`] : []),
-    ...(token && pki ? [`auth: {token: {realm: ${JSON.stringify(token.realm)}, service: ${SERVICE}, issuer: ${ISSUER}, rootcertbundle: ${JSON.stringify(pki.ca)}}}`] : []),
+    ...(token && pki
+      ? [`auth: {token: {realm: ${JSON.stringify(token.realm)}, service: ${SERVICE}, issuer: ${ISSUER}, rootcertbundle: ${JSON.stringify(pki.ca)}}}`]
+      : []),
   ].join("\n");
   await writeFile(join(dir, "config.yml"), `${config}\n`);
   const child = spawn("docker-registry", ["serve", join(dir, "config.yml")], { stdio: ["ignore", "pipe", "pipe"] });

@@ -45,8 +45,22 @@ export interface ServerProcess {
  */
 export async function startServer(extraArgs: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   // Each embedded server gets a fresh state directory unless the test brings one (to restart on it).
-  const stateArgs = extraArgs.includes("--kubeconfig") || extraArgs.includes("--state-dir") ? [] : ["--state-dir", mkdtempSync(join(tmpdir(), "syncworker-state-"))];
-  const args = [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--reconcile-interval", "5s", "--operator-delay", "100ms", ...stateArgs, ...extraArgs];
+  const stateArgs =
+    extraArgs.includes("--kubeconfig") || extraArgs.includes("--state-dir") ? [] : ["--state-dir", mkdtempSync(join(tmpdir(), "syncworker-state-"))];
+  const args = [
+    ...SYNCWORKER,
+    "serve",
+    "--listen",
+    "127.0.0.1:0",
+    "--admin-listen",
+    "127.0.0.1:0",
+    "--reconcile-interval",
+    "5s",
+    "--operator-delay",
+    "100ms",
+    ...stateArgs,
+    ...extraArgs,
+  ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "info", ...env } });
   return superviseServer(child, args.includes("--metrics-listen"));
 }
@@ -69,7 +83,11 @@ export async function superviseServer(child: ChildProcessByStdio<null, Readable,
   let startTimedOut = false;
   const ready = new Promise<void>((resolve, reject) => {
     child.once("exit", (code, signal) =>
-      reject(new Error(startTimedOut ? `server printed no addresses within ${START_TIMEOUT_MS} ms: ${stderr}` : `server exited early with ${code ?? signal}: ${stderr}`)),
+      reject(
+        new Error(
+          startTimedOut ? `server printed no addresses within ${START_TIMEOUT_MS} ms: ${stderr}` : `server exited early with ${code ?? signal}: ${stderr}`,
+        ),
+      ),
     );
     lines.on("line", (line) => {
       const [, listening] = /^listening on (.+)$/.exec(line) ?? [];
@@ -114,11 +132,7 @@ export async function superviseServer(child: ChildProcessByStdio<null, Readable,
 }
 
 /** Reads statuses from a watch until `predicate` holds; fails with the last status after `timeoutMs`. */
-export async function waitForStatus(
-  client: SyncWorkerClient,
-  predicate: (s: SyncWorkerStatus) => boolean,
-  timeoutMs: number,
-): Promise<SyncWorkerStatus> {
+export async function waitForStatus(client: SyncWorkerClient, predicate: (s: SyncWorkerStatus) => boolean, timeoutMs: number): Promise<SyncWorkerStatus> {
   let last: SyncWorkerStatus | undefined;
   try {
     for await (const status of client.watchStatus({ signal: AbortSignal.timeout(timeoutMs) })) {
@@ -140,7 +154,9 @@ export function rawClient(address: string): RawSyncWorkerClient {
 }
 
 /** The embedded cluster's objects, read from the admin endpoint. */
-export async function embeddedObjects(adminAddress: string): Promise<Array<{ apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>> {
+export async function embeddedObjects(
+  adminAddress: string,
+): Promise<Array<{ apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>> {
   const res = await fetch(`http://${adminAddress}/debug/embedded/objects`);
   return (await res.json()) as Array<{ apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>;
 }

@@ -23,7 +23,10 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const server = createServer((client) => {
     accepted++;
     const upstream = createConnection({ host, port });
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       open.add(a);
       a.pipe(b);
       a.on("error", () => b.destroy());

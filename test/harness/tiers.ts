@@ -13,7 +13,12 @@ export type Tier = (typeof TIERS)[number];
 
 /** The tiers named in a SYNCWORKER_SKIP_TIERS value (comma-separated, blanks ignored). */
 export const parseSkipTiers = (value: string | undefined): ReadonlySet<string> =>
-  new Set((value ?? "").split(",").map((t) => t.trim()).filter(Boolean));
+  new Set(
+    (value ?? "")
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean),
+  );
 
 /** The skip reason for a test needing `tiers` when some are among `optedOut`, naming them and the variable; else false. */
 export function tierSkipReason(optedOut: ReadonlySet<string>, tiers: readonly Tier[]): string | false {

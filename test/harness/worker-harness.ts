@@ -26,7 +26,13 @@ export const clusterOperator = (name: string, version: string, file = name): Man
   manifest(file, { apiVersion: "config.openshift.io/v1", kind: "ClusterOperator", metadata: { name }, status: { versions: [{ name: "operator", version }] } });
 
 export function payload(version: string, image: string, manifests: Manifest[]): PayloadUpdate {
-  return { release: { version, image, url: `https://example.com/v${version}`, channels: [] }, architecture: "amd64", manifestHash: "DL-FFQ2Uem8=", manifests, verifiedImage: false };
+  return {
+    release: { version, image, url: `https://example.com/v${version}`, channels: [] },
+    architecture: "amd64",
+    manifestHash: "DL-FFQ2Uem8=",
+    manifests,
+    verifiedImage: false,
+  };
 }
 
 /** What the scripted applier does for one manifest name. */

@@ -56,12 +56,19 @@ function assertRefusalNamesField(err: grpc.ServiceError | undefined, what: strin
   assert.notEqual(violatedField(err), "", what);
 }
 
-const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme", maxLength: 40 }), fc.constantFrom("", "/", "/etc", "file:///etc/passwd", `${EXAMPLES}/../..`, EXAMPLES, join(EXAMPLES, "missing"), "quay.io/x@sha256:0"));
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.constantFrom("", "/", "/etc", "file:///etc/passwd", `${EXAMPLES}/../..`, EXAMPLES, join(EXAMPLES, "missing"), "quay.io/x@sha256:0"),
+);
 const updateRequest = fc.record({
   generation: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
   desired: fc.option(fc.record({ version: text, image: text, force: fc.boolean() }), { nil: undefined }),
   overrides: fc.array(fc.record({ kind: text, group: text, namespace: text, name: text, unmanaged: fc.boolean() }), { maxLength: 4 }),
-  capabilities: fc.option(fc.record({ baselineCapabilitySet: fc.oneof(text, fc.constantFrom("None", "vCurrent")), additionalEnabledCapabilities: fc.array(text, { maxLength: 4 }) }), { nil: undefined }),
+  capabilities: fc.option(
+    fc.record({ baselineCapabilitySet: fc.oneof(text, fc.constantFrom("None", "vCurrent")), additionalEnabledCapabilities: fc.array(text, { maxLength: 4 }) }),
+    { nil: undefined },
+  ),
   state: fc.integer({ min: -3, max: 8 }),
 });
 
@@ -81,7 +88,9 @@ test("generated UpdateRequests: accepted or refused naming a field, and the acce
 test("raw garbage bytes to every method: OK or INVALID_ARGUMENT naming a field, never a crash", { timeout: 300_000 }, async () => {
   for (const method of ["Update", "GetStatus", "StatusWatch", "NotifyResourceActivity"]) {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 256 }), async (bytes) => assertRefusalNamesField(await call(method, bytes), `${method} ${Buffer.from(bytes).toString("hex")}`)),
+      fc.asyncProperty(fc.uint8Array({ maxLength: 256 }), async (bytes) =>
+        assertRefusalNamesField(await call(method, bytes), `${method} ${Buffer.from(bytes).toString("hex")}`),
+      ),
       { numRuns: 100 },
     );
   }

@@ -99,7 +99,9 @@ test("--version, -V and `version` print the client's and the server's version", 
 });
 
 test("an unreachable server: exit 4 with one line naming the address, what was tried and why, for every client command", { timeout: 120_000 }, async () => {
-  const refused = new RegExp(`^cannot reach syncworker at ${refusedAddress} \\(gRPC in plaintext\\): connection refused: nothing listens there \\(ECONNREFUSED\\)$`);
+  const refused = new RegExp(
+    `^cannot reach syncworker at ${refusedAddress} \\(gRPC in plaintext\\): connection refused: nothing listens there \\(ECONNREFUSED\\)$`,
+  );
   const commands = [
     ["status"],
     ["watch"],
@@ -124,38 +126,63 @@ test("an unreachable server: exit 4 with one line naming the address, what was t
     runCli(["watch", "--address", silentAddress, "--connect-timeout", "1s"]),
     runCli(["status", "--address", plain.adminAddress]),
   ]);
-  for (const run of [silentStatus, silentWatch]) exits(run, 4, new RegExp(`^cannot reach syncworker at ${silentAddress} \\(gRPC in plaintext\\): no connection within --connect-timeout 1s$`));
+  for (const run of [silentStatus, silentWatch])
+    exits(run, 4, new RegExp(`^cannot reach syncworker at ${silentAddress} \\(gRPC in plaintext\\): no connection within --connect-timeout 1s$`));
   assert.equal(silentWatch.stdout, "", "piped, nothing before the failure");
   exits(admin, 4, /\): the server speaks neither TLS nor HTTP\/2: is this the gRPC address \(not the admin or metrics one\)\?$/);
 });
 
-test("watch on a terminal against a server that is not there ends with exit 4 instead of an empty bar", { timeout: 60_000, skip: skipTier("terminal") }, async () => {
-  const command = [process.execPath, ...SYNCWORKER, "watch", "--address", refusedAddress].map((a) => `'${a}'`).join(" ");
-  const terminal = await openTerminal(["sh", "-c", `${command}; echo "exit $?"`]);
-  try {
-    const screen = await terminal.waitFor((s) => /^exit \d+$/m.test(s), 50_000);
-    assert.match(screen, /^syncworker: cannot reach syncworker at .*\(ECONNREFUSED\)\s*\nexit 4$/m);
-    assert.doesNotMatch(screen, /░|%/, "no progress bar");
-  } finally {
-    await terminal.close();
-  }
-});
+test(
+  "watch on a terminal against a server that is not there ends with exit 4 instead of an empty bar",
+  { timeout: 60_000, skip: skipTier("terminal") },
+  async () => {
+    const command = [process.execPath, ...SYNCWORKER, "watch", "--address", refusedAddress].map((a) => `'${a}'`).join(" ");
+    const terminal = await openTerminal(["sh", "-c", `${command}; echo "exit $?"`]);
+    try {
+      const screen = await terminal.waitFor((s) => /^exit \d+$/m.test(s), 50_000);
+      assert.match(screen, /^syncworker: cannot reach syncworker at .*\(ECONNREFUSED\)\s*\nexit 4$/m);
+      assert.doesNotMatch(screen, /░|%/, "no progress bar");
+    } finally {
+      await terminal.close();
+    }
+  },
+);
 
-test("TLS on one side only, an untrusted certificate or a wrong name: exit 4 saying so; TLS to an IP address prints no Node warning", { timeout: 60_000 }, async () => {
-  const [toTls, toPlain, untrusted, wrongName, ok] = await Promise.all([
-    runCli(["status", "--address", secure.address]),
-    runCli(["status", "--address", plain.address, "--ca", pki.ca]),
-    runCli(["status", "--address", secure.address, "--ca", join(pki.dir, "other-ca.crt")]),
-    runCli(["status", ...tls(), "--server-name", "wrong.test"]),
-    runCli(["version", ...tls(), "--token", READER_TOKEN]),
-  ]);
-  exits(toTls, 4, new RegExp(`^cannot reach syncworker at ${secure.address} \\(gRPC in plaintext\\): the server speaks TLS; connect with --tls, or --ca <file> when its certificate is from a private CA$`));
-  exits(toPlain, 4, new RegExp(`^cannot reach syncworker at ${plain.address} \\(gRPC over TLS\\): the server speaks plaintext, not TLS; connect without --tls, --ca, --cert and --server-name$`));
-  exits(untrusted, 4, /\(gRPC over TLS\): the server's certificate is not trusted: no CA trusted here signed it; pass the one that did with --ca \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)$/);
-  exits(wrongName, 4, /\(gRPC over TLS\): the server's certificate does not name wrong\.test \(.*\); see --server-name$/);
-  assert.deepEqual([ok.code, ok.stderr], [0, ""], "no DEP0123 DeprecationWarning for the IP address");
-  assert.match(ok.stdout, new RegExp(`^Server Version: ${VERSION}$`, "m"));
-});
+test(
+  "TLS on one side only, an untrusted certificate or a wrong name: exit 4 saying so; TLS to an IP address prints no Node warning",
+  { timeout: 60_000 },
+  async () => {
+    const [toTls, toPlain, untrusted, wrongName, ok] = await Promise.all([
+      runCli(["status", "--address", secure.address]),
+      runCli(["status", "--address", plain.address, "--ca", pki.ca]),
+      runCli(["status", "--address", secure.address, "--ca", join(pki.dir, "other-ca.crt")]),
+      runCli(["status", ...tls(), "--server-name", "wrong.test"]),
+      runCli(["version", ...tls(), "--token", READER_TOKEN]),
+    ]);
+    exits(
+      toTls,
+      4,
+      new RegExp(
+        `^cannot reach syncworker at ${secure.address} \\(gRPC in plaintext\\): the server speaks TLS; connect with --tls, or --ca <file> when its certificate is from a private CA$`,
+      ),
+    );
+    exits(
+      toPlain,
+      4,
+      new RegExp(
+        `^cannot reach syncworker at ${plain.address} \\(gRPC over TLS\\): the server speaks plaintext, not TLS; connect without --tls, --ca, --cert and --server-name$`,
+      ),
+    );
+    exits(
+      untrusted,
+      4,
+      /\(gRPC over TLS\): the server's certificate is not trusted: no CA trusted here signed it; pass the one that did with --ca \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)$/,
+    );
+    exits(wrongName, 4, /\(gRPC over TLS\): the server's certificate does not name wrong\.test \(.*\); see --server-name$/);
+    assert.deepEqual([ok.code, ok.stderr], [0, ""], "no DEP0123 DeprecationWarning for the IP address");
+    assert.match(ok.stdout, new RegExp(`^Server Version: ${VERSION}$`, "m"));
+  },
+);
 
 test("calls the server refuses exit 1 with its code and message on one line", { timeout: 60_000 }, async () => {
   const [reader, anonymous, notPaused] = await Promise.all([
@@ -181,7 +208,11 @@ test("update --wait and watch --until-complete: 0 once complete, 1 when the rele
   const watched = await watch("--until-complete", "--timeout", "60s");
   assert.deepEqual([watched.code, watched.stderr], [0, ""]);
 
-  exits(await watch("--until-complete", "9.9.9", "--timeout", "1s"), 3, /^timed out after --timeout 1s waiting for 9\.9\.9 to complete: Cluster version is 1\.0\.0$/);
+  exits(
+    await watch("--until-complete", "9.9.9", "--timeout", "1s"),
+    3,
+    /^timed out after --timeout 1s waiting for 9\.9\.9 to complete: Cluster version is 1\.0\.0$/,
+  );
 
   const loadFailure = /^the update was not taken: UpdatePayloadRetrievalFailed at RetrievePayload: .*\/nonexistent\/payload/;
   const failed = await update("--image", "/nonexistent/payload", "--wait");
@@ -198,7 +229,10 @@ test("update --wait and watch --until-complete: 0 once complete, 1 when the rele
 test("watch stopped by Ctrl-C exits 130, never 0", { timeout: 60_000 }, async () => {
   // Without --until-complete: the shared server may hold a failed load from an earlier test, which ends a wait at once.
   for (const extra of [[] as string[]]) {
-    const child = spawn(process.execPath, [...SYNCWORKER, "watch", "--address", plain.address, ...extra], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...SYNCWORKER, "watch", "--address", plain.address, ...extra], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = once(child, "exit");

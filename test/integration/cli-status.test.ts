@@ -35,7 +35,10 @@ test("status during an install: the operators coming up read as a wait, -o yaml 
     assert.match(install.stdout, new RegExp(`^Desired release: 1\\.0\\.0 \\(${DEMO_1}\\)$`, "m"));
     assert.match(install.stdout, /^State: +Installing, waiting for operators to become available$/m);
     assert.match(install.stdout, /^Progress: +\d+\/23 manifests \(\d+%\)$/m);
-    assert.match(install.stdout, /^Blocked by: +\d+\/demo-\w+ \d+\/\d+ waiting for \d+s on clusteroperator\/demo-\w+ \(ClusterOperatorNotAvailable(, attempt \d+)?\), since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    assert.match(
+      install.stdout,
+      /^Blocked by: +\d+\/demo-\w+ \d+\/\d+ waiting for \d+s on clusteroperator\/demo-\w+ \(ClusterOperatorNotAvailable(, attempt \d+)?\), since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m,
+    );
     assert.match(install.stdout, /^Last failure: +none$/m);
     assert.match(install.stdout, /^ {2}Partial +1\.0\.0 +\S+ → … {2}\//m);
     assert.doesNotMatch(install.stdout, /Unable to apply/, "a healthy install reads as one");
@@ -55,7 +58,9 @@ test("status during an install: the operators coming up read as a wait, -o yaml 
 test("watch names each release it follows, and status sums up the update done", { timeout: 120_000 }, async () => {
   const server = await startServer(["--operator-delay", "500ms"]);
   try {
-    const child = spawn(process.execPath, [...SYNCWORKER, "watch", "--until-complete", "1.1.0", "--address", server.address], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...SYNCWORKER, "watch", "--until-complete", "1.1.0", "--address", server.address], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -66,14 +71,30 @@ test("watch names each release it follows, and status sums up the update done", 
     await waitForStatus(server.client, (s) => isComplete(s, "1.0.0"), 120_000);
     await server.client.update({ generation: 2, desired: { version: "", image: DEMO_2, force: false } });
     assert.deepEqual(await exited, [0, null], stderr);
-    const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Line);
     const following = lines.flatMap((l, i) => (l.following ? [{ i, ...l.following }] : []));
     // A record without the version (the update started with none; the payload tells it) is followed by one with it.
-    assert.deepEqual(following.filter((f) => f.version !== "").map((f) => [f.version, f.image]), [["1.0.0", DEMO_1], ["1.1.0", DEMO_2]], "the releases followed, named");
-    assert.ok(lines.slice(0, following[0]!.i).every((l) => !l.actual?.image), "nothing followed before the first record");
+    assert.deepEqual(
+      following.filter((f) => f.version !== "").map((f) => [f.version, f.image]),
+      [
+        ["1.0.0", DEMO_1],
+        ["1.1.0", DEMO_2],
+      ],
+      "the releases followed, named",
+    );
+    assert.ok(
+      lines.slice(0, following[0]!.i).every((l) => !l.actual?.image),
+      "nothing followed before the first record",
+    );
     following.forEach((f, n) => {
       const until = following[n + 1]?.i ?? lines.length;
-      assert.ok(lines.slice(f.i + 1, until).every((l) => l.actual?.image === f.image && (f.version === "" || l.actual.version === f.version)), `only ${f.image}'s snapshots after its record`);
+      assert.ok(
+        lines.slice(f.i + 1, until).every((l) => l.actual?.image === f.image && (f.version === "" || l.actual.version === f.version)),
+        `only ${f.image}'s snapshots after its record`,
+      );
     });
 
     const done = await runCli(["status", "--address", server.address]);

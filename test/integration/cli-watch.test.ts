@@ -16,7 +16,9 @@ test("syncworker watch resumes a dropped stream and ends on completion, no revis
   const client = new SyncWorkerClient(server.address);
   try {
     const { revision: start } = await client.getStatus();
-    const child = spawn(process.execPath, [...SYNCWORKER, "watch", "--until-complete", "1.0.0", "--address", proxy.address], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...SYNCWORKER, "watch", "--until-complete", "1.0.0", "--address", proxy.address], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = once(child, "exit");
@@ -39,7 +41,8 @@ test("syncworker watch resumes a dropped stream and ends on completion, no revis
     assert.equal(code, 0, stderr);
     assert.ok(cuts >= 1, "the sync finished before the watch could be cut; slow it down");
     assert.ok(proxy.accepted() > 1, "the watch reconnected through the proxy");
-    for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.revision > seen[i - 1]!.revision, `revisions strictly increase: ${seen.map((s) => s.revision).join(",")}`);
+    for (let i = 1; i < seen.length; i++)
+      assert.ok(seen[i]!.revision > seen[i - 1]!.revision, `revisions strictly increase: ${seen.map((s) => s.revision).join(",")}`);
     const last = seen.at(-1)!;
     assert.ok(last.total > 0 && last.done === last.total, JSON.stringify(last));
   } finally {

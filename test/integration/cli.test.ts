@@ -27,7 +27,10 @@ test("update, watch until complete, status and notify through the CLI", { timeou
 
   const watched = await cli("watch", "--until-complete", "1.0.0", "--address", server.address);
   assert.equal(watched.code, 0, watched.stderr);
-  const lines = watched.stdout.trim().split("\n").map((l) => JSON.parse(l) as { revision: string; message: string });
+  const lines = watched.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { revision: string; message: string });
   assert.equal(lines.at(-1)?.message, "Cluster version is 1.0.0", "JSON lines when stdout is not a terminal");
 
   const status = JSON.parse((await cli("status", "-o", "json", "--address", server.address)).stdout) as { actual: { version: string } };

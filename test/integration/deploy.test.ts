@@ -34,20 +34,23 @@ let objects: DeployObject[] = [];
 let player: OperatorPlayer | undefined;
 const servers: ServerProcess[] = [];
 
-before(async () => {
-  const { stdout } = await run(await kubectlBinary(), ["kustomize", join(REPO_ROOT, "deploy")], { maxBuffer: 16 << 20 });
-  objects = parseAllDocuments(stdout).map((doc) => doc.toJSON() as DeployObject);
-  cp = await startControlPlane();
-  // The ServiceMonitor's and PrometheusRule's kinds come from the Prometheus Operator, which a cluster scraping with it has installed.
-  for (const { kind, file } of MONITORING_CRDS) {
-    const crd = parseAllDocuments(await readFile(file, "utf8")).map((doc) => doc.toJSON() as DeployObject)[0]!;
-    await cp.api.apply(crd, "test-installer");
-    for (let i = 0; !(await cp.api.serves("monitoring.coreos.com/v1", kind)); i++) {
-      assert.ok(i < 200, `the ${kind} CRD is established`);
-      await new Promise((r) => setTimeout(r, 100));
+before(
+  async () => {
+    const { stdout } = await run(await kubectlBinary(), ["kustomize", join(REPO_ROOT, "deploy")], { maxBuffer: 16 << 20 });
+    objects = parseAllDocuments(stdout).map((doc) => doc.toJSON() as DeployObject);
+    cp = await startControlPlane();
+    // The ServiceMonitor's and PrometheusRule's kinds come from the Prometheus Operator, which a cluster scraping with it has installed.
+    for (const { kind, file } of MONITORING_CRDS) {
+      const crd = parseAllDocuments(await readFile(file, "utf8")).map((doc) => doc.toJSON() as DeployObject)[0]!;
+      await cp.api.apply(crd, "test-installer");
+      for (let i = 0; !(await cp.api.serves("monitoring.coreos.com/v1", kind)); i++) {
+        assert.ok(i < 200, `the ${kind} CRD is established`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
-  }
-}, { timeout: 90 * 60_000 });
+  },
+  { timeout: 90 * 60_000 },
+);
 after(async () => {
   await player?.stop();
   for (const server of servers) await server.stop();
@@ -63,21 +66,44 @@ const find = (kind: string): DeployObject => {
 /** Server-side apply as kubectl does (field manager kubectl), refusing fields the schema does not know. */
 async function apply(obj: DeployObject, dryRun: boolean): Promise<void> {
   const path = await cp.api.pathOf(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
-  const res = await cp.api.request("PATCH", `${path}?fieldManager=kubectl&force=true&fieldValidation=Strict${dryRun ? "&dryRun=All" : ""}`, obj, "application/apply-patch+yaml");
-  assert.ok(res.status >= 200 && res.status < 300, `${obj.kind} ${obj.metadata.name}${dryRun ? " (dry run)" : ""}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  const res = await cp.api.request(
+    "PATCH",
+    `${path}?fieldManager=kubectl&force=true&fieldValidation=Strict${dryRun ? "&dryRun=All" : ""}`,
+    obj,
+    "application/apply-patch+yaml",
+  );
+  assert.ok(
+    res.status >= 200 && res.status < 300,
+    `${obj.kind} ${obj.metadata.name}${dryRun ? " (dry run)" : ""}: HTTP ${res.status} ${JSON.stringify(res.body)}`,
+  );
 }
 
 test("kustomize renders the base: the service's namespace, two leader-electing replicas, locked-down pods", () => {
   assert.deepEqual(objects.map((o) => o.kind).sort(), [
-    "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "PrometheusRule", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "ClusterRoleBinding",
+    "Deployment",
+    "Namespace",
+    "NetworkPolicy",
+    "PodDisruptionBudget",
+    "PrometheusRule",
+    "Role",
+    "RoleBinding",
+    "Service",
+    "ServiceAccount",
+    "ServiceMonitor",
   ]);
   const namespace = find("Namespace").metadata.name;
   assert.equal(namespace, "openshift-cluster-version", "the service's default namespace");
-  for (const o of objects.filter((o) => !["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(o.kind))) assert.equal(o.metadata.namespace, namespace, `${o.kind} ${o.metadata.name}`);
+  for (const o of objects.filter((o) => !["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(o.kind)))
+    assert.equal(o.metadata.namespace, namespace, `${o.kind} ${o.metadata.name}`);
 
   const spec = find("Deployment")["spec"] as {
     replicas: number;
-    template: { spec: { serviceAccountName: string; securityContext: Record<string, unknown>; containers: Array<Record<string, unknown> & { args: string[] }> } };
+    template: {
+      spec: { serviceAccountName: string; securityContext: Record<string, unknown>; containers: Array<Record<string, unknown> & { args: string[] }> };
+    };
   };
   assert.equal(spec.replicas, 2);
   assert.equal(spec.template.spec.serviceAccountName, find("ServiceAccount").metadata.name);
@@ -85,18 +111,36 @@ test("kustomize renders the base: the service's namespace, two leader-electing r
   const [container] = spec.template.spec.containers;
   assert.ok(container);
   assert.ok(container.args.includes("--leader-elect"));
-  assert.deepEqual(container["securityContext"], { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ["ALL"] } });
+  assert.deepEqual(container["securityContext"], {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    capabilities: { drop: ["ALL"] },
+  });
   // The probes reach the admin endpoint on the port the service is told to listen on.
-  const adminPort = Number(container.args.find((a) => a.startsWith("--admin-listen="))?.split(":").at(-1));
+  const adminPort = Number(
+    container.args
+      .find((a) => a.startsWith("--admin-listen="))
+      ?.split(":")
+      .at(-1),
+  );
   const ports = container["ports"] as Array<{ name: string; containerPort: number }>;
   assert.equal(ports.find((p) => p.name === "admin")?.containerPort, adminPort);
-  assert.deepEqual([(container["readinessProbe"] as { httpGet: unknown }).httpGet, (container["livenessProbe"] as { httpGet: unknown }).httpGet], [
-    { path: "/readyz", port: "admin" },
-    { path: "/healthz", port: "admin" },
-  ]);
+  assert.deepEqual(
+    [(container["readinessProbe"] as { httpGet: unknown }).httpGet, (container["livenessProbe"] as { httpGet: unknown }).httpGet],
+    [
+      { path: "/readyz", port: "admin" },
+      { path: "/healthz", port: "admin" },
+    ],
+  );
 });
 
-type Container = { args: string[]; env?: Array<{ name: string; value?: string }>; ports: Array<{ name: string; containerPort: number }>; volumeMounts?: Array<{ name: string; mountPath: string }> };
+type Container = {
+  args: string[];
+  env?: Array<{ name: string; value?: string }>;
+  ports: Array<{ name: string; containerPort: number }>;
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+};
 type PodSpec = { containers: Container[]; volumes?: Array<{ name: string; emptyDir?: object }> };
 const podTemplate = (): { metadata: { labels: Record<string, string> }; spec: PodSpec } =>
   (find("Deployment")["spec"] as { template: { metadata: { labels: Record<string, string> }; spec: PodSpec } }).template;
@@ -109,11 +153,16 @@ test("every path the service writes is on a volume: the read-only root and an un
   const onVolume = (path: string): boolean => mounts.some((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
   // The writable paths come from SYNCWORKER_* (src/config/options.ts PATH_ENV); the state dir is for the embedded cluster only.
   const paths = (container.env ?? []).filter((e) => e.name.startsWith("SYNCWORKER_"));
-  assert.deepEqual(paths.map((e) => e.name), ["SYNCWORKER_PAYLOAD_CACHE"], "the payload cache; --kubeconfig keeps the state in a ConfigMap");
+  assert.deepEqual(
+    paths.map((e) => e.name),
+    ["SYNCWORKER_PAYLOAD_CACHE"],
+    "the payload cache; --kubeconfig keeps the state in a ConfigMap",
+  );
   assert.ok(container.args.includes("--kubeconfig=in-cluster"));
   for (const { name, value = "" } of paths) assert.ok(onVolume(value), `${name}=${value} is on a mounted volume`);
   assert.ok(onVolume("/tmp"), "/tmp, for what node and its libraries write there");
-  for (const { name } of mounts) assert.ok(spec.volumes?.find((v) => v.name === name)?.emptyDir, `volume ${name} is an emptyDir: nothing survives the pod but the cluster's state`);
+  for (const { name } of mounts)
+    assert.ok(spec.volumes?.find((v) => v.name === name)?.emptyDir, `volume ${name} is an emptyDir: nothing survives the pod but the cluster's state`);
 });
 
 test("the NetworkPolicy admits gRPC from the labelled namespaces and /metrics from the monitoring namespace, nothing else", () => {
@@ -123,7 +172,8 @@ test("the NetworkPolicy admits gRPC from the labelled namespaces and /metrics fr
     ingress: Array<{ from: Array<Record<string, unknown>>; ports: Array<{ protocol: string; port: string | number }> }>;
   };
   const template = podTemplate();
-  for (const [key, value] of Object.entries(policy.podSelector.matchLabels)) assert.equal(template.metadata.labels[key], value, `it selects the Deployment's pods (${key})`);
+  for (const [key, value] of Object.entries(policy.podSelector.matchLabels))
+    assert.equal(template.metadata.labels[key], value, `it selects the Deployment's pods (${key})`);
   assert.deepEqual(policy.policyTypes, ["Ingress"], "ingress only: the service reaches the API server and registries itself");
   // Port names as the container declares them, so a renumbered port stays admitted.
   const ports = template.spec.containers[0]!.ports;
@@ -165,7 +215,10 @@ test("the RBAC it grants is enough for two replicas to sync a release as its Ser
   await writeFile(caFile, Buffer.from(cp.api.caBase64(), "base64"));
   const asAccount = await KubeRest.create(cp.server, caFile, token);
   try {
-    const review = (await asAccount.must("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" })) as {
+    const review = (await asAccount.must("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "SelfSubjectReview",
+    })) as {
       status: { userInfo: { username: string; groups: string[] } };
     };
     assert.equal(review.status.userInfo.username, `system:serviceaccount:${namespace}:${account.metadata.name}`);
@@ -191,7 +244,13 @@ test("the RBAC it grants is enough for two replicas to sync a release as its Ser
   const leader = servers[(await roles()).indexOf("ok: leader")]!;
   const standby = servers.find((s) => s !== leader)!;
 
-  const response = await leader.client.update({ generation: 1, desired: { version: "", image: RELEASE, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  const response = await leader.client.update({
+    generation: 1,
+    desired: { version: "", image: RELEASE, force: false },
+    overrides: [],
+    capabilities: undefined,
+    state: 0,
+  });
   assert.equal(response.loadPayloadStatus?.failure, undefined, "the payload loads");
   const synced = (s: SyncWorkerStatus): boolean => s.actual?.image === RELEASE && s.completed >= 1 && !s.failure;
   await waitForStatus(leader.client, synced, 10 * 60_000);
@@ -211,20 +270,30 @@ test("the RBAC it grants is enough for two replicas to sync a release as its Ser
     await new Promise((r) => setTimeout(r, 200));
     desired = (await cp.api.get("config.openshift.io/v1", "ClusterVersion", undefined, "version"))?.status?.["desired"] as { image?: string } | undefined;
   }
-  const clusterVersionLog = leader.stderr().split("\n").filter((l) => /ClusterVersion|forbidden/i.test(l)).slice(-5).join("\n");
+  const clusterVersionLog = leader
+    .stderr()
+    .split("\n")
+    .filter((l) => /ClusterVersion|forbidden/i.test(l))
+    .slice(-5)
+    .join("\n");
   assert.equal(desired?.image, RELEASE, `the ClusterVersion status shows the release; server log:\n${clusterVersionLog}`);
 
   const lease = await cp.api.get("coordination.k8s.io/v1", "Lease", namespace, "syncworker-leader");
   assert.match((lease?.["spec"] as { holderIdentity: string }).holderIdentity, new RegExp(`_${leader.child.pid}$`), "the leader holds the Lease");
   assert.ok(await cp.api.get("v1", "ConfigMap", namespace, "syncworker-state"), "the state is saved");
   const events = (await cp.api.must("GET", `/api/v1/namespaces/${namespace}/events`)) as { items: Array<{ source?: { component?: string } }> };
-  assert.ok(events.items.some((e) => e.source?.component === "syncworker"), "the worker's events are recorded");
+  assert.ok(
+    events.items.some((e) => e.source?.component === "syncworker"),
+    "the worker's events are recorded",
+  );
 
   // The Deployment's own command line starts (as a third replica, a standby) and answers its probes. Only the
   // kubeconfig (in-cluster there), the ports (0: any free one) and the package's place (the image's /app) differ.
   const container = (find("Deployment")["spec"] as { template: { spec: { containers: Array<{ args: string[] }> } } }).template.spec.containers[0]!;
   const [command, ...flags] = container.args.flatMap((a) =>
-    a === "--kubeconfig=in-cluster" ? ["--kubeconfig", kubeconfig] : [a.replace(/^(--[a-z-]*listen=.*):\d+$/, "$1:0").replace(/=\/app\/(.*)$/, (_, path: string) => `=${join(REPO_ROOT, path)}`)],
+    a === "--kubeconfig=in-cluster"
+      ? ["--kubeconfig", kubeconfig]
+      : [a.replace(/^(--[a-z-]*listen=.*):\d+$/, "$1:0").replace(/=\/app\/(.*)$/, (_, path: string) => `=${join(REPO_ROOT, path)}`)],
   );
   assert.equal(command, "serve");
   servers.push(await startServer([...flags, "--namespace", namespace]));

@@ -17,11 +17,16 @@ const key = (apiVersion: string, kind: string, namespace: string | undefined, na
 };
 
 async function expectedObjects(dir: string): Promise<{ version: string; total: number; keys: string[] }> {
-  const payload = await loadUpdate(dir, dir, {
-    clusterProfile: "self-managed-high-availability",
-    knownCapabilities: KNOWN_CAPABILITIES,
-    architecture: "amd64",
-  }, nodePayloadFs);
+  const payload = await loadUpdate(
+    dir,
+    dir,
+    {
+      clusterProfile: "self-managed-high-availability",
+      knownCapabilities: KNOWN_CAPABILITIES,
+      architecture: "amd64",
+    },
+    nodePayloadFs,
+  );
   const keys = payload.manifests
     .filter((m) => m.obj.metadata?.annotations?.["release.openshift.io/delete"] === undefined)
     .map((m) => key(m.obj.apiVersion ?? "", m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? ""));

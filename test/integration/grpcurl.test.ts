@@ -29,7 +29,12 @@ async function call(...args: string[]): Promise<string> {
 
 test("list shows SyncWorker, health and both reflection versions", { timeout: 600_000 }, async () => {
   const services = (await call(server.address, "list")).trim().split("\n");
-  assert.deepEqual(services, ["grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection", "syncworker.v1.SyncWorker"]);
+  assert.deepEqual(services, [
+    "grpc.health.v1.Health",
+    "grpc.reflection.v1.ServerReflection",
+    "grpc.reflection.v1alpha.ServerReflection",
+    "syncworker.v1.SyncWorker",
+  ]);
 });
 
 test("describe resolves every service and every message they reach, well-known types included", { timeout: 120_000 }, async () => {
@@ -53,7 +58,15 @@ test("describe resolves every service and every message they reach, well-known t
     assert.match(text, / is an? (message|enum):/, `${name}: ${text}`);
     follow(text);
   }
-  for (const name of ["syncworker.v1.UpdateRequest", "syncworker.v1.SyncWorkerStatus", "syncworker.v1.LoadPayloadStatus", "google.protobuf.Timestamp", "grpc.health.v1.HealthCheckResponse", "grpc.reflection.v1.ServerReflectionResponse", "grpc.reflection.v1alpha.ServerReflectionResponse"]) {
+  for (const name of [
+    "syncworker.v1.UpdateRequest",
+    "syncworker.v1.SyncWorkerStatus",
+    "syncworker.v1.LoadPayloadStatus",
+    "google.protobuf.Timestamp",
+    "grpc.health.v1.HealthCheckResponse",
+    "grpc.reflection.v1.ServerReflectionResponse",
+    "grpc.reflection.v1alpha.ServerReflectionResponse",
+  ]) {
     assert.ok(described.has(name), `${name} not reached; described: ${[...described].join(", ")}`);
   }
 });
@@ -82,8 +95,13 @@ test("a JSON Update, GetStatus, a few StatusWatch messages and the health check,
   });
   watch.removeAllListeners("exit");
   watch.kill();
-  assert.ok(revisions[0]! >= Number(status.status.revision) && revisions[0]! < revisions[1]! && revisions[1]! < revisions[2]!, `revisions ${revisions.join(", ")}`);
+  assert.ok(
+    revisions[0]! >= Number(status.status.revision) && revisions[0]! < revisions[1]! && revisions[1]! < revisions[2]!,
+    `revisions ${revisions.join(", ")}`,
+  );
 
   assert.deepEqual(JSON.parse(await call(server.address, "grpc.health.v1.Health/Check")), { status: "SERVING" });
-  assert.deepEqual(JSON.parse(await call("-d", '{"service":"syncworker.v1.SyncWorker"}', server.address, "grpc.health.v1.Health/Check")), { status: "SERVING" });
+  assert.deepEqual(JSON.parse(await call("-d", '{"service":"syncworker.v1.SyncWorker"}', server.address, "grpc.health.v1.Health/Check")), {
+    status: "SERVING",
+  });
 });

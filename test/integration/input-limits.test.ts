@@ -63,17 +63,30 @@ async function refusal(call: Promise<unknown>): Promise<SyncWorkerError> {
 function rawCall(method: string, bytes: Uint8Array): Promise<Buffer> {
   const client = new grpc.Client(server.address, grpc.credentials.createInsecure());
   return new Promise<Buffer>((resolve, reject) =>
-    client.makeUnaryRequest(`/syncworker.v1.SyncWorker/${method}`, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(bytes), (err, value) => {
-      client.close();
-      return err ? reject(err) : resolve(value!);
-    }),
+    client.makeUnaryRequest(
+      `/syncworker.v1.SyncWorker/${method}`,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      Buffer.from(bytes),
+      (err, value) => {
+        client.close();
+        return err ? reject(err) : resolve(value!);
+      },
+    ),
   ).finally(() => client.close());
 }
 
 test("an image outside every payload root, through a link inside one, or by `..`, is refused naming desired.image", { timeout: 60_000 }, async () => {
   await symlink(outside, join(root, "escape"));
   await symlink("/etc", join(root, "etc"));
-  for (const image of [join(outside, "payload"), `file://${outside}/payload`, join(root, "escape/payload"), join(root, "etc"), `${root}/../${outside.slice(outside.lastIndexOf("/") + 1)}/payload`, `${EXAMPLES}/../../../../etc`]) {
+  for (const image of [
+    join(outside, "payload"),
+    `file://${outside}/payload`,
+    join(root, "escape/payload"),
+    join(root, "etc"),
+    `${root}/../${outside.slice(outside.lastIndexOf("/") + 1)}/payload`,
+    `${EXAMPLES}/../../../../etc`,
+  ]) {
     const err = await refusal(server.client.update(request(image)));
     assert.equal(err.code, Code.InvalidArgument, `${image}: ${err.rawMessage}`);
     assert.equal(violatedField(err), "desired.image");
@@ -84,44 +97,52 @@ test("an image outside every payload root, through a link inside one, or by `..`
   assert.equal(status.loadPayloadStatus?.update?.image ?? "", "", "nothing was loaded");
 });
 
-test("a FIFO, a socket and a link out of the payload: Update returns promptly naming the file; a good payload then completes", { timeout: 120_000 }, async () => {
-  const fifo = await writePayload(join(root, "fifo"), "9.0.1");
-  execFileSync("mkfifo", [join(fifo, "release-manifests/0000_20_x.yaml")]);
-  const socket = await writePayload(join(root, "socket"), "9.0.2");
-  const listener = createServer().listen(join(socket, "release-manifests/0000_20_sock.yaml"));
-  const linked = await writePayload(join(root, "linked"), "9.0.3");
-  await symlink(join(outside, "0000_20_secret.yaml"), join(linked, "release-manifests/0000_20_link.yaml"));
-  const manifestsOut = await writePayload(join(root, "manifests-out"), "9.0.4");
-  await rm(join(manifestsOut, "manifests"), { recursive: true });
-  await symlink(outside, join(manifestsOut, "manifests"));
-  try {
-    let generation = 1;
-    for (const [dir, file, what] of [
-      [fifo, "release-manifests/0000_20_x.yaml", "a named pipe"],
-      [socket, "release-manifests/0000_20_sock.yaml", "a socket"],
-      [linked, "release-manifests/0000_20_link.yaml", "a symbolic link leading out of the payload"],
-      [manifestsOut, "manifests", "a symbolic link leading out of the payload"],
-    ] as const) {
-      const started = Date.now();
-      const load = (await server.client.update(request(dir, generation++))).loadPayloadStatus;
-      assert.ok(Date.now() - started < 5_000, `${file}: answered after ${Date.now() - started} ms`);
-      assert.equal(load?.step, "LoadPayload");
-      assert.ok(load?.failure?.message.includes(`${file} is ${what}`), load?.failure?.message);
-      const message = load.failure?.message ?? "";
-      assert.ok(!message.includes(SECRET) && !message.includes(outside), message);
+test(
+  "a FIFO, a socket and a link out of the payload: Update returns promptly naming the file; a good payload then completes",
+  { timeout: 120_000 },
+  async () => {
+    const fifo = await writePayload(join(root, "fifo"), "9.0.1");
+    execFileSync("mkfifo", [join(fifo, "release-manifests/0000_20_x.yaml")]);
+    const socket = await writePayload(join(root, "socket"), "9.0.2");
+    const listener = createServer().listen(join(socket, "release-manifests/0000_20_sock.yaml"));
+    const linked = await writePayload(join(root, "linked"), "9.0.3");
+    await symlink(join(outside, "0000_20_secret.yaml"), join(linked, "release-manifests/0000_20_link.yaml"));
+    const manifestsOut = await writePayload(join(root, "manifests-out"), "9.0.4");
+    await rm(join(manifestsOut, "manifests"), { recursive: true });
+    await symlink(outside, join(manifestsOut, "manifests"));
+    try {
+      let generation = 1;
+      for (const [dir, file, what] of [
+        [fifo, "release-manifests/0000_20_x.yaml", "a named pipe"],
+        [socket, "release-manifests/0000_20_sock.yaml", "a socket"],
+        [linked, "release-manifests/0000_20_link.yaml", "a symbolic link leading out of the payload"],
+        [manifestsOut, "manifests", "a symbolic link leading out of the payload"],
+      ] as const) {
+        const started = Date.now();
+        const load = (await server.client.update(request(dir, generation++))).loadPayloadStatus;
+        assert.ok(Date.now() - started < 5_000, `${file}: answered after ${Date.now() - started} ms`);
+        assert.equal(load?.step, "LoadPayload");
+        assert.ok(load?.failure?.message.includes(`${file} is ${what}`), load?.failure?.message);
+        const message = load.failure?.message ?? "";
+        assert.ok(!message.includes(SECRET) && !message.includes(outside), message);
+      }
+      const good = await server.client.update(request(DEMO, generation));
+      assert.equal(good.loadPayloadStatus?.step, "PayloadLoaded");
+      await waitForStatus(server.client, (s) => s.actual?.version === "1.0.0" && s.completed >= 1 && s.done === s.total && !s.failure, 60_000);
+    } finally {
+      listener.close();
     }
-    const good = await server.client.update(request(DEMO, generation));
-    assert.equal(good.loadPayloadStatus?.step, "PayloadLoaded");
-    await waitForStatus(server.client, (s) => s.actual?.version === "1.0.0" && s.completed >= 1 && s.done === s.total && !s.failure, 60_000);
-  } finally {
-    listener.close();
-  }
-});
+  },
+);
 
 test("malformed release-metadata fails the load naming the file and what is wrong", { timeout: 60_000 }, async () => {
   const cases = [
     ["truncated", '{"kind": "cincinnati-metadata-v0", "vers', /release-metadata:1: unmarshal Cincinnati metadata: unexpected end of JSON input/],
-    ["a version of the wrong type", '{"kind": "cincinnati-metadata-v0", "version": 4}', /release-metadata: .*cannot unmarshal number into Go struct field metadata\.version of type string/],
+    [
+      "a version of the wrong type",
+      '{"kind": "cincinnati-metadata-v0", "version": 4}',
+      /release-metadata: .*cannot unmarshal number into Go struct field metadata\.version of type string/,
+    ],
     ["no version", '{"kind": "cincinnati-metadata-v0"}', /release-metadata: missing required Cincinnati metadata version/],
     ["the wrong kind", '{"kind": "something-else", "version": "9.1.0"}', /release-metadata: unrecognized Cincinnati metadata kind "something-else"/],
     ["not an object", "[1, 2]", /release-metadata: unmarshal Cincinnati metadata: json: cannot unmarshal array/],
@@ -135,16 +156,32 @@ test("malformed release-metadata fails the load naming the file and what is wron
 });
 
 test("integers beyond 2^53 and strings beyond their limits are refused naming the field; oversized requests too", { timeout: 60_000 }, async () => {
-  const generation = new BinaryWriter().uint32(8).int64(2n ** 53n).uint32(18).fork().uint32(18).string(DEMO).join().finish();
+  const generation = new BinaryWriter()
+    .uint32(8)
+    .int64(2n ** 53n)
+    .uint32(18)
+    .fork()
+    .uint32(18)
+    .string(DEMO)
+    .join()
+    .finish();
   let err = await refusal(rawCall("Update", generation));
   assert.deepEqual([err.code, violatedField(err)], [Code.InvalidArgument, "generation"]);
   assert.match(err.rawMessage, /generation is out of range/);
 
-  const since = new BinaryWriter().uint32(8).uint64(2n ** 64n - 1n).finish();
+  const since = new BinaryWriter()
+    .uint32(8)
+    .uint64(2n ** 64n - 1n)
+    .finish();
   const client = new grpc.Client(server.address, grpc.credentials.createInsecure());
   err = await refusal(
     new Promise((_resolve, reject) => {
-      const watch = client.makeServerStreamRequest("/syncworker.v1.SyncWorker/StatusWatch", (b: Buffer) => b, (b: Buffer) => b, Buffer.from(since));
+      const watch = client.makeServerStreamRequest(
+        "/syncworker.v1.SyncWorker/StatusWatch",
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.from(since),
+      );
       watch.on("data", () => undefined);
       watch.on("error", reject);
     }),

@@ -29,7 +29,10 @@ before(
     cp = await startControlPlane();
     await cp.api.must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } });
     // The ClusterRoles docs/security.md shows.
-    for (const [name, verbs] of [["syncworker-reader", ["get", "watch"]], ["syncworker-writer", ["get", "watch", "update"]]] as const) {
+    for (const [name, verbs] of [
+      ["syncworker-reader", ["get", "watch"]],
+      ["syncworker-writer", ["get", "watch", "update"]],
+    ] as const) {
       await cp.api.must("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "ClusterRole",
@@ -67,7 +70,10 @@ async function as<T>(token: string | undefined, fn: (c: SyncWorkerClient) => Pro
 }
 
 async function refused(call: Promise<unknown>): Promise<SyncWorkerError> {
-  const err = await call.then(() => assert.fail("the call succeeded"), (e: unknown) => e);
+  const err = await call.then(
+    () => assert.fail("the call succeeded"),
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof SyncWorkerError, String(err));
   return err;
 }
@@ -81,7 +87,12 @@ test("a ServiceAccount token with the RBAC rule is allowed, without it PERMISSIO
 
   const nobody = await as(tokens["nobody"], (c) => refused(c.getStatus()));
   assert.equal(nobody.code, Code.PermissionDenied);
-  assert.match(nobody.rawMessage, new RegExp(`"system:serviceaccount:${NAMESPACE}:nobody" may not call GetStatus: it needs verb "get" on syncworkers\\.syncworker\\.openshift\\.io in namespace "${NAMESPACE}"`));
+  assert.match(
+    nobody.rawMessage,
+    new RegExp(
+      `"system:serviceaccount:${NAMESPACE}:nobody" may not call GetStatus: it needs verb "get" on syncworkers\\.syncworker\\.openshift\\.io in namespace "${NAMESPACE}"`,
+    ),
+  );
 
   await as(tokens["reader"], async (c) => {
     assert.equal((await c.getStatus()).generation, 0);
@@ -103,7 +114,12 @@ test("a grant made while the service runs takes effect once the cached refusal e
   await bind("nobody", "syncworker-writer");
   const granted = Date.now();
   for (;;) {
-    const result = await as(token, (c) => c.notify("after").then(() => "ok", (err: unknown) => err));
+    const result = await as(token, (c) =>
+      c.notify("after").then(
+        () => "ok",
+        (err: unknown) => err,
+      ),
+    );
     if (result === "ok") break;
     assert.ok(result instanceof SyncWorkerError && result.code === Code.PermissionDenied, String(result));
     assert.ok(Date.now() - granted < 15_000, "still refused 15 s after the grant");

@@ -22,17 +22,29 @@ let player: OperatorPlayer | undefined;
 let server: ServerProcess | undefined;
 let manifests: Manifest[] = [];
 
-before(async () => {
-  cp = await startControlPlane();
-  const payload = await payloadManifests(DEMO);
-  manifests = payload.manifests;
-  await installMissingKinds(cp.api, manifests);
-  await createForeignNamespaces(cp.api, manifests);
-  player = playOperators(cp.api, manifests);
-  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-drift", "--reconcile-interval", `${INTERVAL_S}s`, "--backoff-steps", "2"]);
-  await server.client.update({ generation: 1, desired: { version: "", image: DEMO, force: false }, overrides: [], capabilities: undefined, state: 0 });
-  await waitForStatus(server.client, (s) => s.completed >= 1 && !s.failure, 180_000);
-}, { timeout: 90 * 60_000 });
+before(
+  async () => {
+    cp = await startControlPlane();
+    const payload = await payloadManifests(DEMO);
+    manifests = payload.manifests;
+    await installMissingKinds(cp.api, manifests);
+    await createForeignNamespaces(cp.api, manifests);
+    player = playOperators(cp.api, manifests);
+    server = await startServer([
+      "--kubeconfig",
+      cp.kubeconfig,
+      "--namespace",
+      "syncworker-drift",
+      "--reconcile-interval",
+      `${INTERVAL_S}s`,
+      "--backoff-steps",
+      "2",
+    ]);
+    await server.client.update({ generation: 1, desired: { version: "", image: DEMO, force: false }, overrides: [], capabilities: undefined, state: 0 });
+    await waitForStatus(server.client, (s) => s.completed >= 1 && !s.failure, 180_000);
+  },
+  { timeout: 90 * 60_000 },
+);
 
 after(async () => {
   await player?.stop();
@@ -60,10 +72,20 @@ test("a reconcile pass after a completed sync writes nothing and reads little", 
   player = playOperators(cp.api, manifests);
   const delta = (verb: string): number => (afterPass.get(verb) ?? 0) - (before.get(verb) ?? 0);
   const keys = [...new Set([...before.keys(), ...afterPass.keys()])];
-  const writes: Record<string, number> = Object.fromEntries(keys.filter((k) => WRITES.includes(k.split(" ")[0] ?? "")).map((k): [string, number] => [k, delta(k)]).filter(([, n]) => n !== 0));
+  const writes: Record<string, number> = Object.fromEntries(
+    keys
+      .filter((k) => WRITES.includes(k.split(" ")[0] ?? ""))
+      .map((k): [string, number] => [k, delta(k)])
+      .filter(([, n]) => n !== 0),
+  );
   assert.deepEqual(writes, {}, "no write to any payload object");
   const all = keys.reduce((sum, key) => sum + delta(key), 0);
-  console.log(`requests of a no-op reconcile pass over ${manifests.length} manifests: ${all} (${keys.filter((k) => delta(k) > 0).map((k) => `${k}=${delta(k)}`).join(", ")})`);
+  console.log(
+    `requests of a no-op reconcile pass over ${manifests.length} manifests: ${all} (${keys
+      .filter((k) => delta(k) > 0)
+      .map((k) => `${k}=${delta(k)}`)
+      .join(", ")})`,
+  );
   // The metrics scrapes of this test count too (two GETs of /metrics, as non-resource requests they have no resource).
   assert.ok(all <= 20, `a handful of requests, not one per manifest: ${all}`);
 });

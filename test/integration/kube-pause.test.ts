@@ -22,13 +22,16 @@ let cp: ControlPlane;
 let player: OperatorPlayer | undefined;
 let manifests: Manifest[] = [];
 
-before(async () => {
-  cp = await startControlPlane();
-  manifests = (await payloadManifests(RELEASE)).manifests;
-  await installMissingKinds(cp.api, manifests);
-  await createForeignNamespaces(cp.api, manifests);
-  player = playOperators(cp.api, manifests);
-}, { timeout: 90 * 60_000 });
+before(
+  async () => {
+    cp = await startControlPlane();
+    manifests = (await payloadManifests(RELEASE)).manifests;
+    await installMissingKinds(cp.api, manifests);
+    await createForeignNamespaces(cp.api, manifests);
+    player = playOperators(cp.api, manifests);
+  },
+  { timeout: 90 * 60_000 },
+);
 
 after(async () => {
   await player?.stop();
@@ -37,9 +40,21 @@ after(async () => {
 
 /** The same namespace each time: a restarted server resumes the state its predecessor saved there. */
 function serve(): Promise<ServerProcess> {
-  return startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-pause", "--reconcile-interval", "60s", "--backoff-steps", "2", "--max-workers", String(MAX_WORKERS), "--metrics-listen", "127.0.0.1:0"]);
+  return startServer([
+    "--kubeconfig",
+    cp.kubeconfig,
+    "--namespace",
+    "syncworker-pause",
+    "--reconcile-interval",
+    "60s",
+    "--backoff-steps",
+    "2",
+    "--max-workers",
+    String(MAX_WORKERS),
+    "--metrics-listen",
+    "127.0.0.1:0",
+  ]);
 }
-
 
 async function resourceVersions(): Promise<Map<string, string>> {
   const versions = new Map<string, string>();
@@ -104,7 +119,10 @@ test("a pause mid-sync writes nothing, survives a restart at the same position, 
     const done = await waitForStatus(server.client, (s) => s.actual?.image === next && s.completed >= 1 && !s.failure, 300_000);
     assert.equal(done.pause, undefined);
     const applied = await appliedTasks(server.metricsAddress);
-    assert.ok(applied > 0 && applied <= done.total - heldDone, `after resume ${applied} tasks applied, at most the ${done.total - heldDone} not done at the pause: none applied again`);
+    assert.ok(
+      applied > 0 && applied <= done.total - heldDone,
+      `after resume ${applied} tasks applied, at most the ${done.total - heldDone} not done at the pause: none applied again`,
+    );
   } finally {
     await server.stop();
   }

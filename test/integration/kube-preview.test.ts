@@ -35,10 +35,13 @@ const serve = (): Promise<ServerProcess> =>
   startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-kube-preview", "--reconcile-interval", "60s", "--backoff-steps", "2"]);
 
 const idOf = (o: { group: string; kind: string; namespace: string; name: string }): string => `${o.group}/${o.kind} ${o.namespace}/${o.name}`;
-const manifestId = (m: Manifest): string => idOf({ group: m.gvk.group, kind: m.gvk.kind, namespace: m.obj.metadata?.namespace ?? "", name: m.obj.metadata?.name ?? "" });
+const manifestId = (m: Manifest): string =>
+  idOf({ group: m.gvk.group, kind: m.gvk.kind, namespace: m.obj.metadata?.namespace ?? "", name: m.obj.metadata?.name ?? "" });
 /** The live object; none while its kind is not served (b's new component brings the CRD of its custom resource). */
 const live = async (m: Manifest) =>
-  (await cp.api.serves(apiVersionOf(m), m.gvk.kind)) ? cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "") : undefined;
+  (await cp.api.serves(apiVersionOf(m), m.gvk.kind))
+    ? cp.api.get(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace, m.obj.metadata?.name ?? "")
+    : undefined;
 const withoutStatus = ({ status: _status, ...rest }: Manifest["obj"]): Manifest["obj"] => rest;
 
 async function preview(dir: string): Promise<{ objects: ObjectPreview[]; summary: PreviewSummary }> {
@@ -101,8 +104,12 @@ test("after release a, a preview of b lists exactly the objects that differ, and
     else if (!exists) expected.set(id, "CREATE");
     else expected.set(id, previous.get(id) === JSON.stringify(withoutStatus(m.obj)) ? "UNCHANGED" : "CHANGE");
   }
-  const actions = new Map(objects.filter((o) => o.action !== PreviewAction.PREVIEW_ACTION_SKIPPED).map((o) => [idOf(o), PreviewAction[o.action].replace("PREVIEW_ACTION_", "")]));
-  const differences = [...expected].filter(([id, action]) => actions.get(id) !== action).map(([id, action]) => `${id}: expected ${action}, previewed ${actions.get(id)}`);
+  const actions = new Map(
+    objects.filter((o) => o.action !== PreviewAction.PREVIEW_ACTION_SKIPPED).map((o) => [idOf(o), PreviewAction[o.action].replace("PREVIEW_ACTION_", "")]),
+  );
+  const differences = [...expected]
+    .filter(([id, action]) => actions.get(id) !== action)
+    .map(([id, action]) => `${id}: expected ${action}, previewed ${actions.get(id)}`);
   assert.deepEqual(differences, [], "each object's action follows from the payloads and the live objects");
   assert.equal(actions.size, expected.size, "nothing previewed that b does not include");
   assert.ok(summary.change > 0 && summary.unchanged > 0, `both kinds present: ${JSON.stringify(summary)}`);
@@ -117,7 +124,11 @@ test("after release a, a preview of b lists exactly the objects that differ, and
   assert.equal(same?.diff, "");
 
   const afterPreview = await resourceVersions([...a.manifests, ...b.manifests]);
-  assert.deepEqual([...afterPreview].filter(([id, rv]) => before.get(id) !== rv), [], "no resourceVersion moved: the preview wrote nothing");
+  assert.deepEqual(
+    [...afterPreview].filter(([id, rv]) => before.get(id) !== rv),
+    [],
+    "no resourceVersion moved: the preview wrote nothing",
+  );
   assert.match(summary.planDigest, /^sha256:[0-9a-f]{64}$/);
   assert.equal((await preview(RELEASE_B)).summary.planDigest, summary.planDigest, "stable while nothing changes");
 });
@@ -149,37 +160,49 @@ test("an update of b over its delete limit is refused at PreconditionChecks nami
   const load = status.loadPayloadStatus;
   assert.equal(load?.step, "PreconditionChecks");
   assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
-  assert.match(load?.failure?.message ?? "", new RegExp(`would delete ${summary.delete} objects?, more than the limit of ${summary.delete - 1} \\(max_deletions\\)`));
+  assert.match(
+    load?.failure?.message ?? "",
+    new RegExp(`would delete ${summary.delete} objects?, more than the limit of ${summary.delete - 1} \\(max_deletions\\)`),
+  );
   assert.equal(status.actual?.version, a.version, "the previous release stays in effect");
 });
 
-test("the refused update survives a restart with its limit: the restarted service refuses it again, for the same reason, and applies nothing", { timeout: 300_000 }, async () => {
-  const refused = (await server.client.getStatus()).loadPayloadStatus;
-  assert.equal(refused?.failure?.reason, "BlastRadiusExceeded");
-  const leftovers = b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true");
-  const present = new Map<string, string>();
-  for (const m of leftovers) {
-    const rv = (await live(m))?.metadata.resourceVersion;
-    if (rv) present.set(manifestId(m), rv);
-  }
-  assert.ok(present.size >= 1, "objects the limit protects exist");
+test(
+  "the refused update survives a restart with its limit: the restarted service refuses it again, for the same reason, and applies nothing",
+  { timeout: 300_000 },
+  async () => {
+    const refused = (await server.client.getStatus()).loadPayloadStatus;
+    assert.equal(refused?.failure?.reason, "BlastRadiusExceeded");
+    const leftovers = b.manifests.filter((m) => m.obj.metadata?.annotations?.[DELETE] === "true");
+    const present = new Map<string, string>();
+    for (const m of leftovers) {
+      const rv = (await live(m))?.metadata.resourceVersion;
+      if (rv) present.set(manifestId(m), rv);
+    }
+    assert.ok(present.size >= 1, "objects the limit protects exist");
 
-  assert.equal(await server.stop(), 0, "SIGTERM: an orderly stop");
-  const restartedAt = Date.now();
-  server = await serve();
-  // The saved status shows the refusal at once; the replay of the saved Update decides again (a newer load status).
-  const replayed = await watchUntil((s) => (s.loadPayloadStatus?.lastTransitionTime?.getTime() ?? 0) >= restartedAt && ["PreconditionChecks", "PayloadLoaded"].includes(s.loadPayloadStatus?.step ?? ""), 240_000);
-  const load = replayed.loadPayloadStatus;
-  assert.equal(load?.step, "PreconditionChecks", `refused again, not loaded: ${JSON.stringify(load)}`);
-  assert.equal(load?.update?.image, RELEASE_B);
-  assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
-  assert.equal(load?.failure?.message, refused?.failure?.message, "the same count and limit");
-  assert.equal(replayed.actual?.version, a.version, "the previous release is still the one shown");
-  assert.ok(!replayed.history.some((h) => h.image === RELEASE_B), `b never entered the history: ${JSON.stringify(replayed.history)}`);
-  for (const m of leftovers.filter((m) => present.has(manifestId(m)))) {
-    assert.equal((await live(m))?.metadata.resourceVersion, present.get(manifestId(m)), `${manifestId(m)} is neither deleted nor written`);
-  }
-});
+    assert.equal(await server.stop(), 0, "SIGTERM: an orderly stop");
+    const restartedAt = Date.now();
+    server = await serve();
+    // The saved status shows the refusal at once; the replay of the saved Update decides again (a newer load status).
+    const replayed = await watchUntil(
+      (s) =>
+        (s.loadPayloadStatus?.lastTransitionTime?.getTime() ?? 0) >= restartedAt &&
+        ["PreconditionChecks", "PayloadLoaded"].includes(s.loadPayloadStatus?.step ?? ""),
+      240_000,
+    );
+    const load = replayed.loadPayloadStatus;
+    assert.equal(load?.step, "PreconditionChecks", `refused again, not loaded: ${JSON.stringify(load)}`);
+    assert.equal(load?.update?.image, RELEASE_B);
+    assert.equal(load?.failure?.reason, "BlastRadiusExceeded");
+    assert.equal(load?.failure?.message, refused?.failure?.message, "the same count and limit");
+    assert.equal(replayed.actual?.version, a.version, "the previous release is still the one shown");
+    assert.ok(!replayed.history.some((h) => h.image === RELEASE_B), `b never entered the history: ${JSON.stringify(replayed.history)}`);
+    for (const m of leftovers.filter((m) => present.has(manifestId(m)))) {
+      assert.equal((await live(m))?.metadata.resourceVersion, present.get(manifestId(m)), `${manifestId(m)} is neither deleted nor written`);
+    }
+  },
+);
 
 test("a stale plan digest is refused naming both digests; the current one applies b, forced past the limit", { timeout: 900_000 }, async () => {
   // b's operators from here on, before the previews whose digests are compared: the operator b adds creates its
@@ -201,7 +224,10 @@ test("a stale plan digest is refused naming both digests; the current one applie
   const m = b.manifests.find((x) => manifestId(x) === idOf(created));
   assert.ok(m);
   const meta = { ...m.obj.metadata, labels: { ...m.obj.metadata?.labels, "edited-by": "test" } };
-  await cp.api.must("POST", `${await cp.api.pathOf(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace)}?fieldManager=someone-else`, { ...withoutStatus(m.obj), metadata: meta });
+  await cp.api.must("POST", `${await cp.api.pathOf(apiVersionOf(m), m.gvk.kind, m.obj.metadata?.namespace)}?fieldManager=someone-else`, {
+    ...withoutStatus(m.obj),
+    metadata: meta,
+  });
 
   const stale = await server.client.update({ generation: 3, desired: { image: RELEASE_B }, expectedPlanDigest: first.summary.planDigest });
   const load = stale.loadPayloadStatus;
@@ -229,16 +255,30 @@ test("a stale plan digest is refused naming both digests; the current one applie
 
 test("a kind the cluster does not serve and the payload does not bring fails the preview, naming it", { timeout: 300_000 }, async () => {
   const release = await withUnservedKind(await tempRelease({ version: "1.2.0", variant: "b" }));
-  const err = await preview(release).then(() => undefined, (e: unknown) => e);
+  const err = await preview(release).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof SyncWorkerError && err.code === Code.FailedPrecondition, String(err));
-  assert.match(err.rawMessage, new RegExp(`FlowSchema/${UNSERVED_FLOWSCHEMA} dry-run failed \\(NoMatch\\): .*no matches for kind "FlowSchema" in version "flowcontrol\\.apiserver\\.k8s\\.io/v1beta3"`));
+  assert.match(
+    err.rawMessage,
+    new RegExp(
+      `FlowSchema/${UNSERVED_FLOWSCHEMA} dry-run failed \\(NoMatch\\): .*no matches for kind "FlowSchema" in version "flowcontrol\\.apiserver\\.k8s\\.io/v1beta3"`,
+    ),
+  );
   assert.equal((await runCli(["diff", "--address", server.address, "--image", release])).code, 2);
 });
 
 test("real-a's FlowSchema, of a version our server no longer serves, fails the preview, naming it", { timeout: 300_000, skip: skipRealPayloads }, async () => {
   // real-a without its override: its v1beta3 FlowSchema meets a server that no longer serves that version.
-  const err = await preview(REAL_A).then(() => undefined, (e: unknown) => e);
+  const err = await preview(REAL_A).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof SyncWorkerError && err.code === Code.FailedPrecondition, String(err));
-  assert.match(err.rawMessage, /FlowSchema\/openshift-oauth-server dry-run failed \(NoMatch\): .*no matches for kind "FlowSchema" in version "flowcontrol\.apiserver\.k8s\.io\/v1beta3"/);
+  assert.match(
+    err.rawMessage,
+    /FlowSchema\/openshift-oauth-server dry-run failed \(NoMatch\): .*no matches for kind "FlowSchema" in version "flowcontrol\.apiserver\.k8s\.io\/v1beta3"/,
+  );
   assert.equal((await runCli(["diff", "--address", server.address, "--image", REAL_A])).code, 2);
 });

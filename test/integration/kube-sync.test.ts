@@ -8,7 +8,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ComponentState, type ComponentOverride, type SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { Manifest } from "../../src/payload/index.js";
-import { apiVersionOf, createForeignNamespaces, installMissingKinds, overridden, payloadManifests, playOperators, REAL_A_OVERRIDES, type OperatorPlayer } from "../harness/cluster-play.js";
+import {
+  apiVersionOf,
+  createForeignNamespaces,
+  installMissingKinds,
+  overridden,
+  payloadManifests,
+  playOperators,
+  REAL_A_OVERRIDES,
+  type OperatorPlayer,
+} from "../harness/cluster-play.js";
 import { assertGrowingWait, checkComponentProgress } from "../harness/component-progress.js";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
@@ -24,7 +33,6 @@ const DEMO_1 = join(REPO_ROOT, "examples/payloads/demo-1.0.0");
 const DEMO_2 = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
 /** The ClusterOperator the progress test holds: run level 50, past the middle of the release. */
 const HELD = "component-08";
-
 
 let cp: ControlPlane;
 let server: ServerProcess | undefined;
@@ -50,7 +58,18 @@ async function serve(): Promise<ServerProcess> {
   // The interval is also the deadline of an initializing pass (twice that later), so it must cover a
   // whole pass over a release on a slow machine; failed passes are retried after interval/8 and more.
   const namespace = `syncworker-kube-sync-${++services}`;
-  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", namespace, "--reconcile-interval", "60s", "--backoff-steps", "2", "--metrics-listen", "127.0.0.1:0"]);
+  server = await startServer([
+    "--kubeconfig",
+    cp.kubeconfig,
+    "--namespace",
+    namespace,
+    "--reconcile-interval",
+    "60s",
+    "--backoff-steps",
+    "2",
+    "--metrics-listen",
+    "127.0.0.1:0",
+  ]);
   return server;
 }
 
@@ -82,7 +101,9 @@ async function watchUntil(predicate: (s: SyncWorkerStatus) => boolean, timeoutMs
   }
   const log = join(tmpdir(), `syncworker-kube-sync-${process.pid}.log`);
   await writeFile(log, server.stderr());
-  throw new Error(`no matching status within ${timeoutMs}ms (server log: ${log}; operators: ${String(player?.lastError())}); last: ${JSON.stringify(seen.at(-1))}`);
+  throw new Error(
+    `no matching status within ${timeoutMs}ms (server log: ${log}; operators: ${String(player?.lastError())}); last: ${JSON.stringify(seen.at(-1))}`,
+  );
 }
 
 /** Polls /metrics until the ClusterOperator's `cluster_operator_up` series is `want` (the watch cache may lag a moment). */
@@ -95,7 +116,12 @@ async function operatorUp(name: string, want: string, timeoutMs = 30_000): Promi
     const seen = series.exec(text)?.[0] ?? "";
     if (seen.endsWith(` ${want}`)) return seen;
   }
-  assert.fail(`cluster_operator_up for ${name} did not become ${want}; last scrape:\n${text.split("\n").filter((l) => l.startsWith("cluster_") || l.startsWith("syncworker_cache")).join("\n")}`);
+  assert.fail(
+    `cluster_operator_up for ${name} did not become ${want}; last scrape:\n${text
+      .split("\n")
+      .filter((l) => l.startsWith("cluster_") || l.startsWith("syncworker_cache"))
+      .join("\n")}`,
+  );
 }
 
 /** A whole pass succeeded. `done` may stay below `total`: unmanaged manifests are skipped uncounted, as upstream. */
@@ -143,28 +169,36 @@ test("real-a's FlowSchema, of a version our server no longer serves, fails namin
   assert.match(failed.failure?.message ?? "", /flowschema "openshift-oauth-server"/i);
 });
 
-test("per-component progress on a real API server: components once, forward only, done summing up, a held operator waiting longer each snapshot", { timeout: 600_000 }, async () => {
-  const a = await play(RELEASE_A);
-  assert.ok(player);
-  player.hold.add(HELD);
-  await serve();
-  await update(RELEASE_A, 1);
-  const seen: SyncWorkerStatus[] = [];
-  const waitsOnIngress = (): number => seen.filter((s) => s.components.some((c) => c.state === ComponentState.COMPONENT_STATE_WAITING && c.currentObject === `clusteroperator/${HELD}`)).length;
-  const last = await watchUntil(
-    (s) => {
-      // Held until two snapshots showed the wait, then let go: the update must complete.
-      if (waitsOnIngress() >= 2) player?.hold.clear();
-      return completed(a.version, 1)(s);
-    },
-    500_000,
-    seen,
-  );
-  const waits = checkComponentProgress(seen.filter((s) => s.actual?.image === RELEASE_A));
-  assertGrowingWait(waits, `clusteroperator/${HELD}`, /^ClusterOperatorNotAvailable$/);
-  assert.ok(last.components.length > 10 && last.components.every((c) => c.state === ComponentState.COMPONENT_STATE_DONE), "the completed pass finished every component");
-  assert.ok(last.timing?.startedAt, "the update's start is known");
-});
+test(
+  "per-component progress on a real API server: components once, forward only, done summing up, a held operator waiting longer each snapshot",
+  { timeout: 600_000 },
+  async () => {
+    const a = await play(RELEASE_A);
+    assert.ok(player);
+    player.hold.add(HELD);
+    await serve();
+    await update(RELEASE_A, 1);
+    const seen: SyncWorkerStatus[] = [];
+    const waitsOnIngress = (): number =>
+      seen.filter((s) => s.components.some((c) => c.state === ComponentState.COMPONENT_STATE_WAITING && c.currentObject === `clusteroperator/${HELD}`)).length;
+    const last = await watchUntil(
+      (s) => {
+        // Held until two snapshots showed the wait, then let go: the update must complete.
+        if (waitsOnIngress() >= 2) player?.hold.clear();
+        return completed(a.version, 1)(s);
+      },
+      500_000,
+      seen,
+    );
+    const waits = checkComponentProgress(seen.filter((s) => s.actual?.image === RELEASE_A));
+    assertGrowingWait(waits, `clusteroperator/${HELD}`, /^ClusterOperatorNotAvailable$/);
+    assert.ok(
+      last.components.length > 10 && last.components.every((c) => c.state === ComponentState.COMPONENT_STATE_DONE),
+      "the completed pass finished every component",
+    );
+    assert.ok(last.timing?.startedAt, "the update's start is known");
+  },
+);
 
 /** `first` applied by a fresh service, then `second` over it: each completes and every object is ours. */
 async function appliesEndToEnd(first: string, second: string, overrides: ComponentOverride[] = []): Promise<void> {
@@ -193,8 +227,10 @@ test("a no-op reconcile pass leaves every resourceVersion unchanged", { timeout:
   assert.deepEqual(changed, [], "no object was written by a no-op reconcile");
 });
 
-test("real-a applies end to end with server-side apply, then real-b supersedes it: real OpenShift manifests on a real API server", { timeout: 900_000, skip: skipRealPayloads }, () =>
-  appliesEndToEnd(REAL_A, REAL_B, REAL_A_OVERRIDES),
+test(
+  "real-a applies end to end with server-side apply, then real-b supersedes it: real OpenShift manifests on a real API server",
+  { timeout: 900_000, skip: skipRealPayloads },
+  () => appliesEndToEnd(REAL_A, REAL_B, REAL_A_OVERRIDES),
 );
 
 test("readiness that never comes fails with the CVO's reason naming the object", { timeout: 300_000 }, async () => {

@@ -22,10 +22,13 @@ let cp: ControlPlane;
 let server: ServerProcess | undefined;
 let work = "";
 
-before(async () => {
-  cp = await startControlPlane({ apiServerArgs: ["--enable-priority-and-fairness=false", "--max-mutating-requests-inflight=1"] });
-  work = await mkdtemp(join(tmpdir(), "syncworker-throttle-"));
-}, { timeout: 90 * 60_000 });
+before(
+  async () => {
+    cp = await startControlPlane({ apiServerArgs: ["--enable-priority-and-fairness=false", "--max-mutating-requests-inflight=1"] });
+    work = await mkdtemp(join(tmpdir(), "syncworker-throttle-"));
+  },
+  { timeout: 90 * 60_000 },
+);
 
 after(async () => {
   await server?.stop();
@@ -68,8 +71,23 @@ async function metric(name: string, labels: Readonly<Record<string, string>> = {
 test("429 answers slow the client down; the sync completes and nothing fails for throttling alone", { timeout: 600_000 }, async () => {
   const payload = join(work, "payload");
   await writePayload(payload, "1.0.0", manifests());
-  server = await startServer(["--kubeconfig", cp.operatorKubeconfig, "--namespace", "syncworker-throttle", "--reconcile-interval", "120s", "--max-workers", "16"]);
-  await server.client.update({ generation: 1, desired: { version: "", image: payload, force: false }, overrides: [], capabilities: undefined, state: PayloadState.PAYLOAD_STATE_UPDATING });
+  server = await startServer([
+    "--kubeconfig",
+    cp.operatorKubeconfig,
+    "--namespace",
+    "syncworker-throttle",
+    "--reconcile-interval",
+    "120s",
+    "--max-workers",
+    "16",
+  ]);
+  await server.client.update({
+    generation: 1,
+    desired: { version: "", image: payload, force: false },
+    overrides: [],
+    capabilities: undefined,
+    state: PayloadState.PAYLOAD_STATE_UPDATING,
+  });
   const seen: SyncWorkerStatus[] = [];
   await waitForStatus(
     server.client,

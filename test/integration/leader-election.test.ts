@@ -37,7 +37,7 @@ after(async () => {
 
 async function holder(): Promise<string> {
   const lease = await cp.api.get("coordination.k8s.io/v1", "Lease", NAMESPACE, "syncworker-leader");
-  return ((lease?.["spec"] as { holderIdentity?: string } | undefined)?.holderIdentity) ?? "";
+  return (lease?.["spec"] as { holderIdentity?: string } | undefined)?.holderIdentity ?? "";
 }
 
 async function role(server: ServerProcess): Promise<string> {
@@ -111,8 +111,15 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
   const followed = await waitForStatus(standby.client, (s) => s.actual?.image === RELEASE && s.done > 0, 120_000);
   assert.ok(followed.total > 0);
   // With the leader's components and timing, as it saved them.
-  assert.equal(followed.components.reduce((sum, c) => sum + c.done, 0), followed.done, `the standby's components add up to done: ${JSON.stringify(followed.components.map((c) => [c.component, c.done]))}`);
-  assert.ok(followed.components.some((c) => c.state !== ComponentState.COMPONENT_STATE_PENDING), "components the leader has started");
+  assert.equal(
+    followed.components.reduce((sum, c) => sum + c.done, 0),
+    followed.done,
+    `the standby's components add up to done: ${JSON.stringify(followed.components.map((c) => [c.component, c.done]))}`,
+  );
+  assert.ok(
+    followed.components.some((c) => c.state !== ComponentState.COMPONENT_STATE_PENDING),
+    "components the leader has started",
+  );
   assert.ok(followed.timing?.startedAt, "the update's timing");
   await waitForStatus(leader.client, (s) => s.done > 10, 120_000);
   assert.ok((await metricSum(leader, "syncworker_task_duration_seconds_count")) > 0, "the leader applies");
@@ -156,14 +163,29 @@ test("replicas elect one leader; the standby refuses writes naming it, follows i
     if ((view?.["history"] as Array<{ state: string }> | undefined)?.[0]?.state === "Completed") break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  assert.equal((view?.["desired"] as { image?: string } | undefined)?.image, RELEASE, `kubectl get clusterversion shows the desired release; server log:\n${standby.stderr().split("\n").filter((l) => l.includes("ClusterVersion")).slice(-5).join("\n")}`);
-  assert.deepEqual((view?.["history"] as Array<{ state: string; image: string }>).map((h) => [h.state, h.image]), [["Completed", RELEASE]]);
+  assert.equal(
+    (view?.["desired"] as { image?: string } | undefined)?.image,
+    RELEASE,
+    `kubectl get clusterversion shows the desired release; server log:\n${standby
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes("ClusterVersion"))
+      .slice(-5)
+      .join("\n")}`,
+  );
+  assert.deepEqual(
+    (view?.["history"] as Array<{ state: string; image: string }>).map((h) => [h.state, h.image]),
+    [["Completed", RELEASE]],
+  );
   assert.ok((view?.["conditions"] as Array<{ type: string }>).some((c) => c.type === "Progressing"));
 
   await stopSampling();
   const both = samples.filter((s) => s.roles.filter((r) => r === "ok: leader").length > 1);
   assert.deepEqual(both, [], "never two replicas leading at once");
-  assert.ok(samples.some((s) => s.roles.includes("ok: standby")), "the samples saw a standby");
+  assert.ok(
+    samples.some((s) => s.roles.includes("ok: standby")),
+    "the samples saw a standby",
+  );
 });
 
 test("a state object with a bad shape stops start-up naming it, and is left as it was", { timeout: 120_000 }, async () => {
@@ -175,7 +197,16 @@ test("a state object with a bad shape stops start-up naming it, and is left as i
     metadata: { name: "syncworker-state" },
     data: { "state.json": JSON.stringify({ format: "syncworker.state/v1", writer: "someone-else", revision: { published: "many" } }) },
   })) as { metadata: { resourceVersion: string } };
-  const result = await promisify(execFile)(process.execPath, [...SYNCWORKER, "serve", "--listen", "127.0.0.1:0", "--kubeconfig", cp.kubeconfig, "--namespace", namespace]).then(
+  const result = await promisify(execFile)(process.execPath, [
+    ...SYNCWORKER,
+    "serve",
+    "--listen",
+    "127.0.0.1:0",
+    "--kubeconfig",
+    cp.kubeconfig,
+    "--namespace",
+    namespace,
+  ]).then(
     () => ({ code: 0, stderr: "" }),
     (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
   );

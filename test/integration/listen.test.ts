@@ -41,7 +41,10 @@ test("serve exits 1 when any listener cannot bind, naming the flag, the address 
     const cases = [
       { flags: ["--listen", busy], line: `--listen ${busy}: cannot listen: the address is already in use (EADDRINUSE)` },
       { flags: ["--listen", "127.0.0.1:0", "--admin-listen", busy], line: `--admin-listen ${busy}: cannot listen: the address is already in use (EADDRINUSE)` },
-      { flags: ["--listen", "127.0.0.1:0", "--metrics-listen", busy], line: `--metrics-listen ${busy}: cannot listen: the address is already in use (EADDRINUSE)` },
+      {
+        flags: ["--listen", "127.0.0.1:0", "--metrics-listen", busy],
+        line: `--metrics-listen ${busy}: cannot listen: the address is already in use (EADDRINUSE)`,
+      },
     ];
     // One after the other: they share the state directory, which one process holds at a time.
     for (const { flags, line } of cases) {

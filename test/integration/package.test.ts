@@ -28,22 +28,31 @@ let installDir = "";
 let packageDir = "";
 let command = "";
 
-before(async () => {
-  const packDir = await mkdtemp(join(tmpdir(), "syncworker-pack-"));
-  // prepack runs `npm run build`, so the tarball holds a build of the sources as they are.
-  await run("npm", ["pack", "--pack-destination", packDir], { cwd: REPO_ROOT });
-  const tarballs = (await readdir(packDir)).filter((name) => name.endsWith(".tgz"));
-  assert.equal(tarballs.length, 1, `one tarball in ${packDir}: ${tarballs.join(", ")}`);
-  installDir = await mkdtemp(join(tmpdir(), "syncworker-install-"));
-  await writeFile(join(installDir, "package.json"), JSON.stringify({ name: "syncworker-install-test", private: true }));
-  // From the local npm cache where it can, as CI's `npm ci` filled it.
-  await run("npm", ["install", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", join(packDir, tarballs[0]!)], { cwd: installDir });
-  packageDir = join(installDir, "node_modules", "syncworker");
-  command = join(installDir, "node_modules", ".bin", "syncworker");
-}, { timeout: 300_000 });
+before(
+  async () => {
+    const packDir = await mkdtemp(join(tmpdir(), "syncworker-pack-"));
+    // prepack runs `npm run build`, so the tarball holds a build of the sources as they are.
+    await run("npm", ["pack", "--pack-destination", packDir], { cwd: REPO_ROOT });
+    const tarballs = (await readdir(packDir)).filter((name) => name.endsWith(".tgz"));
+    assert.equal(tarballs.length, 1, `one tarball in ${packDir}: ${tarballs.join(", ")}`);
+    installDir = await mkdtemp(join(tmpdir(), "syncworker-install-"));
+    await writeFile(join(installDir, "package.json"), JSON.stringify({ name: "syncworker-install-test", private: true }));
+    // From the local npm cache where it can, as CI's `npm ci` filled it.
+    await run("npm", ["install", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", join(packDir, tarballs[0]!)], { cwd: installDir });
+    packageDir = join(installDir, "node_modules", "syncworker");
+    command = join(installDir, "node_modules", ".bin", "syncworker");
+  },
+  { timeout: 300_000 },
+);
 
 test("the package ships the build, the protos and the demo payloads; no sources, no dev dependencies", () => {
-  for (const file of ["bin/syncworker.js", "dist/cli/bin.js", "dist/retrieval/load-thread.js", "proto/syncworker/v1/syncworker.proto", "examples/payloads/demo-1.0.0/release-manifests/release-metadata"]) {
+  for (const file of [
+    "bin/syncworker.js",
+    "dist/cli/bin.js",
+    "dist/retrieval/load-thread.js",
+    "proto/syncworker/v1/syncworker.proto",
+    "examples/payloads/demo-1.0.0/release-manifests/release-metadata",
+  ]) {
     assert.ok(existsSync(join(packageDir, file)), `${file} is in the package`);
   }
   for (const file of ["src", "test", "dist/retrieval/load-thread-entry.mjs"]) assert.ok(!existsSync(join(packageDir, file)), `${file} is not in the package`);
@@ -55,10 +64,14 @@ async function serve(argv: readonly string[], cwd: string): Promise<{ address: s
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-package-state-"));
   const started = performance.now();
   const [file, ...rest] = argv;
-  const child = spawn(file!, [...rest, "serve", "--listen", "127.0.0.1:0", "--operator-delay", "100ms", "--reconcile-interval", "30s", "--state-dir", stateDir], {
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    file!,
+    [...rest, "serve", "--listen", "127.0.0.1:0", "--operator-delay", "100ms", "--reconcile-interval", "30s", "--state-dir", stateDir],
+    {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = once(child, "exit");
@@ -82,7 +95,9 @@ test("the installed command serves and completes both demo releases", { timeout:
   try {
     for (const version of ["1.0.0", "1.1.0"]) {
       const image = join(packageDir, "examples", "payloads", `demo-${version}`);
-      const update = await run(command, ["update", "--image", image, "--generation", version === "1.0.0" ? "1" : "2", "--address", server.address], { cwd: installDir });
+      const update = await run(command, ["update", "--image", image, "--generation", version === "1.0.0" ? "1" : "2", "--address", server.address], {
+        cwd: installDir,
+      });
       // Loaded by the payload thread, which runs the compiled dist/retrieval/load-thread.js.
       assert.equal((JSON.parse(update.stdout) as { loadPayloadStatus: { step: string } }).loadPayloadStatus.step, "PayloadLoaded", update.stdout);
       const watched = await run(command, ["watch", "--until-complete", version, "--address", server.address], { cwd: installDir });

@@ -26,7 +26,12 @@ async function serve(stateDir: string): Promise<ServerProcess> {
 /** Starts the release in Updating mode (a run level at a time, MAX_WORKERS nodes at once) and pauses it mid-sync. */
 async function pauseMidSync(server: ServerProcess): Promise<SyncWorkerStatus> {
   const { manifests } = await payloadManifests(RELEASE);
-  await server.client.update({ generation: 1, desired: { image: RELEASE }, overrides: unmanagedClusterOperators(manifests), state: PayloadState.PAYLOAD_STATE_UPDATING });
+  await server.client.update({
+    generation: 1,
+    desired: { image: RELEASE },
+    overrides: unmanagedClusterOperators(manifests),
+    state: PayloadState.PAYLOAD_STATE_UPDATING,
+  });
   await waitForStatus(server.client, (s) => s.done > 0, 60_000);
   const paused = await server.client.pauseUpdate("integration test");
   assert.ok(paused.done < paused.total, `paused mid-sync: ${paused.done} of ${paused.total}`);
@@ -41,7 +46,10 @@ async function quiet(server: ServerProcess): Promise<{ done: number; applied: nu
 }
 
 async function objectVersions(server: ServerProcess): Promise<string[]> {
-  const objects = (await embeddedObjects(server.adminAddress)) as Array<{ kind: string; metadata: { name: string; namespace?: string; resourceVersion?: string } }>;
+  const objects = (await embeddedObjects(server.adminAddress)) as Array<{
+    kind: string;
+    metadata: { name: string; namespace?: string; resourceVersion?: string };
+  }>;
   return objects.map((o) => `${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name} ${o.metadata.resourceVersion ?? ""}`).sort();
 }
 
@@ -77,7 +85,10 @@ test("a pause mid-sync of the release holds the pass; resume completes it withou
     const done = await waitForStatus(server.client, completed, 120_000);
     assert.equal(done.pause, undefined);
     const applied = (await appliedTasks(server.metricsAddress)) - held.applied;
-    assert.ok(applied > 0 && applied <= done.total - held.done, `after resume ${applied} tasks applied, at most the ${done.total - held.done} not done at the pause: none applied again`);
+    assert.ok(
+      applied > 0 && applied <= done.total - held.done,
+      `after resume ${applied} tasks applied, at most the ${done.total - held.done} not done at the pause: none applied again`,
+    );
     assert.equal(await pausedGauge(server.metricsAddress), 0);
 
     const notPaused = await runCli(["resume", "--address", server.address]);
@@ -100,9 +111,14 @@ test("paused during an install, pause and status say so, and the install reads a
     await waitForStatus(server.client, (s) => s.failure?.reason === "ClusterOperatorsNotAvailable", 60_000);
     const paused = await runCli(["pause", "--reason", "freeze", "--address", server.address]);
     assert.equal(paused.code, 0, paused.stderr);
-    const waiting = /^Installing 1\.0\.0: \d+ of \d+ done \(\d+% complete\), waiting for cluster operators? [\w, -]+ to become available; paused by 127\.0\.0\.1:\d+ since \S+: freeze$/;
+    const waiting =
+      /^Installing 1\.0\.0: \d+ of \d+ done \(\d+% complete\), waiting for cluster operators? [\w, -]+ to become available; paused by 127\.0\.0\.1:\d+ since \S+: freeze$/;
     assert.match(paused.stdout.trimEnd(), waiting);
-    assert.match((await server.client.getStatus()).message, /^Unable to apply 1\.0\.0: .*; paused by .*: freeze$/, "the service's own message notes the pause too");
+    assert.match(
+      (await server.client.getStatus()).message,
+      /^Unable to apply 1\.0\.0: .*; paused by .*: freeze$/,
+      "the service's own message notes the pause too",
+    );
     const status = await runCli(["status", "--address", server.address]);
     assert.match(status.stdout.split("\n")[0] ?? "", waiting);
   } finally {
@@ -138,7 +154,10 @@ test("a restart while paused comes back paused at the same position, and resume 
     await second.client.resumeUpdate();
     const done = await waitForStatus(second.client, completed, 120_000);
     const applied = await appliedTasks(second.metricsAddress);
-    assert.ok(applied > 0 && applied <= done.total - before.done, `after resume ${applied} tasks applied, at most the ${done.total - before.done} not done before the restart`);
+    assert.ok(
+      applied > 0 && applied <= done.total - before.done,
+      `after resume ${applied} tasks applied, at most the ${done.total - before.done} not done before the restart`,
+    );
   } finally {
     assert.equal(await second.stop(), 0);
   }

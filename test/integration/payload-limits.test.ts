@@ -91,62 +91,90 @@ async function acceptedUnchanged(): Promise<void> {
 const configMap = (name: string): string =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: demo-web\n  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\n`;
 
-test("a 1 MiB anchored value aliased 300 times is refused at --payload-max-alias-bytes, without the 300 MB, in Update and Preview", { timeout: 120_000 }, async () => {
-  const bomb = `${configMap("bomb")}data:\n  big: &big ${"x".repeat(MiB)}\n${Array.from({ length: 300 }, (_, i) => `  k${i}: *big`).join("\n")}\n`;
-  const image = await hostile("alias", "release-manifests/0000_90_z_bomb.yaml", bomb);
-  const before = memory();
-  const failure = await refusedUpdate(image);
-  assert.equal(failure.reason, "UpdatePayloadIntegrity");
-  assert.match(failure.message, /parse 0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 8388608 bytes \(the payload's limit\) \(document 1, line 17\)/);
-  await acceptedUnchanged();
+test(
+  "a 1 MiB anchored value aliased 300 times is refused at --payload-max-alias-bytes, without the 300 MB, in Update and Preview",
+  { timeout: 120_000 },
+  async () => {
+    const bomb = `${configMap("bomb")}data:\n  big: &big ${"x".repeat(MiB)}\n${Array.from({ length: 300 }, (_, i) => `  k${i}: *big`).join("\n")}\n`;
+    const image = await hostile("alias", "release-manifests/0000_90_z_bomb.yaml", bomb);
+    const before = memory();
+    const failure = await refusedUpdate(image);
+    assert.equal(failure.reason, "UpdatePayloadIntegrity");
+    assert.match(
+      failure.message,
+      /parse 0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 8388608 bytes \(the payload's limit\) \(document 1, line 17\)/,
+    );
+    await acceptedUnchanged();
 
-  const previewError = await whileAnswering(
-    (async () => {
-      for await (const response of server.client.preview({ desired: { image } }, { timeoutMs: 60_000 })) assert.fail(`a preview answer: ${JSON.stringify(response)}`);
-    })().then(
-      () => undefined,
-      (err: unknown) => err,
-    ),
-  );
-  assert.ok(previewError instanceof SyncWorkerError, String(previewError));
-  assert.equal(previewError.code, Code.FailedPrecondition);
-  assert.match(previewError.rawMessage, /0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 8388608 bytes/);
+    const previewError = await whileAnswering(
+      (async () => {
+        for await (const response of server.client.preview({ desired: { image } }, { timeoutMs: 60_000 }))
+          assert.fail(`a preview answer: ${JSON.stringify(response)}`);
+      })().then(
+        () => undefined,
+        (err: unknown) => err,
+      ),
+    );
+    assert.ok(previewError instanceof SyncWorkerError, String(previewError));
+    assert.equal(previewError.code, Code.FailedPrecondition);
+    assert.match(previewError.rawMessage, /0000_90_z_bomb\.yaml: error parsing: yaml: aliases expand to more than 8388608 bytes/);
 
-  // Before the fix the Update took the peak from ~200 MB to ~1.9 GB here, a Preview to ~1.4 GB.
-  const grew = memory().peak - before.peak;
-  assert.ok(grew < 150 * MiB, `peak RSS grew by ${Math.round(grew / MiB)} MiB`);
-  await acceptedUnchanged();
-});
+    // Before the fix the Update took the peak from ~200 MB to ~1.9 GB here, a Preview to ~1.4 GB.
+    const grew = memory().peak - before.peak;
+    assert.ok(grew < 150 * MiB, `peak RSS grew by ${Math.round(grew / MiB)} MiB`);
+    await acceptedUnchanged();
+  },
+);
 
-test("a document nested 5,000 levels deep is refused in the loader thread naming the file, not accepted or left to time out", { timeout: 120_000 }, async () => {
-  const json = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep","namespace":"demo-web","annotations":{"include.release.openshift.io/self-managed-high-availability":"true"}},"data":${'{"a":'.repeat(5000)}"v"${"}".repeat(5000)}}`;
-  const failure = await refusedUpdate(await hostile("deep-json", "release-manifests/0000_90_z_deep.json", json));
-  assert.equal(failure.reason, "UpdatePayloadIntegrity");
-  assert.match(failure.message, /parse 0000_90_z_deep\.json: error parsing: json: offset \d+: invalid character '\{' exceeded max depth \(document 1, line 1, column \d+\)/);
+test(
+  "a document nested 5,000 levels deep is refused in the loader thread naming the file, not accepted or left to time out",
+  { timeout: 120_000 },
+  async () => {
+    const json = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep","namespace":"demo-web","annotations":{"include.release.openshift.io/self-managed-high-availability":"true"}},"data":${'{"a":'.repeat(5000)}"v"${"}".repeat(5000)}}`;
+    const failure = await refusedUpdate(await hostile("deep-json", "release-manifests/0000_90_z_deep.json", json));
+    assert.equal(failure.reason, "UpdatePayloadIntegrity");
+    assert.match(
+      failure.message,
+      /parse 0000_90_z_deep\.json: error parsing: json: offset \d+: invalid character '\{' exceeded max depth \(document 1, line 1, column \d+\)/,
+    );
 
-  const yaml = `${configMap("deep")}data:\n${Array.from({ length: 5000 }, (_, i) => `${" ".repeat(i + 2)}k:`).join("\n")} v\n`;
-  const deepYaml = await refusedUpdate(await hostile("deep-yaml", "release-manifests/0000_90_z_deep.yaml", yaml));
-  assert.match(deepYaml.message, /parse 0000_90_z_deep\.yaml: error parsing: yaml: exceeded max depth of 256 \(document 1, line 1\)/);
-  await acceptedUnchanged();
-});
+    const yaml = `${configMap("deep")}data:\n${Array.from({ length: 5000 }, (_, i) => `${" ".repeat(i + 2)}k:`).join("\n")} v\n`;
+    const deepYaml = await refusedUpdate(await hostile("deep-yaml", "release-manifests/0000_90_z_deep.yaml", yaml));
+    assert.match(deepYaml.message, /parse 0000_90_z_deep\.yaml: error parsing: yaml: exceeded max depth of 256 \(document 1, line 1\)/);
+    await acceptedUnchanged();
+  },
+);
 
 test("a Latin-1 byte and NUL, BEL or ESC in a YAML value are refused naming the file and line", { timeout: 120_000 }, async () => {
   const latin1 = Buffer.concat([Buffer.from(`${configMap("latin1")}data:\n  city: M`), Buffer.from([0xfc]), Buffer.from("nchen\n")]);
   const bad = await refusedUpdate(await hostile("latin1", "release-manifests/0000_90_z_latin1.yaml", latin1));
   assert.equal(bad.reason, "UpdatePayloadIntegrity");
   assert.match(bad.message, /parse 0000_90_z_latin1\.yaml: error parsing: invalid UTF-8 at byte offset \d+ \(line 9\)/);
-  for (const [name, char] of [["nul", "\x00"], ["bel", "\x07"], ["esc", "\x1b"]] as const) {
+  for (const [name, char] of [
+    ["nul", "\x00"],
+    ["bel", "\x07"],
+    ["esc", "\x1b"],
+  ] as const) {
     const failure = await refusedUpdate(await hostile(name, `release-manifests/0000_90_z_${name}.yaml`, `${configMap(name)}data:\n  v: "a${char}b"\n`));
-    assert.match(failure.message, new RegExp(`parse 0000_90_z_${name}\\.yaml: error parsing: error converting YAML to JSON: yaml: control characters are not allowed \\(U\\+00${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}\\) \\(document 1, line 9\\)`));
+    assert.match(
+      failure.message,
+      new RegExp(
+        `parse 0000_90_z_${name}\\.yaml: error parsing: error converting YAML to JSON: yaml: control characters are not allowed \\(U\\+00${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}\\) \\(document 1, line 9\\)`,
+      ),
+    );
   }
   await acceptedUnchanged();
 });
 
 test("release-metadata and image-references failures carry a reason and name their file", { timeout: 120_000 }, async () => {
-  const metadata = await refusedUpdate(await hostile("metadata", "release-manifests/release-metadata", Buffer.from('{"kind": "cincinnati-metadata-v0", "version": "1.0.0-\xe9"}', "latin1")));
+  const metadata = await refusedUpdate(
+    await hostile("metadata", "release-manifests/release-metadata", Buffer.from('{"kind": "cincinnati-metadata-v0", "version": "1.0.0-\xe9"}', "latin1")),
+  );
   assert.equal(metadata.reason, "ReleaseMetadataInvalid");
   assert.match(metadata.message, /^release-manifests\/release-metadata:1: invalid UTF-8 at byte offset 53 \(line 1\)$/);
-  const refs = await refusedUpdate(await hostile("refs", "release-manifests/image-references", "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0\x1b[2J\n"));
+  const refs = await refusedUpdate(
+    await hostile("refs", "release-manifests/image-references", "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0\x1b[2J\n"),
+  );
   assert.equal(refs.reason, "ImageReferencesInvalid");
   assert.match(refs.message, /^release-manifests\/image-references:4: unmarshal image-references: yaml: control characters are not allowed \(U\+001B\)$/);
   await acceptedUnchanged();

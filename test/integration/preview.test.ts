@@ -54,7 +54,10 @@ async function versions(): Promise<string[]> {
 test("the first install, forced past the default limit, then a preview of the next release lists its changes and writes nothing", async () => {
   const refused = await server.client.update({ generation: 1, desired: { image: DEMO_1 } });
   assert.equal(refused.loadPayloadStatus?.failure?.reason, "BlastRadiusExceeded", "serve's --max-changed-percent applies to a request without limits");
-  assert.match(refused.loadPayloadStatus?.failure?.message ?? "", /would change \d+ of \d+ objects \(100%\), more than the limit of 10% \(max_changed_percent\)/);
+  assert.match(
+    refused.loadPayloadStatus?.failure?.message ?? "",
+    /would change \d+ of \d+ objects \(100%\), more than the limit of 10% \(max_changed_percent\)/,
+  );
   const forced = await server.client.update({ generation: 1, desired: { image: DEMO_1, force: true } });
   assert.match(forced.loadPayloadStatus?.acceptedRisks ?? "", /forced past blast-radius limits/);
   await waitForStatus(server.client, (s) => s.actual?.version === "1.0.0" && s.completed >= 1 && !s.failure, 60_000);
@@ -91,7 +94,14 @@ test("syncworker diff: 1 with changes, 0 without, 2 on an error", async () => {
 });
 
 test("syncworker diff -o json: the objects with their actions, the plan digest and the release; the same exit codes", async () => {
-  type DiffJson = { requestedImage: string; release: { version: string; image: string }; planDigest: string; summary: Record<string, number>; limitViolations: string[]; objects: Array<{ action: string; kind: string; name: string; diff?: string }> };
+  type DiffJson = {
+    requestedImage: string;
+    release: { version: string; image: string };
+    planDigest: string;
+    summary: Record<string, number>;
+    limitViolations: string[];
+    objects: Array<{ action: string; kind: string; name: string; diff?: string }>;
+  };
   const text = await runCli(["diff", "--address", server.address, "--image", DEMO_2]);
   const changes = await runCli(["diff", "--address", server.address, "--image", DEMO_2, "-o", "json"]);
   assert.equal(changes.code, 1, changes.stderr);
@@ -103,12 +113,19 @@ test("syncworker diff -o json: the objects with their actions, the plan digest a
   assert.equal(config?.action, "change");
   assert.match(config?.diff ?? "", /^\+  release: 1\.1\.0$/m);
   assert.equal(doc.summary["change"], doc.objects.filter((o) => o.action === "change").length);
-  assert.equal(doc.objects.length, Object.values(doc.summary).reduce((a, b) => a + b, 0), "every object, unchanged and skipped ones too");
+  assert.equal(
+    doc.objects.length,
+    Object.values(doc.summary).reduce((a, b) => a + b, 0),
+    "every object, unchanged and skipped ones too",
+  );
   assert.equal(doc.limitViolations.length, 1);
 
   const none = await runCli(["diff", "--address", server.address, "--image", DEMO_1, "-o", "json"]);
   assert.equal(none.code, 0, none.stderr);
-  assert.deepEqual(((JSON.parse(none.stdout) as DiffJson).objects.map((o) => o.action)).filter((a) => a !== "unchanged" && a !== "skip"), []);
+  assert.deepEqual(
+    (JSON.parse(none.stdout) as DiffJson).objects.map((o) => o.action).filter((a) => a !== "unchanged" && a !== "skip"),
+    [],
+  );
   const bad = await runCli(["diff", "--address", server.address, "--image", join(REPO_ROOT, "examples/payloads/none"), "-o", "json"]);
   assert.equal(bad.code, 2, bad.stderr);
   assert.equal(bad.stdout, "", "no partial document");
@@ -124,7 +141,10 @@ test("syncworker diff --help names what --image takes: a directory or an image r
 
 test("bad limits and digests are refused naming the field", async () => {
   const refusal = async (call: Promise<unknown>): Promise<SyncWorkerError> => {
-    const err = await call.then(() => undefined, (e: unknown) => e);
+    const err = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof SyncWorkerError && err.code === Code.InvalidArgument, String(err));
     return err;
   };
@@ -146,7 +166,12 @@ test("an update pinned to a plan it no longer has is refused naming both digests
   assert.ok(load?.failure?.message.includes(stale) && load.failure.message.includes(summary.planDigest), load?.failure?.message);
   assert.equal(refused.actual?.version, "1.0.0", "the previous release stays in effect");
 
-  const applied = await server.client.update({ generation: 3, desired: { image: DEMO_2 }, expectedPlanDigest: summary.planDigest, limits: { maxChangedPercent: 100 } });
+  const applied = await server.client.update({
+    generation: 3,
+    desired: { image: DEMO_2 },
+    expectedPlanDigest: summary.planDigest,
+    limits: { maxChangedPercent: 100 },
+  });
   assert.equal(applied.loadPayloadStatus?.failure, undefined, JSON.stringify(applied.loadPayloadStatus));
   await waitForStatus(server.client, (s) => s.generation === 3 && s.actual?.version === "1.1.0" && s.completed >= 1 && !s.failure, 60_000);
 });

@@ -11,7 +11,10 @@ import { startServer, type ServerProcess } from "../harness/server.js";
 let server: ServerProcess;
 const { a: RELEASE_A, b: RELEASE_B } = await writeReleases();
 /** The ClusterOperator of release a's last run level: waited on after every earlier one, so for a while. */
-const LAST_OPERATOR = releaseManifests({ version: "1.0.0" }).filter((m) => m.obj.kind === "ClusterOperator").sort((x, y) => x.file.localeCompare(y.file)).at(-1)!.obj.metadata.name;
+const LAST_OPERATOR = releaseManifests({ version: "1.0.0" })
+  .filter((m) => m.obj.kind === "ClusterOperator")
+  .sort((x, y) => x.file.localeCompare(y.file))
+  .at(-1)!.obj.metadata.name;
 before(async () => (server = await startServer(["--operator-delay", "3s"])));
 after(async () => assert.equal(await server.stop(), 0, server.stderr()));
 
@@ -41,7 +44,10 @@ test("release a: every component once, forward only, done summing up, and operat
   assertGrowingWait(waits, `clusteroperator/${LAST_OPERATOR}`, /^ClusterOperatorNotAvailable$/);
   const last = statuses.at(-1)!;
   assert.ok(last.components.length > 10, `release a has many components: ${last.components.length}`);
-  assert.ok(last.components.every((c) => c.finishedAt !== undefined), "the completed pass finished every component");
+  assert.ok(
+    last.components.every((c) => c.finishedAt !== undefined),
+    "the completed pass finished every component",
+  );
   assert.equal(last.timing?.estimateBasis, "", "no estimate without a previous update");
   assert.ok(last.timing?.startedAt && ms(last.timing.elapsed) > 3000, `the update took the operators' 3 s at least: ${JSON.stringify(last.timing)}`);
 });

@@ -64,8 +64,16 @@ test("with the pull secret and the registry's CA, an update by digest completes 
 });
 
 for (const tc of [
-  { name: "without credentials", args: () => ["--registry-ca", registry.pki!.ca], cause: () => new RegExp(`registry ${registry.host.replace(/\./g, "\\.")} requires authentication and there are no credentials for it`) },
-  { name: "without trusting the registry's CA", args: () => ["--pull-secret", secret], cause: () => /self[- ]signed certificate|unable to (get local issuer|verify)/ },
+  {
+    name: "without credentials",
+    args: () => ["--registry-ca", registry.pki!.ca],
+    cause: () => new RegExp(`registry ${registry.host.replace(/\./g, "\\.")} requires authentication and there are no credentials for it`),
+  },
+  {
+    name: "without trusting the registry's CA",
+    args: () => ["--pull-secret", secret],
+    cause: () => /self[- ]signed certificate|unable to (get local issuer|verify)/,
+  },
 ]) {
   test(`${tc.name}, the pull fails at RetrievePayload naming why and the running release stays`, { timeout: 120_000 }, async () => {
     const server = await serve(tc.args());

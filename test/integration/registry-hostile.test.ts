@@ -93,7 +93,14 @@ const CONFIG = Buffer.from("{}");
 /** An OCI image manifest listing `layers` (digest and declared size) as gzip layers, and its digest. */
 function manifestOf(layers: readonly { digest: string; size: number }[]): { bytes: Buffer; digest: string } {
   const config = { mediaType: "application/vnd.oci.image.config.v1+json", digest: sha256Digest(CONFIG), size: CONFIG.length };
-  const bytes = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config, layers: layers.map((l) => ({ mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", ...l })) }));
+  const bytes = Buffer.from(
+    JSON.stringify({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config,
+      layers: layers.map((l) => ({ mediaType: "application/vnd.oci.image.layer.v1.tar+gzip", ...l })),
+    }),
+  );
   return { bytes, digest: sha256Digest(bytes) };
 }
 
@@ -112,7 +119,8 @@ async function pushRawLayer(repository: string, blob: Buffer): Promise<string> {
 
 /** Answers a manifest request with `manifest` and a blob request as `blob` says. */
 function image(manifest: Buffer, blob: Answer): Answer {
-  return (req, res) => (req.url?.includes("/manifests/") ? res.writeHead(200, { "content-type": "application/vnd.oci.image.manifest.v1+json" }).end(manifest) : blob(req, res));
+  return (req, res) =>
+    req.url?.includes("/manifests/") ? res.writeHead(200, { "content-type": "application/vnd.oci.image.manifest.v1+json" }).end(manifest) : blob(req, res);
 }
 
 /** A gzip layer of `count` files of `size` zero bytes under manifests/, streamed (a bomb is never held expanded). */
@@ -162,7 +170,12 @@ before(async () => {
   fake = await startFakeRegistry();
   client = new RegistryClient({ authFile: "", authFileOptional: true, insecureHosts: [registry.host] });
   const dir = await mkdtemp(join(tmpdir(), "syncworker-hostile-payload-"));
-  await writePayload(dir, "1.0.0", [{ file: "0000_50_cm.yaml", obj: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "hostile", namespace: "default", annotations: INCLUDE }, data: { a: "b" } } }]);
+  await writePayload(dir, "1.0.0", [
+    {
+      file: "0000_50_cm.yaml",
+      obj: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "hostile", namespace: "default", annotations: INCLUDE }, data: { a: "b" } },
+    },
+  ]);
   good = await pushPayload(client, dir, `${registry.host}/release/good:1.0.0`, ARCH, signal);
   const cache = await mkdtemp(join(tmpdir(), "syncworker-hostile-cache-"));
   server = await startServer(["--insecure-registry", registry.host, "--insecure-registry", fake.host, "--payload-cache", cache, ...LIMITS]);
@@ -187,9 +200,21 @@ test("crafted images in the registry: bad gzip, a bomb, too many files; each ref
   const many = await pushRawLayer("hostile/many", await tarLayer(Array.from({ length: 1500 }, (_, i) => ({ name: `manifests/m-${i}.yaml`, content: "x" }))));
 
   const before = await peakRss(server.child.pid!);
-  await refused("a layer declared gzip that is plain tar", await pushRawLayer("hostile/not-gzip", plain), new RegExp(`extracting layer ${sha256Digest(plain)} \\(gzip\\): .*incorrect header check`));
-  await refused("a corrupt gzip trailer", await pushRawLayer("hostile/bad-trailer", trailer), new RegExp(`extracting layer ${sha256Digest(trailer)} \\(gzip\\): .*(incorrect data check|unexpected end)`));
-  await refused("a decompression bomb", bomb, /tar entry "manifests\/zero-\d+\.yaml" refused: the payload's files would exceed 16777216 bytes in all \(--payload-max-bytes\)/);
+  await refused(
+    "a layer declared gzip that is plain tar",
+    await pushRawLayer("hostile/not-gzip", plain),
+    new RegExp(`extracting layer ${sha256Digest(plain)} \\(gzip\\): .*incorrect header check`),
+  );
+  await refused(
+    "a corrupt gzip trailer",
+    await pushRawLayer("hostile/bad-trailer", trailer),
+    new RegExp(`extracting layer ${sha256Digest(trailer)} \\(gzip\\): .*(incorrect data check|unexpected end)`),
+  );
+  await refused(
+    "a decompression bomb",
+    bomb,
+    /tar entry "manifests\/zero-\d+\.yaml" refused: the payload's files would exceed 16777216 bytes in all \(--payload-max-bytes\)/,
+  );
   await refused("too many files", many, /refused: the payload has more than 1000 entries \(--payload-max-files\)/);
   const peak = await peakRss(server.child.pid!);
   // Reported, not asserted: the figure depends on the machine.
@@ -209,55 +234,91 @@ test("registries that never answer, drip, or send endless bodies fail the pull n
   });
   const layer = await tarLayer([{ name: "manifests/z.yaml", content: "z" }]);
   const notFound = manifestOf([{ digest: sha256Digest(layer), size: layer.length }]);
-  fake.serve("big/error", image(notFound.bytes, (_req, res) => {
-    res.writeHead(404, { "content-type": "text/plain" });
-    endless(res, Buffer.alloc(MiB, 0x78));
-  }));
+  fake.serve(
+    "big/error",
+    image(notFound.bytes, (_req, res) => {
+      res.writeHead(404, { "content-type": "text/plain" });
+      endless(res, Buffer.alloc(MiB, 0x78));
+    }),
+  );
   const huge = manifestOf([{ digest: sha256Digest(layer), size: 50 * 2 ** 30 }]);
   let hugeBlobGets = 0;
-  fake.serve("big/layer", image(huge.bytes, (_req, res) => {
-    hugeBlobGets++;
-    endless(res, Buffer.alloc(MiB));
-  }));
+  fake.serve(
+    "big/layer",
+    image(huge.bytes, (_req, res) => {
+      hugeBlobGets++;
+      endless(res, Buffer.alloc(MiB));
+    }),
+  );
   const someDigest = sha256Digest(Buffer.from("never served"));
 
-  await refused("a registry that never answers", `${fake.host}/slow/never@${someDigest}`, new RegExp(`fetching manifest ${someDigest}: .*the registry sent nothing for 2s \\(--registry-stall-timeout\\)`));
-  await refused("a registry sending a byte every 0.5 s", `${fake.host}/slow/drip@${someDigest}`, new RegExp(`fetching manifest ${someDigest}: the pull did not finish within 6s \\(--registry-pull-timeout\\)`));
-  await refused("an endless manifest", `${fake.host}/big/manifest@${someDigest}`, /GET http:\/\/127\.0\.0\.1:\d+\/v2\/big\/manifest\/manifests\/sha256:[0-9a-f]{64}: the response body is over 65536 bytes, more than --registry-max-response allows \(65536 bytes\)/);
-  await refused("a 404 with an endless body", `${fake.host}/big/error@${notFound.digest}`, new RegExp(`downloading layer ${sha256Digest(layer)}: GET http://127\\.0\\.0\\.1:\\d+/v2/big/error/blobs/sha256:[0-9a-f]{64}: 404 x{50}`));
-  await refused("a layer declaring 50 GiB", `${fake.host}/big/layer@${huge.digest}`, new RegExp(`layer ${sha256Digest(layer)} declares 53687091200 bytes, more than --registry-max-layer allows \\(67108864\\)`));
+  await refused(
+    "a registry that never answers",
+    `${fake.host}/slow/never@${someDigest}`,
+    new RegExp(`fetching manifest ${someDigest}: .*the registry sent nothing for 2s \\(--registry-stall-timeout\\)`),
+  );
+  await refused(
+    "a registry sending a byte every 0.5 s",
+    `${fake.host}/slow/drip@${someDigest}`,
+    new RegExp(`fetching manifest ${someDigest}: the pull did not finish within 6s \\(--registry-pull-timeout\\)`),
+  );
+  await refused(
+    "an endless manifest",
+    `${fake.host}/big/manifest@${someDigest}`,
+    /GET http:\/\/127\.0\.0\.1:\d+\/v2\/big\/manifest\/manifests\/sha256:[0-9a-f]{64}: the response body is over 65536 bytes, more than --registry-max-response allows \(65536 bytes\)/,
+  );
+  await refused(
+    "a 404 with an endless body",
+    `${fake.host}/big/error@${notFound.digest}`,
+    new RegExp(`downloading layer ${sha256Digest(layer)}: GET http://127\\.0\\.0\\.1:\\d+/v2/big/error/blobs/sha256:[0-9a-f]{64}: 404 x{50}`),
+  );
+  await refused(
+    "a layer declaring 50 GiB",
+    `${fake.host}/big/layer@${huge.digest}`,
+    new RegExp(`layer ${sha256Digest(layer)} declares 53687091200 bytes, more than --registry-max-layer allows \\(67108864\\)`),
+  );
   assert.equal(hugeBlobGets, 0, "the 50 GiB layer was refused before anything was downloaded");
   for (const res of hung) res.destroy();
 });
 
-test("a saved Update whose registry answered 503, replayed at start-up against a layer that is not gzip, fails that Update, not the start-up", { timeout: 300_000 }, async () => {
-  const stateDir = await mkdtemp(join(tmpdir(), "syncworker-hostile-state-"));
-  const cache = await mkdtemp(join(tmpdir(), "syncworker-hostile-cache-"));
-  const args = ["--state-dir", stateDir, "--insecure-registry", registry.host, "--insecure-registry", fake.host, "--payload-cache", cache, ...LIMITS];
-  const plain = gunzipSync(await tarLayer([{ name: "release-manifests/release-metadata", content: "{}" }]));
-  const bad = manifestOf([{ digest: sha256Digest(plain), size: plain.length }]);
-  let unavailable = true;
-  const blob: Answer = (_req, res) => void res.writeHead(200).end(plain);
-  fake.serve("replay/bad", (req, res) => (unavailable ? res.writeHead(503).end("down for maintenance") : image(bad.bytes, blob)(req, res)));
-  const target = `${fake.host}/replay/bad@${bad.digest}`;
+test(
+  "a saved Update whose registry answered 503, replayed at start-up against a layer that is not gzip, fails that Update, not the start-up",
+  { timeout: 300_000 },
+  async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "syncworker-hostile-state-"));
+    const cache = await mkdtemp(join(tmpdir(), "syncworker-hostile-cache-"));
+    const args = ["--state-dir", stateDir, "--insecure-registry", registry.host, "--insecure-registry", fake.host, "--payload-cache", cache, ...LIMITS];
+    const plain = gunzipSync(await tarLayer([{ name: "release-manifests/release-metadata", content: "{}" }]));
+    const bad = manifestOf([{ digest: sha256Digest(plain), size: plain.length }]);
+    let unavailable = true;
+    const blob: Answer = (_req, res) => void res.writeHead(200).end(plain);
+    fake.serve("replay/bad", (req, res) => (unavailable ? res.writeHead(503).end("down for maintenance") : image(bad.bytes, blob)(req, res)));
+    const target = `${fake.host}/replay/bad@${bad.digest}`;
 
-  const first = await startServer(args);
-  const accepted = await first.client.update({ generation: 1, desired: { version: "", image: target, force: false }, overrides: [], capabilities: undefined, state: 0 });
-  assert.equal(accepted.loadPayloadStatus?.failure?.reason, "UpdatePayloadRetrievalFailed", JSON.stringify(accepted.loadPayloadStatus));
-  assert.match(accepted.loadPayloadStatus?.failure?.message ?? "", /503 down for maintenance/);
-  assert.equal(await first.stop(), 0);
+    const first = await startServer(args);
+    const accepted = await first.client.update({
+      generation: 1,
+      desired: { version: "", image: target, force: false },
+      overrides: [],
+      capabilities: undefined,
+      state: 0,
+    });
+    assert.equal(accepted.loadPayloadStatus?.failure?.reason, "UpdatePayloadRetrievalFailed", JSON.stringify(accepted.loadPayloadStatus));
+    assert.match(accepted.loadPayloadStatus?.failure?.message ?? "", /503 down for maintenance/);
+    assert.equal(await first.stop(), 0);
 
-  unavailable = false;
-  const second = await startServer(args);
-  try {
-    const replayed = await waitForStatus(second.client, (s) => /incorrect header check/.test(s.loadPayloadStatus?.failure?.message ?? ""), 60_000);
-    assert.equal(replayed.loadPayloadStatus?.update?.image, target, "the saved Update is what was replayed");
-    assert.match(replayed.loadPayloadStatus?.failure?.message ?? "", new RegExp(`extracting layer ${sha256Digest(plain)} \\(gzip\\)`));
-    // Upstream retries a failed retrieval; the service must survive those attempts too.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    assert.equal(second.child.exitCode, null, "the restarted service is alive");
-    assert.ok(await second.client.getStatus());
-  } finally {
-    assert.equal(await second.stop(), 0);
-  }
-});
+    unavailable = false;
+    const second = await startServer(args);
+    try {
+      const replayed = await waitForStatus(second.client, (s) => /incorrect header check/.test(s.loadPayloadStatus?.failure?.message ?? ""), 60_000);
+      assert.equal(replayed.loadPayloadStatus?.update?.image, target, "the saved Update is what was replayed");
+      assert.match(replayed.loadPayloadStatus?.failure?.message ?? "", new RegExp(`extracting layer ${sha256Digest(plain)} \\(gzip\\)`));
+      // Upstream retries a failed retrieval; the service must survive those attempts too.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      assert.equal(second.child.exitCode, null, "the restarted service is alive");
+      assert.ok(await second.client.getStatus());
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+  },
+);

@@ -23,10 +23,13 @@ let server: ServerProcess | undefined;
 let player: OperatorPlayer | undefined;
 
 // The first run on a machine builds kube-apiserver from source: allow the cold build inside the hook.
-before(async () => {
-  registry = await startRegistry();
-  cp = await startControlPlane();
-}, { timeout: 90 * 60_000 });
+before(
+  async () => {
+    registry = await startRegistry();
+    cp = await startControlPlane();
+  },
+  { timeout: 90 * 60_000 },
+);
 after(async () => {
   await player?.stop();
   await server?.stop();
@@ -42,9 +45,24 @@ test("an update by digest completes on a real kube-apiserver and reports the dig
   await installMissingKinds(cp.api, demo.manifests);
   await createForeignNamespaces(cp.api, demo.manifests);
   player = playOperators(cp.api, demo.manifests);
-  server = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", "syncworker-registry-kube", "--insecure-registry", registry.host, "--reconcile-interval", "60s"]);
+  server = await startServer([
+    "--kubeconfig",
+    cp.kubeconfig,
+    "--namespace",
+    "syncworker-registry-kube",
+    "--insecure-registry",
+    registry.host,
+    "--reconcile-interval",
+    "60s",
+  ]);
 
-  const accepted = await server.client.update({ generation: 1, desired: { version: "", image, force: false }, overrides: [], capabilities: undefined, state: 0 });
+  const accepted = await server.client.update({
+    generation: 1,
+    desired: { version: "", image, force: false },
+    overrides: [],
+    capabilities: undefined,
+    state: 0,
+  });
   assert.equal(accepted.loadPayloadStatus?.step, "PayloadLoaded", JSON.stringify(accepted.loadPayloadStatus));
   const done = await waitForStatus(server.client, (s: SyncWorkerStatus) => s.actual?.image === image && s.completed >= 1 && !s.failure, 240_000);
   assert.equal(done.actual?.version, demo.version);

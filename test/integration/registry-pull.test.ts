@@ -94,7 +94,15 @@ test("an image index loads the manifest of this node's architecture", { timeout:
   const repo = `${registry.host}/release/multi`;
   const mine = await pushImage(client, `${repo}:${ARCH}`, [await payloadLayer(DEMO_1)], ARCH, signal);
   const theirs = await pushImage(client, `${repo}:${other}`, [await payloadLayer(DEMO_2)], other, signal);
-  const index = await pushIndex(client, `${repo}:latest`, [{ ...theirs, architecture: other }, { ...mine, architecture: ARCH }], signal);
+  const index = await pushIndex(
+    client,
+    `${repo}:latest`,
+    [
+      { ...theirs, architecture: other },
+      { ...mine, architecture: ARCH },
+    ],
+    signal,
+  );
   const done = await updateCompletes(`${repo}@${index.digest}`);
   assert.equal(done.actual?.version, "1.0.0", `the ${ARCH} manifest's payload (demo-1.0.0), not ${other}'s`);
 });
@@ -114,9 +122,13 @@ test("broken and hostile images fail at RetrievePayload naming the cause; the ru
   const good = await pushPayload(client, DEMO_1, `${registry.host}/release/demo:1.0.0`, ARCH, signal);
   await updateCompletes(good);
 
-  const tampered = await hostileImage("broken/tampered", [{ name: "release-manifests/release-metadata", content: `{"version":"9.9.9","tampered":"${generation}"}` }]);
+  const tampered = await hostileImage("broken/tampered", [
+    { name: "release-manifests/release-metadata", content: `{"version":"9.9.9","tampered":"${generation}"}` },
+  ]);
   await tamperBlob(registry, tampered.layer);
-  const missing = await hostileImage("broken/missing", [{ name: "release-manifests/release-metadata", content: `{"version":"9.9.8","missing":"${generation}"}` }]);
+  const missing = await hostileImage("broken/missing", [
+    { name: "release-manifests/release-metadata", content: `{"version":"9.9.8","missing":"${generation}"}` },
+  ]);
   await loseBlob(registry, missing.layer);
   const stopped = await startRegistry();
   const downHost = stopped.host;
@@ -125,8 +137,16 @@ test("broken and hostile images fail at RetrievePayload naming the cause; the ru
   const cases = [
     { name: "a tampered layer", image: tampered.image, cause: new RegExp(`blob ${tampered.layer} .* has digest sha256:[0-9a-f]{64}: the layer was altered`) },
     { name: "a manifest pointing to a missing blob", image: missing.image, cause: new RegExp(`blobs/${missing.layer}: 404 BLOB_UNKNOWN`) },
-    { name: "an image without payload directories", image: (await hostileImage("broken/empty", [{ name: "etc/motd", content: "not a release" }])).image, cause: /has no release-manifests\/ directory .*not a release image/ },
-    { name: "a tar entry with ../", image: (await hostileImage("broken/dotdot", [{ name: "release-manifests/../../escaped", content: "x" }])).image, cause: /tar entry "release-manifests\/\.\.\/\.\.\/escaped" refused: path contains "\.\."/ },
+    {
+      name: "an image without payload directories",
+      image: (await hostileImage("broken/empty", [{ name: "etc/motd", content: "not a release" }])).image,
+      cause: /has no release-manifests\/ directory .*not a release image/,
+    },
+    {
+      name: "a tar entry with ../",
+      image: (await hostileImage("broken/dotdot", [{ name: "release-manifests/../../escaped", content: "x" }])).image,
+      cause: /tar entry "release-manifests\/\.\.\/\.\.\/escaped" refused: path contains "\.\."/,
+    },
     {
       name: "a symbolic link leaving the root",
       image: (await hostileImage("broken/symlink", [{ name: "release-manifests/etc", type: "symlink", linkname: "../../../etc" }])).image,
@@ -134,12 +154,25 @@ test("broken and hostile images fail at RetrievePayload naming the cause; the ru
     },
     {
       name: "a file written through a symbolic link",
-      image: (await hostileImage("broken/through", [{ name: "manifests/here", type: "symlink", linkname: "." }, { name: "manifests/here/x.yaml", content: "x" }])).image,
+      image: (
+        await hostileImage("broken/through", [
+          { name: "manifests/here", type: "symlink", linkname: "." },
+          { name: "manifests/here/x.yaml", content: "x" },
+        ])
+      ).image,
       cause: /tar entry "manifests\/here\/x\.yaml" refused: it would be written through the symbolic link manifests\/here/,
     },
-    { name: "a device file", image: (await hostileImage("broken/device", [{ name: "manifests/null", type: "character-device" }])).image, cause: /tar entry "manifests\/null" refused: character-device entries are not allowed/ },
+    {
+      name: "a device file",
+      image: (await hostileImage("broken/device", [{ name: "manifests/null", type: "character-device" }])).image,
+      cause: /tar entry "manifests\/null" refused: character-device entries are not allowed/,
+    },
     // A digest not in the cache: a cached one is served without asking the registry.
-    { name: "a registry that is down", image: `${downHost}/release/demo@${sha256Digest(Buffer.from(`never pushed ${generation}`))}`, cause: new RegExp(`${downHost.replace(/\./g, "\\.")}.*ECONNREFUSED`) },
+    {
+      name: "a registry that is down",
+      image: `${downHost}/release/demo@${sha256Digest(Buffer.from(`never pushed ${generation}`))}`,
+      cause: new RegExp(`${downHost.replace(/\./g, "\\.")}.*ECONNREFUSED`),
+    },
   ];
   for (const tc of cases) {
     const status = await server.client.update(request(tc.image));
@@ -219,7 +252,10 @@ test("a tag moved between diff and update is refused naming both image digests; 
   // Someone pushes another release to the same tag.
   const other = await mkdtemp(join(tmpdir(), "syncworker-moved-"));
   await writePayload(other, "1.2.0", [
-    { file: "0000_50_moved_00_config.yaml", obj: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "moved", namespace: "demo-config" }, data: { release: "1.2.0" } } },
+    {
+      file: "0000_50_moved_00_config.yaml",
+      obj: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "moved", namespace: "demo-config" }, data: { release: "1.2.0" } },
+    },
   ]);
   const second = await pushPayload(client, other, tag, ARCH, signal);
   assert.notEqual(second, first);

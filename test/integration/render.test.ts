@@ -72,7 +72,10 @@ const GENERATED_FLAGS: [args: string[], last: string][] = [
 test("render of a generated release honors --profile, --exclude, --capabilities and --feature-set", async () => {
   await assertCounts(GENERATED_FLAGS);
   // A feature set swaps one variant of each feature-set manifest for the other: same count, other files.
-  const [byDefault, preview] = await Promise.all([render("--image", RELEASE_A, "--show-excluded"), render("--image", RELEASE_A, "--feature-set", "TechPreviewNoUpgrade", "--show-excluded")]);
+  const [byDefault, preview] = await Promise.all([
+    render("--image", RELEASE_A, "--show-excluded"),
+    render("--image", RELEASE_A, "--feature-set", "TechPreviewNoUpgrade", "--show-excluded"),
+  ]);
   assert.equal(preview.lines.at(-1), "included 304 of 309 manifests");
   const excludedVariants = (stderr: string): string[] => [...stderr.matchAll(/^excluded \S+_09_flags-(\w+)\.json /gm)].map((m) => m[1] ?? "");
   assert.deepEqual(excludedVariants(byDefault.stderr), Array(5).fill("TechPreviewNoUpgrade"));
@@ -109,9 +112,15 @@ test("render marks file names without a run level with '-', and explains exclusi
     await mkdir(join(dir, "release-manifests"));
     await writeFile(join(dir, "release-manifests/release-metadata"), '{"kind": "cincinnati-metadata-v0", "version": "1.0.0"}');
     await writeFile(join(dir, "release-manifests/image-references"), "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0\n");
-    const annotations = "  annotations:\n    include.release.openshift.io/self-managed-high-availability: \"true\"\n";
-    await writeFile(join(dir, "release-manifests/0000_10_a_x.yaml"), `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: ns\n${annotations}`);
-    await writeFile(join(dir, "release-manifests/extra.yaml"), `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n${annotations}---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: skipped\n`);
+    const annotations = '  annotations:\n    include.release.openshift.io/self-managed-high-availability: "true"\n';
+    await writeFile(
+      join(dir, "release-manifests/0000_10_a_x.yaml"),
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: ns\n${annotations}`,
+    );
+    await writeFile(
+      join(dir, "release-manifests/extra.yaml"),
+      `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n${annotations}---\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: skipped\n`,
+    );
     const { code, lines, stderr } = await render("--image", dir, "--show-excluded");
     assert.equal(code, 0, stderr);
     assert.deepEqual(lines, ["1 10 a apps/Deployment ns/d", "2 - - core/Namespace -/ns", "included 2 of 3 manifests"]);
@@ -121,7 +130,10 @@ test("render marks file names without a run level with '-', and explains exclusi
     const bad = await render("--image", dir);
     assert.equal(bad.code, 1);
     assert.deepEqual(bad.lines, [""], "nothing partial on stdout");
-    assert.match(bad.stderr, /^syncworker: Error loading manifests from .*: parse 0000_20_b_bad\.yaml: error parsing: .*yaml: line 7: .*\(document 2, column \d+\)\n$/);
+    assert.match(
+      bad.stderr,
+      /^syncworker: Error loading manifests from .*: parse 0000_20_b_bad\.yaml: error parsing: .*yaml: line 7: .*\(document 2, column \d+\)\n$/,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -132,7 +144,8 @@ test("render -o yaml|json prints the manifests themselves, in the order of the i
   const index = await render("--image", demo);
   assert.equal(index.code, 0, index.stderr);
   const listed = index.lines.slice(0, -1).map((line) => line.split(" ").slice(-2).join(" "));
-  const named = (o: { apiVersion: string; kind: string; metadata: { namespace?: string; name: string } }): string => `${o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : "core"}/${o.kind} ${o.metadata.namespace ?? "-"}/${o.metadata.name}`;
+  const named = (o: { apiVersion: string; kind: string; metadata: { namespace?: string; name: string } }): string =>
+    `${o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : "core"}/${o.kind} ${o.metadata.namespace ?? "-"}/${o.metadata.name}`;
 
   const yaml = await render("--image", demo, "-o", "yaml");
   assert.equal(yaml.code, 0, yaml.stderr);
@@ -159,5 +172,8 @@ test("render fails with a message for a missing payload or an unknown feature se
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, "syncworker: stat /nonexistent/payload/manifests: no such file or directory\n");
   assert.equal(unknown.code, 2, "a flag refused: a usage error");
-  assert.match(unknown.stderr, /^syncworker: --feature-set: "Bogus" is not a feature set; use one of CustomNoUpgrade, Default, DevPreviewNoUpgrade, TechPreviewNoUpgrade\n$/);
+  assert.match(
+    unknown.stderr,
+    /^syncworker: --feature-set: "Bogus" is not a feature set; use one of CustomNoUpgrade, Default, DevPreviewNoUpgrade, TechPreviewNoUpgrade\n$/,
+  );
 });

@@ -36,7 +36,12 @@ function update(server: ServerProcess, image: string, generation: number) {
  * Every snapshot of a watch until `predicate` holds, starting after `sinceRevision`. A raw stream: the client's watch
  * drops revisions it has seen, which would hide a duplicate the restarted server sends.
  */
-async function watchFrom(server: ServerProcess, sinceRevision: number, predicate: (s: SyncWorkerStatus) => boolean, timeoutMs: number): Promise<SyncWorkerStatus[]> {
+async function watchFrom(
+  server: ServerProcess,
+  sinceRevision: number,
+  predicate: (s: SyncWorkerStatus) => boolean,
+  timeoutMs: number,
+): Promise<SyncWorkerStatus[]> {
   const client = rawClient(server.address);
   const stream = client.statusWatch({ sinceRevision });
   const seen: SyncWorkerStatus[] = [];
@@ -74,36 +79,46 @@ async function saved(stateDir: string, what: string, holds: (status: SavedStatus
   }
 }
 
-test("after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones", { timeout: 240_000 }, async () => {
-  const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
-  const first = await startServer(["--state-dir", stateDir]);
-  await update(first, RELEASE_A, 1);
-  const seen = await watchFrom(first, 0, completedAt(RELEASE_A), 120_000);
-  const before = seen.at(-1)!;
-  // The watch ends on the completing snapshot; later ones (a reconcile pass) would be seen by a resumed watcher.
-  await saved(stateDir, "completed pass", (s) => (s.completed ?? 0) >= 1, 30_000);
-  const lastSeen = Math.max(...seen.map((s) => s.revision), (await first.client.getStatus()).revision);
-  await kill(first);
+test(
+  "after SIGKILL the service resumes the completed release: history, completed count, Reconciling, revisions above the old ones",
+  { timeout: 240_000 },
+  async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
+    const first = await startServer(["--state-dir", stateDir]);
+    await update(first, RELEASE_A, 1);
+    const seen = await watchFrom(first, 0, completedAt(RELEASE_A), 120_000);
+    const before = seen.at(-1)!;
+    // The watch ends on the completing snapshot; later ones (a reconcile pass) would be seen by a resumed watcher.
+    await saved(stateDir, "completed pass", (s) => (s.completed ?? 0) >= 1, 30_000);
+    const lastSeen = Math.max(...seen.map((s) => s.revision), (await first.client.getStatus()).revision);
+    await kill(first);
 
-  const second = await startServer(["--state-dir", stateDir]);
-  try {
-    const [resumed] = await watchFrom(second, lastSeen, () => true, 10_000);
-    assert.ok(resumed);
-    assert.ok(resumed.revision > lastSeen, `revision ${resumed.revision} continues above ${lastSeen}: a resumed watch gets no duplicate`);
-    assert.equal(resumed.actual?.image, RELEASE_A, "the same desired release");
-    assert.equal(resumed.actual?.version, before.actual?.version);
-    assert.ok(resumed.completed >= 1, `completed ${resumed.completed} carries on`);
-    assert.equal(resumed.reconciling, true, "a completed release resumes Reconciling, not Initializing");
-    assert.deepEqual(resumed.history.map((h) => [h.state, h.image]), [["Completed", RELEASE_A]]);
-    assert.equal(resumed.conditions.find((c) => c.type === "Available")?.status, "True");
-    // The worker replays the release in Reconciling mode and completes a pass on the new, empty embedded cluster.
-    const after = await watchFrom(second, resumed.revision, (s) => completedAt(RELEASE_A)(s) && s.reconciling && s.done === s.total, 120_000);
-    assert.ok(after.every((s) => s.history[0]?.state === "Completed"), "the history never goes back to Partial");
-    assert.ok(!second.stderr().includes("Initializing"), "no Initializing pass after the restart");
-  } finally {
-    assert.equal(await second.stop(), 0);
-  }
-});
+    const second = await startServer(["--state-dir", stateDir]);
+    try {
+      const [resumed] = await watchFrom(second, lastSeen, () => true, 10_000);
+      assert.ok(resumed);
+      assert.ok(resumed.revision > lastSeen, `revision ${resumed.revision} continues above ${lastSeen}: a resumed watch gets no duplicate`);
+      assert.equal(resumed.actual?.image, RELEASE_A, "the same desired release");
+      assert.equal(resumed.actual?.version, before.actual?.version);
+      assert.ok(resumed.completed >= 1, `completed ${resumed.completed} carries on`);
+      assert.equal(resumed.reconciling, true, "a completed release resumes Reconciling, not Initializing");
+      assert.deepEqual(
+        resumed.history.map((h) => [h.state, h.image]),
+        [["Completed", RELEASE_A]],
+      );
+      assert.equal(resumed.conditions.find((c) => c.type === "Available")?.status, "True");
+      // The worker replays the release in Reconciling mode and completes a pass on the new, empty embedded cluster.
+      const after = await watchFrom(second, resumed.revision, (s) => completedAt(RELEASE_A)(s) && s.reconciling && s.done === s.total, 120_000);
+      assert.ok(
+        after.every((s) => s.history[0]?.state === "Completed"),
+        "the history never goes back to Partial",
+      );
+      assert.ok(!second.stderr().includes("Initializing"), "no Initializing pass after the restart");
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+  },
+);
 
 test("after SIGKILL mid-sync the accepted Update is not lost and its sync completes", { timeout: 240_000 }, async () => {
   const stateDir = await mkdtemp(join(tmpdir(), "syncworker-restart-"));
@@ -127,11 +142,20 @@ test("after SIGKILL mid-sync the accepted Update is not lost and its sync comple
     assert.equal(status.history[0]?.image, RELEASE_B, "release b is the release being applied");
     assert.equal(status.history[0]?.state, "Partial");
     // The components and timing carry over the restart (saved with the state, shown before the first pass reports).
-    assert.ok(status.components.some((c) => c.done > 0), `components as saved: ${JSON.stringify(status.components.map((c) => [c.component, c.done]))}`);
+    assert.ok(
+      status.components.some((c) => c.done > 0),
+      `components as saved: ${JSON.stringify(status.components.map((c) => [c.component, c.done]))}`,
+    );
     assert.ok(status.timing?.startedAt, "the update's timing as saved");
     const done = await waitForStatus(second.client, completedAt(RELEASE_B), 120_000);
     assert.equal(done.generation, 2);
-    assert.deepEqual(done.history.map((h) => [h.state, h.image]), [["Completed", RELEASE_B], ["Completed", RELEASE_A]]);
+    assert.deepEqual(
+      done.history.map((h) => [h.state, h.image]),
+      [
+        ["Completed", RELEASE_B],
+        ["Completed", RELEASE_A],
+      ],
+    );
   } finally {
     assert.equal(await second.stop(), 0);
   }

@@ -53,7 +53,9 @@ test("mTLS with tokens: health and reflection answer without credentials, SyncWo
       check(req: object, cb: (err: grpc.ServiceError | null, res: { status: string }) => void): void;
       close(): void;
     };
-    const status = await new Promise<string>((resolve, reject) => health.check({ service: "syncworker.v1.SyncWorker" }, (err, res) => (err ? reject(err) : resolve(res.status))));
+    const status = await new Promise<string>((resolve, reject) =>
+      health.check({ service: "syncworker.v1.SyncWorker" }, (err, res) => (err ? reject(err) : resolve(res.status))),
+    );
     health.close();
     assert.equal(status, "SERVING", "health needs no client certificate and no token");
 
@@ -80,7 +82,9 @@ test("mTLS with tokens: health and reflection answer without credentials, SyncWo
     assert.match(readerPause.stderr, /PERMISSION_DENIED: "bob" may not call PauseUpdate/);
     const writerPause = await runCli(["pause", ...mtls, "--token", WRITER_TOKEN, "--reason", "audit"]);
     assert.equal(writerPause.code, 0, writerPause.stderr);
-    const paused = JSON.parse((await runCli(["status", "-o", "json", ...mtls, "--token", READER_TOKEN])).stdout) as { pause?: { pausedBy: string; reason: string } };
+    const paused = JSON.parse((await runCli(["status", "-o", "json", ...mtls, "--token", READER_TOKEN])).stdout) as {
+      pause?: { pausedBy: string; reason: string };
+    };
     assert.deepEqual([paused.pause?.pausedBy, paused.pause?.reason], ["alice", "audit"]);
 
     // Refusals are counted like any call.

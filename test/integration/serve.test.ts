@@ -31,7 +31,9 @@ async function listServices(address: string): Promise<string[]> {
     grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
   };
   const client = new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
-  const stream = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, { list_services_response?: { service: { name: string }[] } }> }).ServerReflectionInfo();
+  const stream = (
+    client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, { list_services_response?: { service: { name: string }[] } }> }
+  ).ServerReflectionInfo();
   stream.write({ list_services: "" });
   const [response] = (await once(stream, "data")) as [{ list_services_response?: { service: { name: string }[] } }];
   stream.end();

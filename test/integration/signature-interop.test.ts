@@ -51,7 +51,13 @@ test("a signature by skopeo standalone-sign verifies", async () => {
 test("gpg --sign over the documented claim verifies, and over another digest's claim does not", async () => {
   const sign = async (signed: string): Promise<Buffer> => {
     const claim = join(dir, `claim-${signed.slice(7, 15)}.json`);
-    await writeFile(claim, JSON.stringify({ critical: { type: "atomic container signature", image: { "docker-manifest-digest": signed }, identity: { "docker-reference": REFERENCE } }, optional: { creator: "gpg" } }));
+    await writeFile(
+      claim,
+      JSON.stringify({
+        critical: { type: "atomic container signature", image: { "docker-manifest-digest": signed }, identity: { "docker-reference": REFERENCE } },
+        optional: { creator: "gpg" },
+      }),
+    );
     await tool("gpg", ["--batch", "--yes", "--sign", "--output", `${claim}.sig`, claim]);
     return readFile(`${claim}.sig`);
   };

@@ -117,7 +117,10 @@ test("an image signed by the trusted key with sign-payload is verified: in the s
   const byTag = `${registry.host}/release/signed-in-registry:latest`;
   const pushed = await runCli(["sign-payload", byTag, "--key", keyFile, "--passphrase-file", passphraseFile, "--push", "--insecure-registry", registry.host]);
   assert.equal(pushed.code, 0, pushed.stderr);
-  assert.equal(pushed.stdout, `signature for ${inRegistry.digest} pushed to ${registry.host}/release/signed-in-registry:sha256-${inRegistry.digest.slice(7)}.sig\n`);
+  assert.equal(
+    pushed.stdout,
+    `signature for ${inRegistry.digest} pushed to ${registry.host}/release/signed-in-registry:sha256-${inRegistry.digest.slice(7)}.sig\n`,
+  );
   const second = await updateCompletes(inRegistry.image);
   assert.equal(second.accepted.loadPayloadStatus?.verified, true);
   assert.equal(second.done.verified, true);
@@ -158,7 +161,10 @@ test("a second signature in the registry's tag keeps the first, and both are rea
   await pushSignature(client, ref, digest, two, signal);
   const read: (Uint8Array | Error)[] = [];
   for await (const s of registrySignatures(client).signatures(digest, image, signal)) read.push(s);
-  assert.deepEqual(read.map((s) => (s instanceof Error ? s.message : Buffer.from(s).toString("base64"))), [Buffer.from(one).toString("base64"), Buffer.from(two).toString("base64")]);
+  assert.deepEqual(
+    read.map((s) => (s instanceof Error ? s.message : Buffer.from(s).toString("base64"))),
+    [Buffer.from(one).toString("base64"), Buffer.from(two).toString("base64")],
+  );
 });
 
 for (const tc of [
@@ -195,11 +201,20 @@ for (const tc of [
     const forced = await updateCompletes(image, true);
     const accepted = forced.accepted.loadPayloadStatus;
     assert.equal(accepted?.verified, false);
-    assert.match(accepted?.acceptedRisks ?? "", new RegExp(`^Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: unable to verify ${digest} against keyrings: trusted.asc`));
+    assert.match(
+      accepted?.acceptedRisks ?? "",
+      new RegExp(
+        `^Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: unable to verify ${digest} against keyrings: trusted.asc`,
+      ),
+    );
     assert.match(accepted?.acceptedRisks ?? "", tc.why, "the risk names why the signature was not accepted");
     assert.equal(forced.done.verified, false);
     assert.equal(forced.done.history[0]?.image, image);
     assert.equal(forced.done.history[0]?.verified, false);
-    assert.match(forced.done.history[0]?.acceptedRisks ?? "", /cannot be verified, but continuing anyway because the update was forced/, "the history keeps what the release was accepted despite");
+    assert.match(
+      forced.done.history[0]?.acceptedRisks ?? "",
+      /cannot be verified, but continuing anyway because the update was forced/,
+      "the history keeps what the release was accepted despite",
+    );
   });
 }

@@ -71,48 +71,54 @@ function notSaved(change: string) {
 
 const completedAt = (image: string) => (s: SyncWorkerStatus) => s.actual?.image === image && s.completed >= 1 && !s.failure && s.total > 0;
 
-test("on a full state disk an Update, pause and resume are refused and change nothing, SIGTERM fails, a restart keeps the accepted release", { timeout: 300_000 }, async () => {
-  const first = await startServer(["--state-dir", stateDir]);
-  await update(first, RELEASE_A, 1);
-  const accepted = await waitForStatus(first.client, completedAt(RELEASE_A), 120_000);
-  await fill(stateDir);
+test(
+  "on a full state disk an Update, pause and resume are refused and change nothing, SIGTERM fails, a restart keeps the accepted release",
+  { timeout: 300_000 },
+  async () => {
+    const first = await startServer(["--state-dir", stateDir]);
+    await update(first, RELEASE_A, 1);
+    const accepted = await waitForStatus(first.client, completedAt(RELEASE_A), 120_000);
+    await fill(stateDir);
 
-  await assert.rejects(update(first, RELEASE_B, 2), notSaved("Update"));
-  await assert.rejects(first.client.pauseUpdate("maintenance"), notSaved("PauseUpdate"));
-  const now = await first.client.getStatus();
-  assert.deepEqual(
-    [now.actual?.image, now.generation, now.pause, now.completed >= accepted.completed],
-    [RELEASE_A, 1, undefined, true],
-    "alive, at the accepted release, generation and completed passes, not paused",
-  );
-  assert.deepEqual(
-    now.history.map((h) => h.image),
-    accepted.history.map((h) => h.image),
-    "no history entry for the refused release",
-  );
-  assert.equal(await first.stop(), 1, "SIGTERM exits non-zero: the last state could not be saved");
-  assert.match(first.stderr(), /ENOSPC/);
-  assert.deepEqual((await readdir(stateDir)).sort(), ["filler", "filler-2", "state.json"], "no temporary file or lock left behind");
+    await assert.rejects(update(first, RELEASE_B, 2), notSaved("Update"));
+    await assert.rejects(first.client.pauseUpdate("maintenance"), notSaved("PauseUpdate"));
+    const now = await first.client.getStatus();
+    assert.deepEqual(
+      [now.actual?.image, now.generation, now.pause, now.completed >= accepted.completed],
+      [RELEASE_A, 1, undefined, true],
+      "alive, at the accepted release, generation and completed passes, not paused",
+    );
+    assert.deepEqual(
+      now.history.map((h) => h.image),
+      accepted.history.map((h) => h.image),
+      "no history entry for the refused release",
+    );
+    assert.equal(await first.stop(), 1, "SIGTERM exits non-zero: the last state could not be saved");
+    assert.match(first.stderr(), /ENOSPC/);
+    assert.deepEqual((await readdir(stateDir)).sort(), ["filler", "filler-2", "state.json"], "no temporary file or lock left behind");
 
-  // Room again: the restarted service shows what was accepted, and saves and stops cleanly.
-  await unfill(stateDir);
-  const second = await startServer(["--state-dir", stateDir]);
-  const resumed = await second.client.getStatus();
-  assert.deepEqual([resumed.actual?.image, resumed.generation, resumed.pause], [RELEASE_A, 1, undefined]);
-  await second.client.pauseUpdate("maintenance");
-  await fill(stateDir);
-  await assert.rejects(second.client.resumeUpdate(), notSaved("ResumeUpdate"));
-  assert.equal((await second.client.getStatus()).pause?.reason, "maintenance", "still paused");
-  await unfill(stateDir);
-  assert.equal(await second.stop(), 0);
-});
+    // Room again: the restarted service shows what was accepted, and saves and stops cleanly.
+    await unfill(stateDir);
+    const second = await startServer(["--state-dir", stateDir]);
+    const resumed = await second.client.getStatus();
+    assert.deepEqual([resumed.actual?.image, resumed.generation, resumed.pause], [RELEASE_A, 1, undefined]);
+    await second.client.pauseUpdate("maintenance");
+    await fill(stateDir);
+    await assert.rejects(second.client.resumeUpdate(), notSaved("ResumeUpdate"));
+    assert.equal((await second.client.getStatus()).pause?.reason, "maintenance", "still paused");
+    await unfill(stateDir);
+    assert.equal(await second.stop(), 0);
+  },
+);
 
 test("an Update older than the last accepted one is refused naming both generations, before and after a restart", { timeout: 240_000 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), "syncworker-generation-"));
   const stale = (caught: unknown): boolean => {
     const err = SyncWorkerError.from(caught);
     assert.equal(err.code, Code.InvalidArgument, err.rawMessage);
-    assert.deepEqual(err.fieldViolations, [{ field: "generation", description: "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher" }]);
+    assert.deepEqual(err.fieldViolations, [
+      { field: "generation", description: "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher" },
+    ]);
     return true;
   };
   const first = await startServer(["--state-dir", dir]);
@@ -126,19 +132,23 @@ test("an Update older than the last accepted one is refused naming both generati
   assert.equal(await second.stop(), 0);
 });
 
-test("start-up takes a lock whose pid now belongs to another live process, removes an interrupted save's temporary file, and refuses a state.json that is a FIFO", { timeout: 240_000 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), "syncworker-start-"));
-  const bootId = (await readFile("/proc/sys/kernel/random/boot_id", "utf8")).trim();
-  // This test process is alive and no syncworker: a lock naming it with another start time was left by a process
-  // whose pid it reused.
-  await writeFile(join(dir, "lock"), `${process.pid} 1 ${bootId}\n`);
-  await writeFile(join(dir, "state.json.4242.tmp"), "{");
-  const server = await startServer(["--state-dir", dir]);
-  assert.deepEqual((await readdir(dir)).sort(), ["lock", "state.json"], "the temporary file is gone");
-  assert.equal(await server.stop(), 0);
+test(
+  "start-up takes a lock whose pid now belongs to another live process, removes an interrupted save's temporary file, and refuses a state.json that is a FIFO",
+  { timeout: 240_000 },
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), "syncworker-start-"));
+    const bootId = (await readFile("/proc/sys/kernel/random/boot_id", "utf8")).trim();
+    // This test process is alive and no syncworker: a lock naming it with another start time was left by a process
+    // whose pid it reused.
+    await writeFile(join(dir, "lock"), `${process.pid} 1 ${bootId}\n`);
+    await writeFile(join(dir, "state.json.4242.tmp"), "{");
+    const server = await startServer(["--state-dir", dir]);
+    assert.deepEqual((await readdir(dir)).sort(), ["lock", "state.json"], "the temporary file is gone");
+    assert.equal(await server.stop(), 0);
 
-  const fifoDir = await mkdtemp(join(tmpdir(), "syncworker-start-"));
-  const file = join(fifoDir, "state.json");
-  await run("mkfifo", [file]);
-  await assert.rejects(startServer(["--state-dir", fifoDir]), new RegExp(`exited early with 1: .*state file ${file}: is a FIFO, not a regular file`, "s"));
-});
+    const fifoDir = await mkdtemp(join(tmpdir(), "syncworker-start-"));
+    const file = join(fifoDir, "state.json");
+    await run("mkfifo", [file]);
+    await assert.rejects(startServer(["--state-dir", fifoDir]), new RegExp(`exited early with 1: .*state file ${file}: is a FIFO, not a regular file`, "s"));
+  },
+);

@@ -49,12 +49,18 @@ before(async () => {
   stateDir = await mkdtemp(join(tmpdir(), "syncworker-state-"));
   const cache = await mkdtemp(join(tmpdir(), "syncworker-payload-cache-"));
   server = await startServer([
-    "--state-dir", stateDir,
-    "--insecure-registry", registry.host,
-    "--payload-cache", cache,
-    "--verification-keys", keys,
-    "--signature-store", storeUrl,
-    "--metrics-listen", "127.0.0.1:0",
+    "--state-dir",
+    stateDir,
+    "--insecure-registry",
+    registry.host,
+    "--payload-cache",
+    cache,
+    "--verification-keys",
+    keys,
+    "--signature-store",
+    storeUrl,
+    "--metrics-listen",
+    "127.0.0.1:0",
   ]);
 });
 after(async () => {
@@ -107,22 +113,31 @@ async function waitForSaved(holds: (text: string) => boolean): Promise<string> {
   }
 }
 
-test("unknown capability names are refused with INVALID_ARGUMENT naming them, and /metrics has one series per known capability", { timeout: 180_000 }, async () => {
-  const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
-  const refused = await server.client.update(request(DEMO, false, { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["Console", ...invented] })).then(
-    () => assert.fail("accepted"),
-    (err: unknown) => err,
-  );
-  assert.ok(refused instanceof SyncWorkerError && refused.code === Code.InvalidArgument, String(refused));
-  assert.match(refused.rawMessage, /20000 unknown capabilities: "Invented0", "Invented1", .* … and 19950 more$/);
+test(
+  "unknown capability names are refused with INVALID_ARGUMENT naming them, and /metrics has one series per known capability",
+  { timeout: 180_000 },
+  async () => {
+    const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
+    const refused = await server.client
+      .update(request(DEMO, false, { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["Console", ...invented] }))
+      .then(
+        () => assert.fail("accepted"),
+        (err: unknown) => err,
+      );
+    assert.ok(refused instanceof SyncWorkerError && refused.code === Code.InvalidArgument, String(refused));
+    assert.match(refused.rawMessage, /20000 unknown capabilities: "Invented0", "Invented1", .* … and 19950 more$/);
 
-  await server.client.update(request(DEMO, false, { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["Console"] }));
-  await waitForStatus(server.client, (s) => s.capabilitiesStatus?.enabled.includes("Console") === true, 60_000);
-  const metrics = await (await fetch(`http://${server.metricsAddress}/metrics`)).text();
-  const series = metrics.split("\n").filter((line) => line.startsWith("cluster_version_capability{"));
-  assert.ok(series.length > 0 && series.length <= KNOWN_CAPABILITIES.length, `${series.length} series`);
-  assert.ok(series.some((line) => line.startsWith('cluster_version_capability{name="Console"} 1')), series.join("\n"));
-});
+    await server.client.update(request(DEMO, false, { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["Console"] }));
+    await waitForStatus(server.client, (s) => s.capabilitiesStatus?.enabled.includes("Console") === true, 60_000);
+    const metrics = await (await fetch(`http://${server.metricsAddress}/metrics`)).text();
+    const series = metrics.split("\n").filter((line) => line.startsWith("cluster_version_capability{"));
+    assert.ok(series.length > 0 && series.length <= KNOWN_CAPABILITIES.length, `${series.length} series`);
+    assert.ok(
+      series.some((line) => line.startsWith('cluster_version_capability{name="Console"} 1')),
+      series.join("\n"),
+    );
+  },
+);
 
 test("a --signature-store URL's password is in none of the status, the history, state.json and the log", { timeout: 180_000 }, async () => {
   const extra = await tarLayer([{ name: "notes/redaction", content: "1" }]);

@@ -81,7 +81,11 @@ test("not root and tmux missing: setup.sh names the tier and why in one line and
 });
 
 test("root without apt-get and tmux missing: setup.sh names the tier and why in one line and fails", { skip: !asRoot && "runs only as root" }, async () => {
-  const failed = await run("bash", [await setupScript()], { PATH: await pathWithout(["tmux", "apt-get"]), HOME: work, SYNCWORKER_SKIP_TIERS: allBut("terminal") });
+  const failed = await run("bash", [await setupScript()], {
+    PATH: await pathWithout(["tmux", "apt-get"]),
+    HOME: work,
+    SYNCWORKER_SKIP_TIERS: allBut("terminal"),
+  });
   assert.equal(failed.code, 1, failed.stderr);
   assert.equal(failed.stderr.split("\n")[0], "setup: tier terminal not set up: tmux missing and no apt-get (install tmux)");
 });
@@ -112,7 +116,11 @@ const CASES: { tier: Tier; file: string; hide: string[]; env?: (empty: string) =
   { tier: "grpcurl", file: "test/integration/grpcurl.test.ts", hide: ["go"], env: (empty) => ({ SYNCWORKER_GRPCURL_DIR: empty }) },
 ];
 
-test("every tier has a case below", () => assert.deepEqual(CASES.map((c) => c.tier), [...TIERS]));
+test("every tier has a case below", () =>
+  assert.deepEqual(
+    CASES.map((c) => c.tier),
+    [...TIERS],
+  ));
 
 for (const tc of CASES) {
   test(`tier ${tc.tier} opted out and its tools gone: ${tc.file} reports its tests skipped naming it, and fails none`, { timeout: 240_000 }, async () => {
@@ -129,6 +137,9 @@ for (const tc of CASES) {
     assert.equal(count("cancelled"), 0, report);
     // The reason names this tier, with any others this run opted out of that the file needs.
     const reason = new RegExp(` # SKIP tiers? (\\S+, )*${tc.tier}(, \\S+)* opted out \\(SYNCWORKER_SKIP_TIERS\\)$`);
-    assert.ok(child.stdout.split("\n").some((l) => reason.test(l)), `some test is skipped with a reason naming tier ${tc.tier}:\n${report}`);
+    assert.ok(
+      child.stdout.split("\n").some((l) => reason.test(l)),
+      `some test is skipped with a reason naming tier ${tc.tier}:\n${report}`,
+    );
   });
 }

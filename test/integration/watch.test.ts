@@ -46,7 +46,11 @@ test("a watcher that resumes with since_revision receives no snapshot twice", { 
   const afterResume = complete(beforeResume.at(-1)!) ? [] : await collect(watcher, resumeFrom, complete);
 
   const revisions = [...first, ...beforeResume, ...afterResume].map((s) => s.revision);
-  assert.deepEqual(revisions, [...revisions].sort((a, b) => a - b), "revisions strictly increase across resumes");
+  assert.deepEqual(
+    revisions,
+    [...revisions].sort((a, b) => a - b),
+    "revisions strictly increase across resumes",
+  );
   assert.equal(new Set(revisions).size, revisions.length, "no snapshot is delivered twice");
   assert.ok(afterResume.every((s) => s.revision > resumeFrom));
 });

@@ -15,7 +15,12 @@ for (const tc of [
   { name: "nothing opted out", out: "", needs: ["kube", "tls"] as const, want: false },
   { name: "another tier opted out", out: "jaeger", needs: ["kube", "tls"] as const, want: false },
   { name: "one needed tier opted out", out: "jaeger,tls", needs: ["kube", "tls"] as const, want: "tier tls opted out (SYNCWORKER_SKIP_TIERS)" },
-  { name: "two needed tiers opted out, in the order the test names them", out: "tls,kube", needs: ["kube", "tls"] as const, want: "tiers kube, tls opted out (SYNCWORKER_SKIP_TIERS)" },
+  {
+    name: "two needed tiers opted out, in the order the test names them",
+    out: "tls,kube",
+    needs: ["kube", "tls"] as const,
+    want: "tiers kube, tls opted out (SYNCWORKER_SKIP_TIERS)",
+  },
 ]) {
   test(`skip reason: ${tc.name}`, () => assert.equal(tierSkipReason(parseSkipTiers(tc.out), tc.needs), tc.want));
 }

@@ -124,7 +124,7 @@ export class SyncWorkerClient {
     const channel = this.#raw.getChannel();
     const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
     const deadline = Date.now() + timeoutMs;
-    for (let state = channel.getConnectivityState(true); state !== connectivityState.READY; ) {
+    for (let state = channel.getConnectivityState(true); state !== connectivityState.READY;) {
       opts.signal?.throwIfAborted();
       if (state === connectivityState.TRANSIENT_FAILURE) throw new SyncWorkerError(Code.Unavailable, `cannot connect to ${this.#address}`);
       if (state === connectivityState.SHUTDOWN) throw new SyncWorkerError(Code.Canceled, "the client is closed");

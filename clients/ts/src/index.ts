@@ -1,7 +1,25 @@
 // The public surface of the TypeScript client: the client, its errors, and the message types it returns.
-export { SyncWorkerClient, isComplete, type CallOpts, type ClientOptions, type PreviewInput, type TlsOptions, type UpdateInput, type WatchOptions } from "./client.js";
+export {
+  SyncWorkerClient,
+  isComplete,
+  type CallOpts,
+  type ClientOptions,
+  type PreviewInput,
+  type TlsOptions,
+  type UpdateInput,
+  type WatchOptions,
+} from "./client.js";
 export { Code, SyncWorkerError, type ErrorDetail } from "./errors.js";
-export type { Failure, Release, LoadPayloadStatus, Condition, ObjectPreview, PreviewResponse, PreviewSummary, BlastRadiusLimits } from "./gen/syncworker/v1/syncworker.js";
+export type {
+  Failure,
+  Release,
+  LoadPayloadStatus,
+  Condition,
+  ObjectPreview,
+  PreviewResponse,
+  PreviewSummary,
+  BlastRadiusLimits,
+} from "./gen/syncworker/v1/syncworker.js";
 // SyncWorkerStatus is the type and its codec: `SyncWorkerStatus.toJSON(status)` gives the proto3 JSON mapping.
 export { PayloadState, PreviewAction, SyncWorkerStatus } from "./gen/syncworker/v1/syncworker.js";
 // Per-component progress and the update timing carried by every status.

@@ -23,7 +23,11 @@ after(async () => {
   assert.equal(await server.stop(), 0);
 });
 
-async function watchUntilComplete(c: SyncWorkerClient, version: string, onStatus: (s: SyncWorkerStatus) => void = () => undefined): Promise<SyncWorkerStatus[]> {
+async function watchUntilComplete(
+  c: SyncWorkerClient,
+  version: string,
+  onStatus: (s: SyncWorkerStatus) => void = () => undefined,
+): Promise<SyncWorkerStatus[]> {
   const seen: SyncWorkerStatus[] = [];
   for await (const status of c.watchStatus({ signal: AbortSignal.timeout(60_000) })) {
     seen.push(status);
@@ -102,7 +106,10 @@ test("connect: resolves once connected, Unavailable at a refused attempt, Deadli
   assert.equal(await client.serverVersion(), (JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { version: string }).version);
 
   const refused = new SyncWorkerClient("127.0.0.1:1");
-  await assert.rejects(refused.connect({ timeoutMs: 10_000 }), (err) => err instanceof SyncWorkerError && err.code === Code.Unavailable && err.rawMessage === "cannot connect to 127.0.0.1:1");
+  await assert.rejects(
+    refused.connect({ timeoutMs: 10_000 }),
+    (err) => err instanceof SyncWorkerError && err.code === Code.Unavailable && err.rawMessage === "cannot connect to 127.0.0.1:1",
+  );
   refused.close();
 
   const silent = createServer(() => undefined);

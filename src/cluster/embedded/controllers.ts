@@ -51,9 +51,7 @@ export class SimulatedControllers {
    */
   expectOperatorVersions(operator: KubeObject): void {
     const name = operator.metadata?.name ?? "";
-    const versions = ((operator["status"] as { versions?: OperandVersion[] } | undefined)?.versions ?? []).filter(
-      (v) => typeof v.name === "string",
-    );
+    const versions = ((operator["status"] as { versions?: OperandVersion[] } | undefined)?.versions ?? []).filter((v) => typeof v.name === "string");
     const key = JSON.stringify(versions);
     if (this.#expected.get(name) === key) return;
     this.#expected.set(name, key);
@@ -102,7 +100,9 @@ export class SimulatedControllers {
           });
         });
       case "apps/DaemonSet":
-        return this.#later(() => this.#setStatus(obj, generation, { desiredNumberScheduled: 1, numberAvailable: 1, numberReady: 1, updatedNumberScheduled: 1 }));
+        return this.#later(() =>
+          this.#setStatus(obj, generation, { desiredNumberScheduled: 1, numberAvailable: 1, numberReady: 1, updatedNumberScheduled: 1 }),
+        );
       case "batch/Job":
         return this.#later(() =>
           this.#setStatus(obj, generation, { succeeded: 1, active: 0, conditions: [condition("Complete", "True", "Completed", now())] }),

@@ -33,7 +33,11 @@ export class KubeAccessReviews implements AccessReviews {
     return { user: { username, ...(uid ? { uid } : {}), ...(groups ? { groups } : {}), ...(extra ? { extra } : {}) } };
   }
 
-  async reviewAccess(user: ReviewedUser, attributes: { group: string; resource: string; verb: string }, signal: AbortSignal): Promise<{ allowed: boolean; reason: string }> {
+  async reviewAccess(
+    user: ReviewedUser,
+    attributes: { group: string; resource: string; verb: string },
+    signal: AbortSignal,
+  ): Promise<{ allowed: boolean; reason: string }> {
     const review = await this.client.post(
       {
         apiVersion: "authorization.k8s.io/v1",

@@ -6,7 +6,13 @@ import { type ObjectRef } from "../../core/index.js";
 import type { KubeObjectClient } from "./object-client.js";
 
 const CLUSTER_VERSION: ObjectRef = { group: "config.openshift.io", version: "v1", kind: "ClusterVersion", namespace: "", name: "version" };
-const CLUSTER_VERSION_CRD: ObjectRef = { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", namespace: "", name: "clusterversions.config.openshift.io" };
+const CLUSTER_VERSION_CRD: ObjectRef = {
+  group: "apiextensions.k8s.io",
+  version: "v1",
+  kind: "CustomResourceDefinition",
+  namespace: "",
+  name: "clusterversions.config.openshift.io",
+};
 /** How long a cluster that does not serve ClusterVersion is left alone before discovery is asked again (CRDs arrive with payloads). */
 const NOT_SERVED_RETRY_MS = 10_000;
 
@@ -58,7 +64,13 @@ export function clusterVersionStatus(state: PersistedState, observedGeneration: 
       completionTime: iso(h.completionTime),
       ...(h.acceptedRisks ? { acceptedRisks: h.acceptedRisks } : {}),
     })),
-    conditions: state.clusterVersion.conditions.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime.toISOString() })),
+    conditions: state.clusterVersion.conditions.map((c) => ({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message,
+      lastTransitionTime: c.lastTransitionTime.toISOString(),
+    })),
     capabilities: { enabledCapabilities: shown(s.capabilitiesStatus.enabled), knownCapabilities: shown(s.capabilitiesStatus.known) },
   };
 }

@@ -7,7 +7,11 @@ import type { KubeObjectClient } from "./object-client.js";
  * cluster the service's namespace may not exist before its first Lease or state object (the CVO's own
  * payload creates it later with server-side apply, which takes the existing object over).
  */
-export async function createInNamespace(client: KubeObjectClient, obj: KubeObject & { metadata: { namespace: string } }, signal: AbortSignal): Promise<KubeObject> {
+export async function createInNamespace(
+  client: KubeObjectClient,
+  obj: KubeObject & { metadata: { namespace: string } },
+  signal: AbortSignal,
+): Promise<KubeObject> {
   try {
     return await client.post(obj, signal);
   } catch (err) {

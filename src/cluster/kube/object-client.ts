@@ -86,7 +86,11 @@ export class KubeObjectClient implements ObjectClient {
       if (err instanceof ApiError && err.code === 404) return undefined;
       throw err;
     });
-    if (res) this.#resources.set(apiVersion, (res.body as { resources: ApiResource[] }).resources.filter((r) => !r.name.includes("/")));
+    if (res)
+      this.#resources.set(
+        apiVersion,
+        (res.body as { resources: ApiResource[] }).resources.filter((r) => !r.name.includes("/")),
+      );
     const found = find();
     // The same words as kubectl's RESTMapper error, which the worker classifies as a missing type.
     if (!found) throw new ApiError(ref, "NoMatch", 0, `no matches for kind "${ref.kind}" in version "${apiVersion}"`);

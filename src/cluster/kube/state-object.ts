@@ -108,7 +108,8 @@ export class KubeStateStore implements StateStore {
 
   #decode(live: ConfigMap): PersistedState | undefined {
     const text = live.data?.[DATA_KEY];
-    if (text === undefined) throw new StateError(this.where, `has no data.${DATA_KEY}: it was not written by syncworker; remove it or choose another --namespace`);
+    if (text === undefined)
+      throw new StateError(this.where, `has no data.${DATA_KEY}: it was not written by syncworker; remove it or choose another --namespace`);
     return decodeState(text, `${this.where} (data.${DATA_KEY})`);
   }
 

@@ -90,7 +90,12 @@ export class KubeTransport {
           origin: this.#server,
           path,
           method: method,
-          headers: { ...credentials.headers, accept: "application/json", "user-agent": this.options.userAgent, ...(body === undefined ? {} : { "content-type": contentType }) },
+          headers: {
+            ...credentials.headers,
+            accept: "application/json",
+            "user-agent": this.options.userAgent,
+            ...(body === undefined ? {} : { "content-type": contentType }),
+          },
           body,
           signal,
           headersTimeout: this.options.timeoutMs,
@@ -120,7 +125,12 @@ export class KubeTransport {
    * arrives; resolves when the server ends the stream, rejects with {@link WatchRefusedError} when it
    * refuses it. Aborting `signal` ends it quietly.
    */
-  async watch(path: string, query: Readonly<Record<string, string>>, onEvent: (type: string, object: Record<string, unknown>) => void, signal: AbortSignal): Promise<void> {
+  async watch(
+    path: string,
+    query: Readonly<Record<string, string>>,
+    onEvent: (type: string, object: Record<string, unknown>) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     await this.#pace.take(signal);
     const credentials = await this.#current();
     const search = new URLSearchParams({ ...query, watch: "true" }).toString();
@@ -199,7 +209,15 @@ export class KubeTransport {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(opts.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = String(value);
     if (opts.auth) headers["authorization"] = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
-    const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, servername: opts.servername, rejectUnauthorized: opts.rejectUnauthorized };
+    const tls = {
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      pfx: opts.pfx,
+      passphrase: opts.passphrase,
+      servername: opts.servername,
+      rejectUnauthorized: opts.rejectUnauthorized,
+    };
     const proxy = this.kubeConfig.getCurrentCluster()?.proxyUrl;
     const identity = [tls.ca, tls.cert, tls.key, tls.pfx, tls.servername, String(tls.rejectUnauthorized), proxy ?? ""].map(pemText).join("\0");
     let dispatcher = previous?.dispatcher;

@@ -47,7 +47,7 @@ export async function credentialsFor(file: string, registry: string, optional: b
   let auths: Record<string, { auth?: unknown; username?: unknown; password?: unknown; identitytoken?: unknown }>;
   try {
     const parsed = JSON.parse(text) as { auths?: unknown };
-    if (typeof parsed !== "object" || parsed === null || typeof parsed.auths !== "object" || parsed.auths === null) throw new Error("no \"auths\" object");
+    if (typeof parsed !== "object" || parsed === null || typeof parsed.auths !== "object" || parsed.auths === null) throw new Error('no "auths" object');
     auths = parsed.auths as typeof auths;
   } catch (err) {
     throw new Error(`registry credentials ${file} are not a Docker config.json: ${(err as Error).message}`, { cause: err });

@@ -132,7 +132,8 @@ async function verifiedBytes(archive: PayloadArchive, signal?: AbortSignal): Pro
     throw signal?.aborted ? err : new Error(`payload archive ${archive.path} cannot be read: ${err.message}`, { cause: err });
   });
   const actual = sha256Digest(bytes);
-  if (actual !== archive.digest) throw new Error(`payload archive ${archive.path} has digest ${actual}, not the ${archive.digest} it was stored with: it changed on disk`);
+  if (actual !== archive.digest)
+    throw new Error(`payload archive ${archive.path} has digest ${actual}, not the ${archive.digest} it was stored with: it changed on disk`);
   return bytes;
 }
 

@@ -69,7 +69,9 @@ export class RegistryClient {
   async manifest(ref: ImageReference, tagOrDigest: string, signal: AbortSignal): Promise<FetchedManifest> {
     const { res, request } = await this.#send(ref, "pull", "GET", `manifests/${tagOrDigest}`, { accept: MANIFEST_TYPES.join(", ") }, undefined, signal);
     const bytes = await this.#body(res, request, "refuse");
-    const mediaType = String(res.headers["content-type"] ?? "").split(";")[0]!.trim();
+    const mediaType = String(res.headers["content-type"] ?? "")
+      .split(";")[0]!
+      .trim();
     return { mediaType, bytes };
   }
 
@@ -171,7 +173,7 @@ export class RegistryClient {
     let authorization = this.#tokens.get(tokenKey);
     let challenged = false;
     let anonymous = false;
-    for (let redirects = 0; ; ) {
+    for (let redirects = 0; ;) {
       const sameRegistry = url.host === ref.registry;
       const res = await this.#request(url, method, { ...headers, ...(authorization && sameRegistry ? { authorization } : {}) }, body, signal);
       if (res.statusCode === 401 && sameRegistry && !challenged) {
@@ -208,7 +210,12 @@ export class RegistryClient {
   }
 
   /** The Authorization value that answers `challenge` for `ref` and `action`, and whether it carries no credentials. */
-  async #authorize(ref: ImageReference, action: Action, challenge: Challenge | undefined, signal: AbortSignal): Promise<{ authorization: string; anonymous: boolean }> {
+  async #authorize(
+    ref: ImageReference,
+    action: Action,
+    challenge: Challenge | undefined,
+    signal: AbortSignal,
+  ): Promise<{ authorization: string; anonymous: boolean }> {
     const credentials = await credentialsFor(this.options.authFile, ref.registry, this.options.authFileOptional);
     if (challenge?.scheme === "basic") {
       if (!credentials) throw this.#noCredentials(ref);
@@ -221,7 +228,14 @@ export class RegistryClient {
   }
 
   /** A token from the challenge's realm (anonymous without credentials, as registries allow for public images). */
-  async #token(ref: ImageReference, action: Action, realm: string, service: string | undefined, credentials: Credentials | undefined, signal: AbortSignal): Promise<string> {
+  async #token(
+    ref: ImageReference,
+    action: Action,
+    realm: string,
+    service: string | undefined,
+    credentials: Credentials | undefined,
+    signal: AbortSignal,
+  ): Promise<string> {
     const url = new URL(realm);
     if (service) url.searchParams.set("service", service);
     url.searchParams.set("scope", `repository:${ref.repository}:${action}`);
@@ -253,7 +267,12 @@ export class RegistryClient {
    * the first `--registry-max-response` bytes are read (a 404 may come with a gigabyte).
    */
   async #errorText(res: Response, request: string): Promise<string> {
-    return registryErrorText(await this.#body(res, request, "cut").then((b) => b.toString("utf8"), () => ""));
+    return registryErrorText(
+      await this.#body(res, request, "cut").then(
+        (b) => b.toString("utf8"),
+        () => "",
+      ),
+    );
   }
 }
 

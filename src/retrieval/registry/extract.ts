@@ -82,7 +82,7 @@ export class PayloadExtractor {
     const refuse = (why: string): Error => new Error(`layer ${layer}: tar entry ${JSON.stringify(name)} refused: ${why}`);
     if (name.startsWith("/")) throw refuse("absolute path");
     const parts = name.split("/").filter((p) => p !== "" && p !== ".");
-    if (parts.includes("..")) throw refuse("path contains \"..\"");
+    if (parts.includes("..")) throw refuse('path contains ".."');
     if (parts.length === 0 || !PAYLOAD_DIRS.includes(parts[0]!)) return;
     if (++this.#entries > this.limits.maxPayloadFiles) throw refuse(`the payload has more than ${this.limits.maxPayloadFiles} entries (--payload-max-files)`);
     const path = parts.join("/");
@@ -113,7 +113,8 @@ export class PayloadExtractor {
       case "symlink": {
         const linkname = header.linkname ?? "";
         const resolved = posix.normalize(posix.join(dir, linkname));
-        if (linkname.startsWith("/") || resolved === ".." || resolved.startsWith("../")) throw refuse(`symbolic link to ${JSON.stringify(linkname)} leaves the extraction root`);
+        if (linkname.startsWith("/") || resolved === ".." || resolved.startsWith("../"))
+          throw refuse(`symbolic link to ${JSON.stringify(linkname)} leaves the extraction root`);
         this.#put(path, { kind: "symlink", target: linkname });
         return;
       }

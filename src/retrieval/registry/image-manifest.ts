@@ -15,7 +15,8 @@ export interface Descriptor {
 }
 
 /** A parsed manifest: either layers to pull, or the platforms to choose from. */
-export type ParsedManifest = { readonly kind: "image"; readonly layers: readonly Descriptor[] } | { readonly kind: "index"; readonly manifests: readonly Descriptor[] };
+export type ParsedManifest =
+  { readonly kind: "image"; readonly layers: readonly Descriptor[] } | { readonly kind: "index"; readonly manifests: readonly Descriptor[] };
 
 const INDEX_TYPES = new Set(["application/vnd.oci.image.index.v1+json", "application/vnd.docker.distribution.manifest.list.v2+json"]);
 const IMAGE_TYPES = new Set(["application/vnd.oci.image.manifest.v1+json", "application/vnd.docker.distribution.manifest.v2+json"]);
@@ -46,7 +47,8 @@ export function parseManifest(bytes: Buffer, servedType: string): ParsedManifest
     throw new Error(`manifest is not JSON: ${(err as Error).message}`, { cause: err });
   }
   const mediaType = typeof doc.mediaType === "string" && doc.mediaType ? doc.mediaType : servedType;
-  if (doc.schemaVersion !== 2) throw new Error(`manifest schemaVersion ${String(doc.schemaVersion)} is not supported (only schema 2: OCI or Docker v2 schema 2)`);
+  if (doc.schemaVersion !== 2)
+    throw new Error(`manifest schemaVersion ${String(doc.schemaVersion)} is not supported (only schema 2: OCI or Docker v2 schema 2)`);
   if (INDEX_TYPES.has(mediaType) || (!IMAGE_TYPES.has(mediaType) && doc.manifests !== undefined)) {
     return { kind: "index", manifests: descriptors(doc.manifests, "manifests") };
   }

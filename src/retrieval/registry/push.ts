@@ -73,18 +73,36 @@ export interface PushedManifest {
  * Pushes an image of the given gzip layers for linux/`architecture` to `reference` (under its tag, or by
  * digest alone) and returns its manifest's digest and size.
  */
-export async function pushImage(client: RegistryClient, reference: string, layers: readonly Buffer[], architecture: string, signal: AbortSignal): Promise<PushedManifest> {
+export async function pushImage(
+  client: RegistryClient,
+  reference: string,
+  layers: readonly Buffer[],
+  architecture: string,
+  signal: AbortSignal,
+): Promise<PushedManifest> {
   const ref = parseReference(reference);
-  const config = Buffer.from(JSON.stringify({ architecture, os: "linux", rootfs: { type: "layers", diff_ids: layers.map((l) => sha256Digest(gunzipSync(l))) } }));
+  const config = Buffer.from(
+    JSON.stringify({ architecture, os: "linux", rootfs: { type: "layers", diff_ids: layers.map((l) => sha256Digest(gunzipSync(l))) } }),
+  );
   const blobs = [config, ...layers];
   for (const blob of blobs) await client.pushBlob(ref, sha256Digest(blob), blob, signal);
   const descriptor = (mediaType: string, blob: Buffer): object => ({ mediaType, digest: sha256Digest(blob), size: blob.length });
-  const manifest = { schemaVersion: 2, mediaType: OCI_MANIFEST, config: descriptor(OCI_CONFIG, config), layers: layers.map((l) => descriptor(OCI_LAYER_GZIP, l)) };
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: OCI_MANIFEST,
+    config: descriptor(OCI_CONFIG, config),
+    layers: layers.map((l) => descriptor(OCI_LAYER_GZIP, l)),
+  };
   return pushManifest(client, ref, OCI_MANIFEST, manifest, signal);
 }
 
 /** Pushes an OCI image index of already pushed per-architecture manifests (linux/arch). */
-export async function pushIndex(client: RegistryClient, reference: string, manifests: readonly (PushedManifest & { architecture: string })[], signal: AbortSignal): Promise<PushedManifest> {
+export async function pushIndex(
+  client: RegistryClient,
+  reference: string,
+  manifests: readonly (PushedManifest & { architecture: string })[],
+  signal: AbortSignal,
+): Promise<PushedManifest> {
   const index = {
     schemaVersion: 2,
     mediaType: OCI_INDEX,

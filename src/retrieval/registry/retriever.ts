@@ -95,10 +95,17 @@ export class RegistryRetriever {
     const ref = parseReference(desired.image);
     const digest = ref.digest ?? parseReference(await this.resolve(desired.image, signal)).digest!;
     const pinned = byDigest(ref, digest);
-    const verification = await this.#verify(digest, pinned, signal).catch((err: unknown) => ({ verified: false, error: err instanceof Error ? err : new Error(String(err)) }));
+    const verification = await this.#verify(digest, pinned, signal).catch((err: unknown) => ({
+      verified: false,
+      error: err instanceof Error ? err : new Error(String(err)),
+    }));
     let verificationError: PayloadError | undefined;
     if (verification.error) {
-      const refused = new PayloadError({ kind: "Verification", message: `The update cannot be verified: ${verification.error.message}`, cause: verification.error });
+      const refused = new PayloadError({
+        kind: "Verification",
+        message: `The update cannot be verified: ${verification.error.message}`,
+        cause: verification.error,
+      });
       if (!desired.force) throw refused;
       // Forced, upstream rewords the error it proceeds despite; that text is what the accepted risks record.
       const names = `version=${JSON.stringify(desired.version ?? "")} image=${JSON.stringify(desired.image)}`;
@@ -118,7 +125,14 @@ export class RegistryRetriever {
   }
 
   /** Pulls the image into a temporary directory and renames the sealed result to `dir`. */
-  async #pull(ref: ImageReference, digest: string, dir: string, signal: AbortSignal, step: (what: string) => void, progress: RetrieveProgress | undefined): Promise<PayloadArchive> {
+  async #pull(
+    ref: ImageReference,
+    digest: string,
+    dir: string,
+    signal: AbortSignal,
+    step: (what: string) => void,
+    progress: RetrieveProgress | undefined,
+  ): Promise<PayloadArchive> {
     const layers = await this.#layers(ref, digest, signal, step);
     const maxLayer = this.#limits.maxLayerBytes;
     const big = layers.find((l) => l.size > maxLayer);
@@ -146,7 +160,8 @@ export class RegistryRetriever {
       step("writing the payload cache entry");
       const tree = extractor.tree();
       for (const name of PAYLOAD_DIRS) {
-        if (tree.get(name)?.kind !== "directory") throw new Error(`image ${byDigest(ref, digest)} has no ${name}/ directory in its ${layers.length} layer(s): it is not a release image`);
+        if (tree.get(name)?.kind !== "directory")
+          throw new Error(`image ${byDigest(ref, digest)} has no ${name}/ directory in its ${layers.length} layer(s): it is not a release image`);
       }
       const archive = archiveIn(dir, await sealEntry(tmp, digest, tree));
       await mkdir(join(dir, ".."), { recursive: true });

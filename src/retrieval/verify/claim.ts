@@ -60,7 +60,12 @@ export function checkClaim(content: Uint8Array, digest: string): AtomicClaim {
   if (reference === "") throw new Error("signature must have an identity");
   const signed = critical.image?.["docker-manifest-digest"] ?? "";
   if (signed !== digest) throw new Error("signature digest does not match");
-  return { digest, reference, ...(optional?.creator !== undefined && { creator: optional.creator }), ...(optional?.timestamp !== undefined && { timestamp: optional.timestamp }) };
+  return {
+    digest,
+    reference,
+    ...(optional?.creator !== undefined && { creator: optional.creator }),
+    ...(optional?.timestamp !== undefined && { timestamp: optional.timestamp }),
+  };
 }
 
 /** The claim JSON a signer signs for `digest` pulled as `reference` (containers/image's field order). */

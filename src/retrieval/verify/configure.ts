@@ -25,7 +25,11 @@ export interface VerificationOptions {
  * The verifier with its sources; `registry`, when given, adds the registry's signatures. `close` releases
  * the stores' connections.
  */
-export function configureVerifier(options: VerificationOptions, registry: RegistryClient | undefined, now: () => Date): { verify: ImageVerifier; close(): Promise<void> } {
+export function configureVerifier(
+  options: VerificationOptions,
+  registry: RegistryClient | undefined,
+  now: () => Date,
+): { verify: ImageVerifier; close(): Promise<void> } {
   if (options.keyrings.length === 0) return { verify: UNVERIFIED, close: async () => {} };
   const agent = new Agent({ connect: options.caPem ? { ca: [...rootCertificates, options.caPem] } : {} });
   const sources = [...options.signatureStores.map((url) => signatureStore(url, agent)), ...(registry ? [registrySignatures(registry)] : [])];

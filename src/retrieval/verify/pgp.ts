@@ -34,7 +34,12 @@ export async function verifyWithKeyring(signature: Uint8Array, keyring: Keyring,
   try {
     const verificationKeys = [...keyring.keys];
     result = isArmored(signature)
-      ? await openpgp.verify({ message: await openpgp.readMessage({ armoredMessage: new TextDecoder().decode(signature) }), verificationKeys, format: "binary", date: now })
+      ? await openpgp.verify({
+          message: await openpgp.readMessage({ armoredMessage: new TextDecoder().decode(signature) }),
+          verificationKeys,
+          format: "binary",
+          date: now,
+        })
       : await openpgp.verify({ message: await openpgp.readMessage({ binaryMessage: signature }), verificationKeys, format: "binary", date: now });
   } catch (err) {
     throw new Error(`could not read the message: ${messageOf(err)}`, { cause: err });

@@ -67,7 +67,8 @@ export async function pushSignature(client: RegistryClient, ref: ImageReference,
   const bytes = Buffer.from(signature);
   const layer: Descriptor = { mediaType: SIGNATURE_LAYER_TYPE, digest: sha256Digest(bytes), size: bytes.length };
   if (layers.some((l) => l.digest === layer.digest)) return;
-  if (layers.length >= MAX_SIGNATURES) throw new Error(`${ref.registry}/${ref.repository}:${signatureTag(digest)} already holds ${MAX_SIGNATURES} signatures, as many as a verifier reads`);
+  if (layers.length >= MAX_SIGNATURES)
+    throw new Error(`${ref.registry}/${ref.repository}:${signatureTag(digest)} already holds ${MAX_SIGNATURES} signatures, as many as a verifier reads`);
   await client.pushBlob(ref, layer.digest, bytes, signal);
   await client.pushBlob(ref, EMPTY_CONFIG.digest, Buffer.from("{}"), signal);
   const manifest = {

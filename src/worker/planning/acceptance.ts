@@ -53,7 +53,8 @@ export async function checkPlan(
   const failed = (reason: string, message: string, cause?: unknown): { failure: UpdateError } => ({
     failure: new UpdateError({ reason, message, name: "PreconditionCheck", ...(cause === undefined ? {} : { cause }) }),
   });
-  if (!deps.planner) return failed("PlanUnavailable", "PreconditionChecks: this service cannot compute plans for blast-radius limits or an expected plan digest");
+  if (!deps.planner)
+    return failed("PlanUnavailable", "PreconditionChecks: this service cannot compute plans for blast-radius limits or an expected plan digest");
   let plan: Plan;
   try {
     plan = await computePlan(loaded, scope, deps.planner, () => undefined, signal);

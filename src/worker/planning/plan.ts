@@ -140,7 +140,12 @@ export interface PlanDeps {
  * The overrides and capabilities an apply of `loaded` would run with: the capabilities the previous payload's
  * resources keep enabled implicitly are added, as the worker adds them once the payload is accepted.
  */
-export function planScope(loaded: PayloadUpdate, current: PayloadUpdate | undefined, capabilities: ClusterCapabilities, overrides: readonly ComponentOverride[]): PlanScope {
+export function planScope(
+  loaded: PayloadUpdate,
+  current: PayloadUpdate | undefined,
+  capabilities: ClusterCapabilities,
+  overrides: readonly ComponentOverride[],
+): PlanScope {
   const implicit = current ? implicitlyEnabledCapabilities(loaded.manifests, current.manifests, capabilities) : capabilities.implicitlyEnabled;
   return { overrides, capabilities: setFromImplicitlyEnabled(implicit, capabilities) };
 }
@@ -167,7 +172,16 @@ export async function computePlan(
     onObject(object);
   };
   for (const ex of payload.excluded ?? []) {
-    emit({ action: "skipped", group: ex.gvk.group, kind: ex.gvk.kind, namespace: ex.namespace, name: ex.name, file: ex.file, diff: "", skippedReason: ex.reason });
+    emit({
+      action: "skipped",
+      group: ex.gvk.group,
+      kind: ex.gvk.kind,
+      namespace: ex.namespace,
+      name: ex.name,
+      file: ex.file,
+      diff: "",
+      skippedReason: ex.reason,
+    });
   }
   const caps = { capabilities: capabilitiesStatus(scope.capabilities) };
   const skipReason = (m: Manifest): string | undefined =>
@@ -180,7 +194,14 @@ export async function computePlan(
     const m = payload.manifests[pending.length];
     if (!m) return;
     const reason = skipReason(m);
-    pending.push(reason !== undefined ? Promise.resolve({ skipped: reason }) : planner.effect(m, brings, signal).then((effect) => ({ effect }), (error: unknown) => ({ error })));
+    pending.push(
+      reason !== undefined
+        ? Promise.resolve({ skipped: reason })
+        : planner.effect(m, brings, signal).then(
+            (effect) => ({ effect }),
+            (error: unknown) => ({ error }),
+          ),
+    );
   };
   for (let i = 0; i < CONCURRENCY; i++) start();
   for (const [i, m] of payload.manifests.entries()) {

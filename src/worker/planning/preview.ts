@@ -7,7 +7,17 @@ import { verifyPayloadVersion } from "../../payload/load.js";
 import type { PayloadAccess } from "../../payload/retrieval-port.js";
 import { setCapabilities, type CapabilitiesSpec, type ComponentOverride } from "../../policy/index.js";
 import type { DesiredUpdate } from "../types.js";
-import { computePlan, effectiveLimits, limitViolations, PlanError, planScope, type BlastRadiusLimits, type Plan, type PlanDeps, type PlannedObject } from "./plan.js";
+import {
+  computePlan,
+  effectiveLimits,
+  limitViolations,
+  PlanError,
+  planScope,
+  type BlastRadiusLimits,
+  type Plan,
+  type PlanDeps,
+  type PlannedObject,
+} from "./plan.js";
 
 /** What a Preview asks about: an Update's release, overrides, capabilities and limits. */
 export interface PreviewInput {

@@ -8,7 +8,15 @@ import { test } from "node:test";
 import { Metadata } from "@grpc/grpc-js";
 import { checkAccess, RPC_ACCESS } from "../../../src/api/access.js";
 import { AccessError } from "../../../src/api/errors.js";
-import { CachedTokenAuthority, KubeTokenAuthority, StaticTokens, type AccessReviews, type RpcAccess, type TokenAuthority, type TokenDecision } from "../../../src/api/tokens.js";
+import {
+  CachedTokenAuthority,
+  KubeTokenAuthority,
+  StaticTokens,
+  type AccessReviews,
+  type RpcAccess,
+  type TokenAuthority,
+  type TokenDecision,
+} from "../../../src/api/tokens.js";
 import { ValueError } from "../../../src/config/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "syncworker-access-"));
@@ -61,11 +69,17 @@ test("an empty or missing token file is a start-up error", () => {
 function call(headers: Record<string, string>, certificate = false) {
   const metadata = new Metadata();
   for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
-  return { metadata, getAuthContext: () => (certificate ? { transportSecurityType: "ssl", sslPeerCertificate: { subject: { CN: "test-client" } } as never } : {}) };
+  return {
+    metadata,
+    getAuthContext: () => (certificate ? { transportSecurityType: "ssl", sslPeerCertificate: { subject: { CN: "test-client" } } as never } : {}),
+  };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<AccessError> {
-  const err = await promise.then(() => assert.fail("the call was allowed"), (e: unknown) => e);
+  const err = await promise.then(
+    () => assert.fail("the call was allowed"),
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof AccessError, `not an AccessError: ${String(err)}`);
   return err;
 }
@@ -131,7 +145,12 @@ test("KubeTokenAuthority: TokenReview decides who, SubjectAccessReview with the 
 test("the review cache: allowed decisions kept 30 s, refusals 10 s, concurrent reviews joined, failures not kept, size bounded", async () => {
   const reviews = new FakeReviews({ t1: "u1", t2: "u2" }, new Set(["u1/get"]));
   let now = 0;
-  const cache = new CachedTokenAuthority(new KubeTokenAuthority(reviews), () => now, { allowedTtlMs: 30_000, refusedTtlMs: 10_000, maxEntries: 3, reviewTimeoutMs: 1_000 });
+  const cache = new CachedTokenAuthority(new KubeTokenAuthority(reviews), () => now, {
+    allowedTtlMs: 30_000,
+    refusedTtlMs: 10_000,
+    maxEntries: 3,
+    reviewTimeoutMs: 1_000,
+  });
   const joined = await Promise.all(Array.from({ length: 100 }, () => cache.review("t1", getStatus)));
   assert.ok(joined.every((d) => d.outcome === "allowed"));
   assert.equal(reviews.tokenReviews, 1, "a hundred concurrent calls cost one review");
@@ -168,6 +187,9 @@ test("the review cache: allowed decisions kept 30 s, refusals 10 s, concurrent r
 });
 
 test("every RPC of the service has an entry, and only the reads GetStatus and StatusWatch are open to readers", () => {
-  const readers = Object.values(RPC_ACCESS as Record<string, RpcAccess>).filter((a) => a.role === "reader").map((a) => a.rpc).sort();
+  const readers = Object.values(RPC_ACCESS as Record<string, RpcAccess>)
+    .filter((a) => a.role === "reader")
+    .map((a) => a.rpc)
+    .sort();
   assert.deepEqual(readers, ["GetStatus", "StatusWatch"]);
 });

@@ -13,12 +13,16 @@ test("an Update naming capabilities this release does not know is refused, namin
   assert.deepEqual(fromProtoUpdate(request(["Console", "ClusterAPI"])).capabilities.additionalEnabledCapabilities, ["Console", "ClusterAPI"]);
   assert.throws(
     () => fromProtoUpdate(request(["Console", "Invented", "Invented"])),
-    (err: unknown) => err instanceof InvalidArgumentError && err.field === "capabilities.additional_enabled_capabilities" && /1 unknown capabilities: "Invented"$/.test(err.message),
+    (err: unknown) =>
+      err instanceof InvalidArgumentError &&
+      err.field === "capabilities.additional_enabled_capabilities" &&
+      /1 unknown capabilities: "Invented"$/.test(err.message),
   );
   const invented = Array.from({ length: 200_000 }, (_, i) => `Cap${i}`);
   assert.throws(
     () => fromProtoUpdate(request(invented)),
-    (err: unknown) => err instanceof Error && err.message.includes("200000 unknown capabilities") && err.message.endsWith("… and 199950 more") && err.message.length < 2000,
+    (err: unknown) =>
+      err instanceof Error && err.message.includes("200000 unknown capabilities") && err.message.endsWith("… and 199950 more") && err.message.length < 2000,
   );
 });
 

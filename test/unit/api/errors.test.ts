@@ -11,10 +11,30 @@ import { CancelledError } from "../../../src/core/index.js";
 import { NotLeaderError, StaleGenerationError, StateError, StateNotSavedError } from "../../../src/service/index.js";
 
 const cases: [name: string, err: unknown, code: Code, details: ErrorDetail[]][] = [
-  ["an invalid field", new InvalidArgumentError("desired.image", "desired.image: is required"), Code.InvalidArgument, [{ type: "BadRequest", fieldViolations: [{ field: "desired.image", description: "desired.image: is required" }] }]],
-  ["a standby", new NotLeaderError("replica-a"), Code.Unavailable, [{ type: "ErrorInfo", reason: "NotLeader", domain: "syncworker.v1", metadata: { leader: "replica-a" } }]],
-  ["a refused caller", new AccessError("PermissionDenied", "Update", "no"), Code.PermissionDenied, [{ type: "ErrorInfo", reason: "PermissionDenied", domain: "syncworker.v1", metadata: { rpc: "Update" } }]],
-  ["too many watches", new ResourceExhaustedError("TooManyWatches", "too many"), Code.ResourceExhausted, [{ type: "ErrorInfo", reason: "TooManyWatches", domain: "syncworker.v1", metadata: {} }]],
+  [
+    "an invalid field",
+    new InvalidArgumentError("desired.image", "desired.image: is required"),
+    Code.InvalidArgument,
+    [{ type: "BadRequest", fieldViolations: [{ field: "desired.image", description: "desired.image: is required" }] }],
+  ],
+  [
+    "a standby",
+    new NotLeaderError("replica-a"),
+    Code.Unavailable,
+    [{ type: "ErrorInfo", reason: "NotLeader", domain: "syncworker.v1", metadata: { leader: "replica-a" } }],
+  ],
+  [
+    "a refused caller",
+    new AccessError("PermissionDenied", "Update", "no"),
+    Code.PermissionDenied,
+    [{ type: "ErrorInfo", reason: "PermissionDenied", domain: "syncworker.v1", metadata: { rpc: "Update" } }],
+  ],
+  [
+    "too many watches",
+    new ResourceExhaustedError("TooManyWatches", "too many"),
+    Code.ResourceExhausted,
+    [{ type: "ErrorInfo", reason: "TooManyWatches", domain: "syncworker.v1", metadata: {} }],
+  ],
   [
     "a change whose state was not saved",
     new StateNotSavedError("Update", new StateError("state file /s/state.json", "cannot be written: ENOSPC")),
@@ -25,9 +45,21 @@ const cases: [name: string, err: unknown, code: Code, details: ErrorDetail[]][] 
     "a stale generation",
     new StaleGenerationError(5, 10),
     Code.InvalidArgument,
-    [{ type: "BadRequest", fieldViolations: [{ field: "generation", description: "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher" }] }],
+    [
+      {
+        type: "BadRequest",
+        fieldViolations: [
+          { field: "generation", description: "generation 5 is older than the last accepted Update's generation 10; send generation 10 or higher" },
+        ],
+      },
+    ],
   ],
-  ["a deadline that passed", new CancelledError("deadline"), Code.DeadlineExceeded, [{ type: "ErrorInfo", reason: "DeadlineExceeded", domain: "syncworker.v1", metadata: {} }]],
+  [
+    "a deadline that passed",
+    new CancelledError("deadline"),
+    Code.DeadlineExceeded,
+    [{ type: "ErrorInfo", reason: "DeadlineExceeded", domain: "syncworker.v1", metadata: {} }],
+  ],
   ["anything else", new Error("boom"), Code.Internal, [{ type: "ErrorInfo", reason: "Internal", domain: "syncworker.v1", metadata: {} }]],
 ];
 /** What a client call fails with when the server answers with `status`. */
@@ -43,7 +75,10 @@ for (const [name, err, code, details] of cases) {
 test("a cancellation, ours or DOM's, is CANCELLED as a cancelled request", () => {
   for (const err of [new CancelledError(), new DOMException("This operation was aborted", "AbortError")]) {
     const read = received(toServiceError(err));
-    assert.deepEqual([read.code, read.rawMessage, read.details], [Code.Canceled, "request cancelled", [{ type: "ErrorInfo", reason: "Cancelled", domain: "syncworker.v1", metadata: {} }]]);
+    assert.deepEqual(
+      [read.code, read.rawMessage, read.details],
+      [Code.Canceled, "request cancelled", [{ type: "ErrorInfo", reason: "Cancelled", domain: "syncworker.v1", metadata: {} }]],
+    );
   }
 });
 

@@ -16,8 +16,14 @@ test("TLS files: a garbage certificate is blamed on --tls-cert, a garbage key on
   const dir = await mkdtemp(join(tmpdir(), "syncworker-tls-"));
   const garbage = join(dir, "garbage.pem");
   await writeFile(garbage, "not a PEM file\n");
-  assert.throws(() => serverCredentials({ cert: garbage, key: pki.serverKey, clientCa: "" }), refusal("tls-cert", new RegExp(`${garbage} holds no PEM certificate`)));
-  assert.throws(() => serverCredentials({ cert: pki.serverCert, key: garbage, clientCa: "" }), refusal("tls-key", new RegExp(`${garbage} holds no PEM private key`)));
+  assert.throws(
+    () => serverCredentials({ cert: garbage, key: pki.serverKey, clientCa: "" }),
+    refusal("tls-cert", new RegExp(`${garbage} holds no PEM certificate`)),
+  );
+  assert.throws(
+    () => serverCredentials({ cert: pki.serverCert, key: garbage, clientCa: "" }),
+    refusal("tls-key", new RegExp(`${garbage} holds no PEM private key`)),
+  );
   assert.throws(() => serverCredentials({ cert: pki.serverCert, key: pki.clientKey, clientCa: "" }), refusal("tls-key", /does not fit/));
   assert.throws(() => serverCredentials({ cert: dir, key: pki.serverKey, clientCa: "" }), refusal("tls-cert", new RegExp(`cannot read ${dir}: EISDIR`)));
   assert.ok(serverCredentials({ cert: pki.serverCert, key: pki.serverKey, clientCa: "" }));

@@ -29,8 +29,18 @@ describe("exitCodeOf and failureLine", () => {
       code: 3,
       line: "DEADLINE_EXCEEDED: Deadline exceeded after 30s",
     },
-    { name: "a refused call fails, named as grpcurl names it", err: new SyncWorkerError(Code.PermissionDenied, '"bob" may not'), code: 1, line: 'PERMISSION_DENIED: "bob" may not' },
-    { name: "a server's UNAVAILABLE (not the leader) is a refusal, not an unreachable server", err: new SyncWorkerError(Code.Unavailable, "not the leader"), code: 1, line: "UNAVAILABLE: not the leader" },
+    {
+      name: "a refused call fails, named as grpcurl names it",
+      err: new SyncWorkerError(Code.PermissionDenied, '"bob" may not'),
+      code: 1,
+      line: 'PERMISSION_DENIED: "bob" may not',
+    },
+    {
+      name: "a server's UNAVAILABLE (not the leader) is a refusal, not an unreachable server",
+      err: new SyncWorkerError(Code.Unavailable, "not the leader"),
+      code: 1,
+      line: "UNAVAILABLE: not the leader",
+    },
     { name: "a multi-line message is printed on one line", err: new Error("first\n  second"), code: 1, line: "first; second" },
   ];
   for (const tc of cases) {
@@ -51,7 +61,10 @@ describe("a wait for a release", () => {
     completed: 1,
     done: 10,
     total: 10,
-    loadPayloadStatus: LoadPayloadStatus.fromPartial({ step: "RetrievePayload", failure: { reason: "UpdatePayloadRetrievalFailed", message: "stat /x:\nno such file" } }),
+    loadPayloadStatus: LoadPayloadStatus.fromPartial({
+      step: "RetrievePayload",
+      failure: { reason: "UpdatePayloadRetrievalFailed", message: "stat /x:\nno such file" },
+    }),
   });
   const timedOut = (): Timeout => {
     const c = new AbortController();
@@ -65,19 +78,33 @@ describe("a wait for a release", () => {
     assert.equal(verdict(complete, { version: "1.1.0", image: "/payloads/other" }), undefined, "another image of the same version");
     assert.equal(verdict(complete, { version: "1.2.0" }), undefined);
     assert.equal(verdict(applying, { version: "" }), undefined);
-    assert.deepEqual(verdict(notLoaded, { version: "" }), { failed: "the update was not taken: UpdatePayloadRetrievalFailed at RetrievePayload: stat /x:; no such file" });
+    assert.deepEqual(verdict(notLoaded, { version: "" }), {
+      failed: "the update was not taken: UpdatePayloadRetrievalFailed at RetrievePayload: stat /x:; no such file",
+    });
   });
 
   test("endWait: returns when complete or interrupted, exit 1 when not taken, exit 3 naming where it stood at the timeout", () => {
     assert.doesNotThrow(() => endWait(complete, { version: "" }, timedOut()), "complete wins over a timeout that fired after");
     assert.doesNotThrow(() => endWait(applying, { version: "" }, undefined), "interrupted (SIGINT): no timeout fired");
-    assert.throws(() => endWait(notLoaded, { version: "" }, undefined), (err) => err instanceof CliError && err.exitCode === 1 && /^the update was not taken: UpdatePayloadRetrievalFailed/.test(err.message));
+    assert.throws(
+      () => endWait(notLoaded, { version: "" }, undefined),
+      (err) => err instanceof CliError && err.exitCode === 1 && /^the update was not taken: UpdatePayloadRetrievalFailed/.test(err.message),
+    );
     assert.throws(
       () => endWait(applying, { version: "1.1.0" }, timedOut()),
-      (err) => err instanceof CliError && err.exitCode === 3 && err.message === "timed out after --timeout 10s waiting for 1.1.0 to complete: Working towards 1.1.0: 3 of 10 done (30% complete)",
+      (err) =>
+        err instanceof CliError &&
+        err.exitCode === 3 &&
+        err.message === "timed out after --timeout 10s waiting for 1.1.0 to complete: Working towards 1.1.0: 3 of 10 done (30% complete)",
     );
     const failing = { ...applying, failure: { reason: "ClusterOperatorNotAvailable", message: "operator a is not available", effect: 0, names: [] } };
-    assert.throws(() => endWait(failing, { version: "" }, timedOut()), (err) => err instanceof CliError && /: Working towards 1\.1\.0: .*; failing: ClusterOperatorNotAvailable: operator a is not available$/.test(err.message));
-    assert.throws(() => endWait(undefined, { version: "" }, timedOut()), (err) => err instanceof CliError && err.exitCode === 3 && /waiting for the release to complete: no status received$/.test(err.message));
+    assert.throws(
+      () => endWait(failing, { version: "" }, timedOut()),
+      (err) => err instanceof CliError && /: Working towards 1\.1\.0: .*; failing: ClusterOperatorNotAvailable: operator a is not available$/.test(err.message),
+    );
+    assert.throws(
+      () => endWait(undefined, { version: "" }, timedOut()),
+      (err) => err instanceof CliError && err.exitCode === 3 && /waiting for the release to complete: no status received$/.test(err.message),
+    );
   });
 });

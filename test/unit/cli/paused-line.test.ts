@@ -12,7 +12,17 @@ test("the paused line names who, for how long and why, and a pending Update", ()
 });
 
 test("the live area leads with the paused line while paused, and has none otherwise", () => {
-  const component = { runLevel: 50, component: "dns", state: ComponentState.COMPONENT_STATE_APPLYING, done: 1, total: 4, currentObject: "configmap/x", waitReason: "", attempts: 1, slow: false };
+  const component = {
+    runLevel: 50,
+    component: "dns",
+    state: ComponentState.COMPONENT_STATE_APPLYING,
+    done: 1,
+    total: 4,
+    currentObject: "configmap/x",
+    waitReason: "",
+    attempts: 1,
+    slow: false,
+  };
   const running = { ...SyncWorkerStatus.fromPartial({}), components: [component] };
   assert.ok(!liveLines(running, new Date(1_000)).some((l) => l.includes("PAUSED")));
   const lines = liveLines({ ...running, pause }, new Date(1_000));

@@ -12,8 +12,26 @@ import { followingLine, followingRecord, updateKey } from "../../../src/cli/watc
 
 const at = (iso: string): Date => new Date(iso);
 const status = (s: Partial<SyncWorkerStatus>): SyncWorkerStatus => ({ ...SyncWorkerStatus.fromPartial({}), ...s });
-const component = (c: Partial<ComponentProgress>): ComponentProgress => ({ runLevel: 10, component: "demo-config", state: ComponentState.COMPONENT_STATE_DONE, done: 5, total: 5, currentObject: "", waitReason: "", attempts: 1, slow: false, ...c });
-const loaded = { step: "PayloadLoaded", message: "Payload loaded", preconditionResults: [], acceptedRisks: "", verified: false, update: { version: "1.0.0", image: "quay.io/demo/release@sha256:aa", force: false } };
+const component = (c: Partial<ComponentProgress>): ComponentProgress => ({
+  runLevel: 10,
+  component: "demo-config",
+  state: ComponentState.COMPONENT_STATE_DONE,
+  done: 5,
+  total: 5,
+  currentObject: "",
+  waitReason: "",
+  attempts: 1,
+  slow: false,
+  ...c,
+});
+const loaded = {
+  step: "PayloadLoaded",
+  message: "Payload loaded",
+  preconditionResults: [],
+  acceptedRisks: "",
+  verified: false,
+  update: { version: "1.0.0", image: "quay.io/demo/release@sha256:aa", force: false },
+};
 
 /** A healthy install, as upstream's Initializing mode reports operators that are not up yet. */
 const installing = status({
@@ -21,26 +39,54 @@ const installing = status({
   done: 18,
   total: 23,
   message: "Unable to apply 1.0.0: Cluster operators demo-api, demo-config are not available",
-  failure: { reason: "ClusterOperatorsNotAvailable", message: "Cluster operators demo-api, demo-config are not available", effect: 4, names: ["demo-api", "demo-config"] },
+  failure: {
+    reason: "ClusterOperatorsNotAvailable",
+    message: "Cluster operators demo-api, demo-config are not available",
+    effect: 4,
+    names: ["demo-api", "demo-config"],
+  },
   actual: { version: "1.0.0", image: "quay.io/demo/release@sha256:aa", url: "", channels: [] },
   loadPayloadStatus: loaded,
   conditions: [{ type: "Failing", status: "True", reason: "ClusterOperatorsNotAvailable", message: "…", lastTransitionTime: at("2026-01-01T10:00:05Z") }],
-  history: [{ state: "Partial", version: "1.0.0", image: "quay.io/demo/release@sha256:aa", verified: true, startedTime: at("2026-01-01T10:00:00Z"), acceptedRisks: "" }],
+  history: [
+    { state: "Partial", version: "1.0.0", image: "quay.io/demo/release@sha256:aa", verified: true, startedTime: at("2026-01-01T10:00:00Z"), acceptedRisks: "" },
+  ],
   timing: { startedAt: at("2026-01-01T10:00:00Z"), estimateBasis: "" },
   publishedAt: at("2026-01-01T10:00:05Z"),
   components: [
     component({ runLevel: 3, component: "demo-crds", done: 1, total: 1 }),
-    component({ state: ComponentState.COMPONENT_STATE_WAITING, currentObject: "clusteroperator/demo-config", waitReason: "ClusterOperatorNotAvailable", waitingSince: at("2026-01-01T10:00:02Z") }),
+    component({
+      state: ComponentState.COMPONENT_STATE_WAITING,
+      currentObject: "clusteroperator/demo-config",
+      waitReason: "ClusterOperatorNotAvailable",
+      waitingSince: at("2026-01-01T10:00:02Z"),
+    }),
   ],
 });
 
 describe("the install wait", () => {
   test("reads as a wait for the operators, not as the failure upstream reports", () => {
     assert.ok(isInstallWait(installing));
-    assert.equal(headline(installing), "Installing 1.0.0: 18 of 23 done (78% complete), waiting for cluster operators demo-api, demo-config to become available");
-    assert.equal(headline({ ...installing, failure: { ...installing.failure!, names: ["demo-api"] } }).endsWith("waiting for cluster operator demo-api to become available"), true);
-    const paused = { ...installing, message: `${installing.message}; paused by alice since 2026-01-01T10:00:06.000Z: freeze`, pause: { paused: true, pausedBy: "alice", reason: "freeze", pausedAt: at("2026-01-01T10:00:06Z"), updatePending: false } };
-    assert.equal(headline(paused), "Installing 1.0.0: 18 of 23 done (78% complete), waiting for cluster operators demo-api, demo-config to become available; paused by alice since 2026-01-01T10:00:06.000Z: freeze", "the pause, as the service notes it");
+    assert.equal(
+      headline(installing),
+      "Installing 1.0.0: 18 of 23 done (78% complete), waiting for cluster operators demo-api, demo-config to become available",
+    );
+    assert.equal(
+      headline({ ...installing, failure: { ...installing.failure!, names: ["demo-api"] } }).endsWith(
+        "waiting for cluster operator demo-api to become available",
+      ),
+      true,
+    );
+    const paused = {
+      ...installing,
+      message: `${installing.message}; paused by alice since 2026-01-01T10:00:06.000Z: freeze`,
+      pause: { paused: true, pausedBy: "alice", reason: "freeze", pausedAt: at("2026-01-01T10:00:06Z"), updatePending: false },
+    };
+    assert.equal(
+      headline(paused),
+      "Installing 1.0.0: 18 of 23 done (78% complete), waiting for cluster operators demo-api, demo-config to become available; paused by alice since 2026-01-01T10:00:06.000Z: freeze",
+      "the pause, as the service notes it",
+    );
   });
   const cases: Array<{ name: string; s: SyncWorkerStatus }> = [
     { name: "an update past the install", s: { ...installing, initial: false } },
@@ -84,8 +130,23 @@ describe("status summary", () => {
       pause: { paused: true, pausedBy: "alice", reason: "change window", pausedAt: at("2026-01-01T10:00:00Z"), updatePending: false },
       timing: { startedAt: at("2026-01-01T10:00:00Z"), estimatedRemaining: { seconds: 60, nanos: 0 }, estimateBasis: "from 2 previous updates" },
       history: [
-        { state: "Partial", version: "1.1.0", image: "quay.io/demo/release@sha256:bb", verified: true, startedTime: at("2026-01-01T10:00:00Z"), acceptedRisks: "" },
-        ...Array.from({ length: HISTORY_SHOWN }, (_, i) => ({ state: "Completed", version: `1.0.${i}`, image: `quay.io/demo/release@sha256:0${i}`, verified: false, startedTime: at("2025-12-01T10:00:00Z"), completionTime: at("2025-12-01T11:00:00Z"), acceptedRisks: "" })),
+        {
+          state: "Partial",
+          version: "1.1.0",
+          image: "quay.io/demo/release@sha256:bb",
+          verified: true,
+          startedTime: at("2026-01-01T10:00:00Z"),
+          acceptedRisks: "",
+        },
+        ...Array.from({ length: HISTORY_SHOWN }, (_, i) => ({
+          state: "Completed",
+          version: `1.0.${i}`,
+          image: `quay.io/demo/release@sha256:0${i}`,
+          verified: false,
+          startedTime: at("2025-12-01T10:00:00Z"),
+          completionTime: at("2025-12-01T11:00:00Z"),
+          acceptedRisks: "",
+        })),
       ],
     });
     const lines = statusLines(failing, at("2026-01-01T10:03:00Z"));
@@ -98,30 +159,61 @@ describe("status summary", () => {
     assert.equal(lines[9], "Last failure:    WorkloadNotProgressing: deployment demo/web is not progressing (since 2026-01-01T10:00:05Z)");
     assert.equal(lines.filter((l) => l.startsWith("  Completed ")).length, HISTORY_SHOWN - 1, "the head of the history");
     assert.equal(lines.at(-1), "  … and 1 more (-o yaml shows them)");
-    assert.match(lines.find((l) => l.startsWith("  Completed 1.0.1")) ?? "", /2025-12-01T10:00:00Z → 2025-12-01T11:00:00Z {2}quay\.io\/demo\/release@sha256:01 \(not verified\)$/);
+    assert.match(
+      lines.find((l) => l.startsWith("  Completed 1.0.1")) ?? "",
+      /2025-12-01T10:00:00Z → 2025-12-01T11:00:00Z {2}quay\.io\/demo\/release@sha256:01 \(not verified\)$/,
+    );
   });
 
   const states: Array<{ name: string; s: SyncWorkerStatus; want: string }> = [
     { name: "nothing asked for", s: status({ message: "Waiting for an update" }), want: "Waiting for an update" },
-    { name: "a load that failed", s: status({ loadPayloadStatus: { ...loaded, step: "RetrievePayload", failure: { reason: "RetrievePayload", message: "no such image", effect: 0, names: [] } } }), want: "Release not accepted (RetrievePayload failed)" },
-    { name: "a load under way", s: status({ loadPayloadStatus: { ...loaded, step: "VerifyPayloadVersion" } }), want: "Loading the release (VerifyPayloadVersion)" },
-    { name: "an applied release", s: status({ ...installing, initial: false, failure: undefined, conditions: [], reconciling: true }), want: "Applied, reconciling" },
+    {
+      name: "a load that failed",
+      s: status({
+        loadPayloadStatus: { ...loaded, step: "RetrievePayload", failure: { reason: "RetrievePayload", message: "no such image", effect: 0, names: [] } },
+      }),
+      want: "Release not accepted (RetrievePayload failed)",
+    },
+    {
+      name: "a load under way",
+      s: status({ loadPayloadStatus: { ...loaded, step: "VerifyPayloadVersion" } }),
+      want: "Loading the release (VerifyPayloadVersion)",
+    },
+    {
+      name: "an applied release",
+      s: status({ ...installing, initial: false, failure: undefined, conditions: [], reconciling: true }),
+      want: "Applied, reconciling",
+    },
     { name: "an update under way", s: status({ ...installing, initial: false, failure: undefined, conditions: [] }), want: "Updating" },
   ];
   for (const tc of states) test(`state: ${tc.name}`, () => assert.equal(stateText(tc.s), tc.want));
 
   test("an update's wait on an operator is no failure: the status carries it, Failing is False", () => {
-    const waiting = status({ ...installing, initial: false, failure: { reason: "ClusterOperatorUpdating", message: "Cluster operator demo-config is updating versions", effect: 2, names: [] }, conditions: [{ type: "Failing", status: "False", reason: "", message: "", lastTransitionTime: at("2026-01-01T10:00:00Z") }] });
+    const waiting = status({
+      ...installing,
+      initial: false,
+      failure: { reason: "ClusterOperatorUpdating", message: "Cluster operator demo-config is updating versions", effect: 2, names: [] },
+      conditions: [{ type: "Failing", status: "False", reason: "", message: "", lastTransitionTime: at("2026-01-01T10:00:00Z") }],
+    });
     assert.ok(statusLines(waiting, at("2026-01-01T10:00:12Z")).includes("Last failure:    none"));
   });
 });
 
 test("watch's separator names each update it follows: its release and when it started", () => {
   assert.equal(updateKey(status({})), "", "nothing to follow before an update");
-  assert.notEqual(updateKey(installing), updateKey({ ...installing, timing: { startedAt: at("2026-01-02T00:00:00Z"), estimateBasis: "" } }), "the same release updated to again is a new update");
+  assert.notEqual(
+    updateKey(installing),
+    updateKey({ ...installing, timing: { startedAt: at("2026-01-02T00:00:00Z"), estimateBasis: "" } }),
+    "the same release updated to again is a new update",
+  );
   assert.equal(followingLine(installing), "── following 1.0.0 (quay.io/demo/release@sha256:aa) ──");
-  assert.equal(followingLine({ ...installing, actual: { ...installing.actual!, version: "" } }), "── following quay.io/demo/release@sha256:aa, version not known yet ──");
-  assert.deepEqual(JSON.parse(followingRecord(installing)), { following: { version: "1.0.0", image: "quay.io/demo/release@sha256:aa", startedAt: "2026-01-01T10:00:00.000Z" } });
+  assert.equal(
+    followingLine({ ...installing, actual: { ...installing.actual!, version: "" } }),
+    "── following quay.io/demo/release@sha256:aa, version not known yet ──",
+  );
+  assert.deepEqual(JSON.parse(followingRecord(installing)), {
+    following: { version: "1.0.0", image: "quay.io/demo/release@sha256:aa", startedAt: "2026-01-01T10:00:00.000Z" },
+  });
 });
 
 test("-o json and yaml documents, and the YAML stream of render -o yaml", () => {
@@ -134,14 +226,46 @@ test("-o json and yaml documents, and the YAML stream of render -o yaml", () => 
 
 test("diff -o json: every object with its action, the counts, the plan digest and the digest previewed", () => {
   const digest = `sha256:${"c".repeat(64)}`;
-  const summary: PreviewSummary = { create: 1, change: 1, unchanged: 1, delete: 0, skipped: 1, planDigest: "sha256:plan", release: { version: "1.1.0", image: `quay.io/demo/release@${digest}`, url: "", channels: [] }, limitViolations: [] };
-  const object = (action: PreviewAction, o: Partial<ObjectPreview> = {}): ObjectPreview => ({ action, group: "apps", kind: "Deployment", namespace: "demo", name: "web", diff: "", skippedReason: "", file: "0000_50_web.yaml", ...o });
-  const objects = [object(PreviewAction.PREVIEW_ACTION_CREATE), object(PreviewAction.PREVIEW_ACTION_CHANGE, { diff: "--- a\n+++ b\n" }), object(PreviewAction.PREVIEW_ACTION_UNCHANGED), object(PreviewAction.PREVIEW_ACTION_SKIPPED, { skippedReason: "capability Console is not enabled" })];
-  const doc = diffDocument("quay.io/demo/release:1.1", objects, summary) as { release: { digest: string }; planDigest: string; summary: object; objects: Array<{ action: string; diff?: string; skippedReason?: string }> };
+  const summary: PreviewSummary = {
+    create: 1,
+    change: 1,
+    unchanged: 1,
+    delete: 0,
+    skipped: 1,
+    planDigest: "sha256:plan",
+    release: { version: "1.1.0", image: `quay.io/demo/release@${digest}`, url: "", channels: [] },
+    limitViolations: [],
+  };
+  const object = (action: PreviewAction, o: Partial<ObjectPreview> = {}): ObjectPreview => ({
+    action,
+    group: "apps",
+    kind: "Deployment",
+    namespace: "demo",
+    name: "web",
+    diff: "",
+    skippedReason: "",
+    file: "0000_50_web.yaml",
+    ...o,
+  });
+  const objects = [
+    object(PreviewAction.PREVIEW_ACTION_CREATE),
+    object(PreviewAction.PREVIEW_ACTION_CHANGE, { diff: "--- a\n+++ b\n" }),
+    object(PreviewAction.PREVIEW_ACTION_UNCHANGED),
+    object(PreviewAction.PREVIEW_ACTION_SKIPPED, { skippedReason: "capability Console is not enabled" }),
+  ];
+  const doc = diffDocument("quay.io/demo/release:1.1", objects, summary) as {
+    release: { digest: string };
+    planDigest: string;
+    summary: object;
+    objects: Array<{ action: string; diff?: string; skippedReason?: string }>;
+  };
   assert.equal(doc.release.digest, digest);
   assert.equal(doc.planDigest, "sha256:plan");
   assert.deepEqual(doc.summary, { create: 1, change: 1, delete: 0, unchanged: 1, skipped: 1 });
-  assert.deepEqual(doc.objects.map((o) => o.action), ["create", "change", "unchanged", "skip"]);
+  assert.deepEqual(
+    doc.objects.map((o) => o.action),
+    ["create", "change", "unchanged", "skip"],
+  );
   assert.equal(doc.objects[1]?.diff, "--- a\n+++ b\n");
   assert.equal(doc.objects[3]?.skippedReason, "capability Console is not enabled");
   assert.equal("diff" in (doc.objects[0] ?? {}), false, "no empty fields");

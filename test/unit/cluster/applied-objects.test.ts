@@ -25,7 +25,16 @@ function setup(): { live: FakeLive; applied: AppliedObjects; drift: string[]; cl
   const live = new FakeLive();
   const drift: string[] = [];
   const clock = { now: 0 };
-  return { live, drift, clock, applied: new AppliedObjects(live, (_ref, message) => drift.push(message), () => clock.now) };
+  return {
+    live,
+    drift,
+    clock,
+    applied: new AppliedObjects(
+      live,
+      (_ref, message) => drift.push(message),
+      () => clock.now,
+    ),
+  };
 }
 
 test("an object nobody touched since the same manifest was applied is not sent again", async () => {

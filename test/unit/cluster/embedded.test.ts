@@ -51,7 +51,10 @@ test("cluster operators report the payload's versions after the operator delay, 
   await cluster.applier.apply(co, "Precreating", signal);
   assert.deepEqual((cluster.store.list()[0]?.["status"] as { relatedObjects: unknown[] }).relatedObjects.length, 1);
 
-  await assert.rejects(cluster.applier.apply(co, "Updating", signal), (err: unknown) => err instanceof UpdateError && err.reason === "ClusterOperatorNotAvailable");
+  await assert.rejects(
+    cluster.applier.apply(co, "Updating", signal),
+    (err: unknown) => err instanceof UpdateError && err.reason === "ClusterOperatorNotAvailable",
+  );
   await clock.advance(299);
   assert.deepEqual(activity, []);
   await clock.advance(1);

@@ -61,7 +61,10 @@ test("throttled and unavailable answers are retried, honouring Retry-After, with
     await transport.close();
     assert.equal(response.status, 200);
     assert.equal(seen.length, 3);
-    assert.ok(seen.every((line) => line.startsWith("syncworker/") && line.endsWith(" Bearer sekrit")), seen.join("\n"));
+    assert.ok(
+      seen.every((line) => line.startsWith("syncworker/") && line.endsWith(" Bearer sekrit")),
+      seen.join("\n"),
+    );
   } finally {
     server.closeAllConnections();
     server.close();
@@ -152,7 +155,12 @@ test("a watch hands over each event line as it arrives, however the stream is cu
   try {
     const transport = transportTo((server.address() as AddressInfo).port);
     const seen: unknown[] = [];
-    await transport.watch("/api/v1/configmaps", { resourceVersion: "1", allowWatchBookmarks: "true" }, (type, object) => seen.push({ type, object }), AbortSignal.timeout(5_000));
+    await transport.watch(
+      "/api/v1/configmaps",
+      { resourceVersion: "1", allowWatchBookmarks: "true" },
+      (type, object) => seen.push({ type, object }),
+      AbortSignal.timeout(5_000),
+    );
     await transport.close();
     assert.deepEqual(seen, events);
     assert.match(query, /^\/api\/v1\/configmaps\?resourceVersion=1&allowWatchBookmarks=true&watch=true$/);
@@ -164,7 +172,8 @@ test("a watch hands over each event line as it arrives, however the stream is cu
 
 test("a watch the server refuses rejects with its status code and message; an aborted one ends quietly", async () => {
   const server = createServer((req, res) => {
-    if (req.url?.includes("resourceVersion=old")) return void res.writeHead(410).end(JSON.stringify({ kind: "Status", code: 410, message: "too old resource version: 1 (5)" }));
+    if (req.url?.includes("resourceVersion=old"))
+      return void res.writeHead(410).end(JSON.stringify({ kind: "Status", code: 410, message: "too old resource version: 1 (5)" }));
     res.writeHead(200).write(""); // held open until the client goes away
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

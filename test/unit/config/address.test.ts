@@ -43,9 +43,19 @@ for (const [text, hint] of INVALID) {
 
 test("every listen flag goes through the parser: IPv6 in brackets, loopback recognised without them", () => {
   const c = compileServeOptions({ listen: "[::1]:0", adminListen: "[::1]:0", metricsListen: "127.0.0.1:0" }, () => 0, "/unused");
-  assert.deepEqual([c.listen, c.adminListen, c.metricsListen], [{ host: "::1", port: 0 }, { host: "::1", port: 0 }, { host: "127.0.0.1", port: 0 }]);
+  assert.deepEqual(
+    [c.listen, c.adminListen, c.metricsListen],
+    [
+      { host: "::1", port: 0 },
+      { host: "::1", port: 0 },
+      { host: "127.0.0.1", port: 0 },
+    ],
+  );
   assert.equal(compileServeOptions({}, () => 0, "/unused").adminListen, undefined);
   for (const option of ["listen", "adminListen", "metricsListen"] as const) {
-    assert.throws(() => compileServeOptions({ [option]: "::1:0" }, () => 0, "/unused"), (err: unknown) => err instanceof ValueError);
+    assert.throws(
+      () => compileServeOptions({ [option]: "::1:0" }, () => 0, "/unused"),
+      (err: unknown) => err instanceof ValueError,
+    );
   }
 });

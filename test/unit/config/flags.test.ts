@@ -25,7 +25,11 @@ test("every table key is the camel-cased long flag name, the field commander fil
   for (const [name, table] of TABLES) {
     for (const [field, flag] of Object.entries(table)) {
       const long = /--([a-z-]+)/.exec(flag.flags)?.[1] ?? "";
-      assert.equal(long.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()), field, `${name}: ${flag.flags}`);
+      assert.equal(
+        long.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
+        field,
+        `${name}: ${flag.flags}`,
+      );
     }
   }
 });
@@ -61,12 +65,14 @@ test("a value the table's parser refuses is a usage error naming the flag", () =
   const command = addFlags(new Command("serve").exitOverride().configureOutput({ outputError: () => undefined }), SERVE_FLAGS).action(() => undefined);
   assert.throws(
     () => command.parse(["--max-workers", "many"], { from: "user" }),
-    (err: Error & { code?: string }) => err.code === "commander.invalidArgument" && err.message.includes("--max-workers") && err.message.includes('"many" is not an integer'),
+    (err: Error & { code?: string }) =>
+      err.code === "commander.invalidArgument" && err.message.includes("--max-workers") && err.message.includes('"many" is not an integer'),
   );
 });
 
 test("a value the compiler refuses names the flag, for serve and render alike", () => {
-  const names = (fn: () => unknown, option: string): void => assert.throws(fn, (err: unknown) => err instanceof ValueError && err.option === option && err.message.startsWith(`--${option}: `));
+  const names = (fn: () => unknown, option: string): void =>
+    assert.throws(fn, (err: unknown) => err instanceof ValueError && err.option === option && err.message.startsWith(`--${option}: `));
   names(() => compileServeOptions({ kubeconfig: "/k", kubeTimeout: "soon" }, () => 0), "kube-timeout");
   names(() => compileServeOptions({ featureSet: "Preview" }, () => 0, "/state"), "feature-set");
   names(() => compileRenderOptions({ image: "/p", featureSet: "Preview" }), "feature-set");
@@ -79,6 +85,9 @@ test("render and serve read the payload flags alike: profile, feature set, exclu
   const { limits: _limits, ...read } = serve;
   assert.deepEqual(render, read);
   const defaults = compileRenderOptions({ image: "/p" });
-  assert.deepEqual([defaults.load.clusterProfile, defaults.load.featureSet, defaults.releaseImage, defaults.output], ["self-managed-high-availability", "Default", "/p", "index"]);
+  assert.deepEqual(
+    [defaults.load.clusterProfile, defaults.load.featureSet, defaults.releaseImage, defaults.output],
+    ["self-managed-high-availability", "Default", "/p", "index"],
+  );
   assert.deepEqual(compileRenderOptions({ image: "/p", capabilities: "" }).load.enabledCapabilities, [], '"" enables none');
 });

@@ -59,7 +59,10 @@ const INVALID: [name: string, options: Parameters<typeof compileServeOptions>[0]
 ];
 for (const [name, options, option] of INVALID) {
   test(`compileServeOptions rejects ${name}`, () => {
-    assert.throws(() => compile(options), (err: unknown) => err instanceof ValueError && err.option === option);
+    assert.throws(
+      () => compile(options),
+      (err: unknown) => err instanceof ValueError && err.option === option,
+    );
   });
 }
 
@@ -76,8 +79,16 @@ test("input limits: payload roots resolved, a 2m load deadline, debug routes off
   const root = await mkdtemp(join(tmpdir(), "syncworker-root-"));
   try {
     await symlink(root, `${root}-link`);
-    const roots = compile({ payloadRoot: [`${root}-link`, `${root}/../${basename(root)}`], payloadLoadTimeout: "5s", debugEndpoints: true, maxWatchesPerClient: 3 });
-    assert.deepEqual([roots.payloadRoots, roots.payloadLoadTimeoutMs, roots.debugEndpoints, roots.maxWatchesPerClient], [[await realpath(root), await realpath(root)], 5_000, true, 3]);
+    const roots = compile({
+      payloadRoot: [`${root}-link`, `${root}/../${basename(root)}`],
+      payloadLoadTimeout: "5s",
+      debugEndpoints: true,
+      maxWatchesPerClient: 3,
+    });
+    assert.deepEqual(
+      [roots.payloadRoots, roots.payloadLoadTimeoutMs, roots.debugEndpoints, roots.maxWatchesPerClient],
+      [[await realpath(root), await realpath(root)], 5_000, true, 3],
+    );
     assert.ok(Object.isFrozen(roots.payloadRoots));
   } finally {
     await rm(`${root}-link`);
@@ -88,9 +99,15 @@ test("input limits: payload roots resolved, a 2m load deadline, debug routes off
 test("known capabilities: duplicates collapse, order is sorted; names this build does not know are refused, listed with how many more", () => {
   assert.deepEqual(compile({ knownCapabilities: ["Ingress", "Console", "Ingress"] }).load.knownCapabilities, ["Console", "Ingress"]);
   assert.deepEqual(compile({ knownCapabilities: [] }).load.knownCapabilities, []);
-  assert.throws(() => compile({ knownCapabilities: ["Console", "NewCap"] }), (err: Error) => err instanceof ValueError && err.message.includes('"NewCap"'));
+  assert.throws(
+    () => compile({ knownCapabilities: ["Console", "NewCap"] }),
+    (err: Error) => err instanceof ValueError && err.message.includes('"NewCap"'),
+  );
   const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
-  assert.throws(() => compile({ knownCapabilities: invented }), (err: Error) => err.message.includes("… and 19950 more") && err.message.length < 2000);
+  assert.throws(
+    () => compile({ knownCapabilities: invented }),
+    (err: Error) => err.message.includes("… and 19950 more") && err.message.length < 2000,
+  );
 });
 
 test("the state lives in --state-dir on the embedded cluster, and the kube client takes its limits from flags", () => {
@@ -107,7 +124,11 @@ test("the writable paths come from SYNCWORKER_STATE_DIR and SYNCWORKER_PAYLOAD_C
   assert.deepEqual([fromEnv.stateDir, fromEnv.registry.cacheDir], ["/volumes/state", "/volumes/cache"]);
   const fromFlags = compileServeOptions({ stateDir: "/flag/state", payloadCache: "/flag/cache" }, () => 0, "/home/state", env);
   assert.deepEqual([fromFlags.stateDir, fromFlags.registry.cacheDir], ["/flag/state", "/flag/cache"], "a flag wins");
-  assert.equal(compileServeOptions({ kubeconfig: "/k" }, () => 0, "", env).stateDir, "", "a real cluster keeps its state in a ConfigMap, whatever the environment says");
+  assert.equal(
+    compileServeOptions({ kubeconfig: "/k" }, () => 0, "", env).stateDir,
+    "",
+    "a real cluster keeps its state in a ConfigMap, whatever the environment says",
+  );
   const empty = compileServeOptions({}, () => 0, "/home/state", { SYNCWORKER_STATE_DIR: "", SYNCWORKER_PAYLOAD_CACHE: "", XDG_CACHE_HOME: "/xdg-cache" });
   assert.deepEqual([empty.stateDir, empty.registry.cacheDir], ["/home/state", "/xdg-cache/syncworker/payloads"], "set but empty is unset");
 });
@@ -147,20 +168,46 @@ test("pull limits: each flag sets its bound, sizes in bytes or Ki/Mi/Gi, duratio
 test("registry options: the cache and credentials default from the environment; an explicit pull secret must exist", async () => {
   const env = { XDG_CACHE_HOME: "/xdg-cache", DOCKER_CONFIG: "/docker-config" };
   const defaults = compileServeOptions({}, () => 0, "/var/lib/syncworker-test", env).registry;
-  assert.deepEqual(defaults, { cacheDir: "/xdg-cache/syncworker/payloads", authFile: "/docker-config/config.json", authFileOptional: true, caPem: "", insecureHosts: [], limits: DEFAULT_PULL_LIMITS });
+  assert.deepEqual(defaults, {
+    cacheDir: "/xdg-cache/syncworker/payloads",
+    authFile: "/docker-config/config.json",
+    authFileOptional: true,
+    caPem: "",
+    insecureHosts: [],
+    limits: DEFAULT_PULL_LIMITS,
+  });
   const authFile = compileServeOptions({}, () => 0, "/var/lib/syncworker-test", { REGISTRY_AUTH_FILE: "/run/auth.json" }).registry;
   assert.deepEqual([authFile.authFile, authFile.authFileOptional], ["/run/auth.json", false], "a named REGISTRY_AUTH_FILE must exist when read");
   const dir = await mkdtemp(join(tmpdir(), "syncworker-registry-options-"));
-  assert.throws(() => compile({ pullSecret: join(dir, "absent.json") }), (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && /absent\.json/.test(err.message));
-  assert.throws(() => compile({ registryCa: join(dir, "absent.pem") }), (err: unknown) => err instanceof ValueError && err.option === "registry-ca");
-  assert.throws(() => compile({ pullSecret: dir }), (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && err.message.includes(`${dir} is a directory`));
+  assert.throws(
+    () => compile({ pullSecret: join(dir, "absent.json") }),
+    (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && /absent\.json/.test(err.message),
+  );
+  assert.throws(
+    () => compile({ registryCa: join(dir, "absent.pem") }),
+    (err: unknown) => err instanceof ValueError && err.option === "registry-ca",
+  );
+  assert.throws(
+    () => compile({ pullSecret: dir }),
+    (err: unknown) => err instanceof ValueError && err.option === "pull-secret" && err.message.includes(`${dir} is a directory`),
+  );
   await rm(dir, { recursive: true });
 });
 
-for (const [host, ok] of [["127.0.0.1:5000", true], ["localhost", true], ["[::1]:5000", true], ["registry.example:5000", false], ["10.0.0.1:5000", false]] as const) {
+for (const [host, ok] of [
+  ["127.0.0.1:5000", true],
+  ["localhost", true],
+  ["[::1]:5000", true],
+  ["registry.example:5000", false],
+  ["10.0.0.1:5000", false],
+] as const) {
   test(`--insecure-registry ${host} is ${ok ? "accepted (loopback)" : "refused: plain HTTP is for loopback tests only"}`, () => {
     if (ok) assert.deepEqual(compile({ insecureRegistry: [host] }).registry.insecureHosts, [host]);
-    else assert.throws(() => compile({ insecureRegistry: [host] }), (err: unknown) => err instanceof ValueError && err.option === "insecure-registry" && /not a loopback registry/.test(err.message));
+    else
+      assert.throws(
+        () => compile({ insecureRegistry: [host] }),
+        (err: unknown) => err instanceof ValueError && err.option === "insecure-registry" && /not a loopback registry/.test(err.message),
+      );
   });
 }
 
@@ -170,9 +217,15 @@ test("verification options: keys off by default; a key directory resolved; store
   try {
     const c = compile({ verificationKeys: `${dir}/.`, signatureStore: ["https://mirror.example/signatures", "file:///srv/sigstore"] }).verification;
     assert.equal(c.verificationKeys, dir);
-    assert.deepEqual(c.signatureStores.map((u) => u.href), ["https://mirror.example/signatures", "file:///srv/sigstore"]);
+    assert.deepEqual(
+      c.signatureStores.map((u) => u.href),
+      ["https://mirror.example/signatures", "file:///srv/sigstore"],
+    );
     const refused = (options: Parameters<typeof compile>[0], option: string, message: RegExp): void =>
-      assert.throws(() => compile(options), (err: unknown) => err instanceof ValueError && err.option === option && message.test(err.message));
+      assert.throws(
+        () => compile(options),
+        (err: unknown) => err instanceof ValueError && err.option === option && message.test(err.message),
+      );
     refused({ signatureStore: ["https://mirror.example/signatures"] }, "signature-store", /needs --verification-keys/);
     refused({ verificationKeys: dir, signatureStore: ["mirror.example/signatures"] }, "signature-store", /is not a URL/);
     refused({ verificationKeys: dir, signatureStore: ["ftp://mirror.example/"] }, "signature-store", /not an http, https or file URL/);

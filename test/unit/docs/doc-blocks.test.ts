@@ -25,8 +25,18 @@ for (const tc of cases) {
 }
 
 test("parseBlocks: the run options, a server's arguments last", () => {
-  const [block] = parseBlocks("x.md", `<!-- docs-test: run in-checkout with-registry tier=registry,signatures with-server: --operator-delay 3s -->\n${fence}sh\nls\n${fence}\n`);
-  assert.deepEqual(block?.marker, { kind: "run", serverArgs: ["--operator-delay", "3s"], inCheckout: true, outputBelow: false, withRegistry: true, tiers: ["registry", "signatures"] });
+  const [block] = parseBlocks(
+    "x.md",
+    `<!-- docs-test: run in-checkout with-registry tier=registry,signatures with-server: --operator-delay 3s -->\n${fence}sh\nls\n${fence}\n`,
+  );
+  assert.deepEqual(block?.marker, {
+    kind: "run",
+    serverArgs: ["--operator-delay", "3s"],
+    inCheckout: true,
+    outputBelow: false,
+    withRegistry: true,
+    tiers: ["registry", "signatures"],
+  });
   assert.equal(block?.line, 2);
 });
 

@@ -93,10 +93,7 @@ export function tasksOf(files: readonly FileSpec[]): Task[] {
 }
 
 /** How a worker shapes a graph: the three modes of `apply()`, with the reconcile seed and attempt. */
-export type Strategy =
-  | { readonly mode: "updating" }
-  | { readonly mode: "initializing" }
-  | { readonly mode: "reconciling"; readonly attempt: number };
+export type Strategy = { readonly mode: "updating" } | { readonly mode: "initializing" } | { readonly mode: "reconciling"; readonly attempt: number };
 
 export const strategyArb: fc.Arbitrary<Strategy> = fc.oneof(
   fc.constant({ mode: "updating" as const }),
@@ -112,11 +109,7 @@ export function breakFnOf(strategy: Strategy): BreakFunc {
     case "initializing":
       return flattenByNumberAndComponent;
     case "reconciling":
-      return shiftOrder(
-        permuteOrder(flattenByNumberAndComponent, createRng(Math.floor(strategy.attempt / 8))),
-        strategy.attempt % 8,
-        8,
-      );
+      return shiftOrder(permuteOrder(flattenByNumberAndComponent, createRng(Math.floor(strategy.attempt / 8))), strategy.attempt % 8, 8);
   }
 }
 
@@ -152,7 +145,7 @@ export function descendants(nodes: readonly TaskNode[]): Set<number>[] {
 /** Nodes that run when every node runs unless a predecessor failed (or never ran): the fixpoint. */
 export function expectedToRun(nodes: readonly TaskNode[], fails: (i: number) => boolean): Set<number> {
   const ran = new Set<number>();
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     nodes.forEach((n, i) => {
       if (ran.has(i) || !n.in.every((p) => ran.has(p) && !fails(p))) return;

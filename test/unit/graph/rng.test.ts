@@ -48,7 +48,10 @@ describe("shuffle", () => {
     shuffle(b, createRng(5));
     assert.deepEqual(a, b);
     assert.notDeepEqual(a, base);
-    assert.deepEqual([...a].sort((x, y) => x - y), base);
+    assert.deepEqual(
+      [...a].sort((x, y) => x - y),
+      base,
+    );
   });
 
   test("every position is reachable (roughly uniform first element)", () => {

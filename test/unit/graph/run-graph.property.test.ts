@@ -139,7 +139,10 @@ function checkRun(graph: TaskGraph, b: Behaviour, o: Observed): void {
   for (const i of o.starts) assert.ok(reachable.has(i), `node ${i} ran although a dependency failed`);
   if (o.aborted) return;
   // Without cancellation, exactly the nodes whose dependencies all succeeded run, tasks included.
-  assert.deepEqual([...o.starts].sort((x, y) => x - y), [...reachable].sort((x, y) => x - y));
+  assert.deepEqual(
+    [...o.starts].sort((x, y) => x - y),
+    [...reachable].sort((x, y) => x - y),
+  );
   nodes.forEach((nd, i) => {
     if (o.outcome.get(i) !== null) return;
     for (const task of nd.tasks) assert.equal(o.taskRuns.get(task), 1, `${task.toString()} of node ${i} did not run`);
@@ -192,11 +195,7 @@ describe("runGraph readiness bookkeeping", () => {
   });
 
   test("an `in` entry naming no node, or the node itself, keeps the node from ever running", async () => {
-    const nodes = [
-      node({ tasks: tasks("a"), in: [7] }),
-      node({ tasks: tasks("b"), in: [1] }),
-      node({ tasks: tasks("c") }),
-    ];
+    const nodes = [node({ tasks: tasks("a"), in: [7] }), node({ tasks: tasks("b"), in: [1] }), node({ tasks: tasks("c") })];
     assert.deepEqual(await ran(nodes), ["c"]);
   });
 });

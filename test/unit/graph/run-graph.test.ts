@@ -1,13 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  TaskGraph,
-  createRng,
-  runGraph,
-  type Rng,
-  type Task,
-  type TaskNode,
-} from "../../../src/graph/index.js";
+import { TaskGraph, createRng, runGraph, type Rng, type Task, type TaskNode } from "../../../src/graph/index.js";
 import { node, sleep, tasks } from "./helpers.js";
 import { abortReason } from "../../../src/core/index.js";
 
@@ -98,8 +91,7 @@ interface Scenario {
   wantErrs: string[];
 }
 
-const before = (got: string[], a: string, b: string): void =>
-  assert.ok(got.indexOf(a) < got.indexOf(b), `${a} should run before ${b}: ${got.join(",")}`);
+const before = (got: string[], a: string, b: string): void => assert.ok(got.indexOf(a) < got.indexOf(b), `${a} should run before ${b}: ${got.join(",")}`);
 
 const scenarios: Scenario[] = [
   {
@@ -155,10 +147,7 @@ const scenarios: Scenario[] = [
       cancel();
       if (!signal.aborted) {
         // The child signal must follow the parent; give it a bounded chance.
-        await Promise.race([
-          new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true })),
-          sleep(1000),
-        ]);
+        await Promise.race([new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true })), sleep(1000)]);
       }
       assert.ok(signal.aborted, "expected the child signal to be aborted");
       return abortReason(signal);
@@ -245,12 +234,7 @@ describe("runGraph contract", () => {
   });
 
   test("the lowest-index runnable node starts first", async () => {
-    const nodes = [
-      node({ tasks: tasks("x"), in: [2] }),
-      node({ tasks: tasks("y") }),
-      node({ tasks: tasks("z"), out: [0] }),
-      node({ tasks: tasks("w") }),
-    ];
+    const nodes = [node({ tasks: tasks("x"), in: [2] }), node({ tasks: tasks("y") }), node({ tasks: tasks("z"), out: [0] }), node({ tasks: tasks("w") })];
     const { order } = await run(nodes, 1);
     assert.deepEqual(order, ["y", "z", "x", "w"]);
   });
@@ -305,10 +289,10 @@ describe("runGraph contract", () => {
       parent.signal,
     );
     assert.deepEqual(ran, ["a"]);
-    assert.deepEqual(errs?.map((e) => e.message), [
-      '1 incomplete task nodes, beginning with configmap "default/b" (0 of 0)',
-      "context canceled",
-    ]);
+    assert.deepEqual(
+      errs?.map((e) => e.message),
+      ['1 incomplete task nodes, beginning with configmap "default/b" (0 of 0)', "context canceled"],
+    );
   });
 
   test("an already aborted parent runs nothing and reports its reason", async () => {
@@ -318,10 +302,10 @@ describe("runGraph contract", () => {
     const g = TaskGraph.fromNodes([node({ out: [1] }), node({ tasks: tasks("a"), in: [0] })]);
     const errs = await runGraph(g, 2, async () => void calls++, parent.signal);
     assert.equal(calls, 0);
-    assert.deepEqual(errs?.map((e) => e.message), [
-      '2 incomplete task nodes, beginning with configmap "default/a" (0 of 0)',
-      "shutting down",
-    ]);
+    assert.deepEqual(
+      errs?.map((e) => e.message),
+      ['2 incomplete task nodes, beginning with configmap "default/a" (0 of 0)', "shutting down"],
+    );
   });
 
   test("errors are returned in node-index order, not completion order", async () => {
@@ -336,7 +320,10 @@ describe("runGraph contract", () => {
       },
       new AbortController().signal,
     );
-    assert.deepEqual(errs?.map((e) => e.message), ["slow", "fast"]);
+    assert.deepEqual(
+      errs?.map((e) => e.message),
+      ["slow", "fast"],
+    );
   });
 
   test("non-Error rejections and synchronous throws become errors", async () => {
@@ -351,7 +338,10 @@ describe("runGraph contract", () => {
       },
       new AbortController().signal,
     );
-    assert.deepEqual(errs?.map((e) => e.message), ["sync", "plain string"]);
+    assert.deepEqual(
+      errs?.map((e) => e.message),
+      ["sync", "plain string"],
+    );
   });
 
   test("a parent aborted mid-run waits for running nodes and keeps their results", async () => {
@@ -370,9 +360,9 @@ describe("runGraph contract", () => {
       parent.signal,
     );
     assert.equal(finished, 2, "a and b complete, c never starts");
-    assert.deepEqual(errs?.map((e) => e.message), [
-      '1 incomplete task nodes, beginning with configmap "default/c" (0 of 0)',
-      "context canceled",
-    ]);
+    assert.deepEqual(
+      errs?.map((e) => e.message),
+      ['1 incomplete task nodes, beginning with configmap "default/c" (0 of 0)', "context canceled"],
+    );
   });
 });

@@ -19,15 +19,7 @@ import {
   type Task,
   type TaskNode,
 } from "../../../src/graph/index.js";
-import {
-  build,
-  descendants,
-  strategyArb,
-  taskListArb,
-  tasksOf,
-  type FileSpec,
-  type Strategy,
-} from "./arbitraries.js";
+import { build, descendants, strategyArb, taskListArb, tasksOf, type FileSpec, type Strategy } from "./arbitraries.js";
 import { tasks } from "./helpers.js";
 
 const numRuns = Number(process.env["FC_RUNS"] ?? 300);
@@ -65,7 +57,11 @@ describe("graph building properties", () => {
         for (const task of input) assert.ok(at.has(task), `${task.toString()} was lost`);
         for (const n of nodes) {
           const positions = n.tasks.map((task) => input.indexOf(task));
-          assert.deepEqual(positions, [...positions].sort((x, y) => x - y), "tasks of a node out of payload order");
+          assert.deepEqual(
+            positions,
+            [...positions].sort((x, y) => x - y),
+            "tasks of a node out of payload order",
+          );
         }
         nodes.forEach((n, i) => {
           for (const p of n.in) assert.ok(nodes[p]?.out.includes(i), `${p} → ${i} is missing from ${p}.out`);
@@ -119,8 +115,7 @@ describe("graph building properties", () => {
 const ids = (buckets: TaskNode[][] | null, input: readonly Task[]): number[][][] | null =>
   buckets?.map((bucket) => bucket.map((n) => n.tasks.map((task) => input.indexOf(task)))) ?? null;
 
-const sorted = (buckets: number[][][] | null): string[][] | null =>
-  buckets?.map((bucket) => bucket.map((n) => n.join(",")).sort()) ?? null;
+const sorted = (buckets: number[][][] | null): string[][] | null => buckets?.map((bucket) => bucket.map((n) => n.join(",")).sort()) ?? null;
 
 describe("ordering strategy properties", () => {
   test("permuteOrder reorders each bucket without adding or losing nodes, and is reproducible per seed", () => {
@@ -148,7 +143,10 @@ describe("ordering strategy properties", () => {
         const b = [...items];
         shuffle(a, createRng(seed));
         shuffle(b, createRng(seed));
-        assert.deepEqual([...a].sort((x, y) => x - y), [...items].sort((x, y) => x - y));
+        assert.deepEqual(
+          [...a].sort((x, y) => x - y),
+          [...items].sort((x, y) => x - y),
+        );
         assert.deepEqual(b, a);
       }),
       { numRuns },
@@ -164,7 +162,10 @@ describe("ordering strategy properties", () => {
         const fixed: BreakFunc = () => [[...bucket]];
         const got = (shiftOrder(fixed, step, stride)([])?.[0] ?? []).map((n) => bucket.indexOf(n));
         const shift = len < stride ? step % len : Math.floor((step * len) / stride) % len;
-        assert.deepEqual(got, Array.from({ length: len }, (_, k) => (k + shift) % len));
+        assert.deepEqual(
+          got,
+          Array.from({ length: len }, (_, k) => (k + shift) % len),
+        );
 
         const leaders = new Set<TaskNode | undefined>();
         for (let k = 0; k < stride; k++) leaders.add(shiftOrder(fixed, k, stride)([])?.[0]?.[0]);

@@ -156,9 +156,7 @@ describe("permuteOrder", () => {
   });
 
   test("is a permutation of each bucket and keeps buckets in sequence", () => {
-    const got = permuteOrder(byNumberAndComponent, createRng(3))(
-      tasks("0000_10_a_x", "0000_10_b_x", "0000_10_c_x", "z", "0000_20_a_x", "0000_20_b_x"),
-    );
+    const got = permuteOrder(byNumberAndComponent, createRng(3))(tasks("0000_10_a_x", "0000_10_b_x", "0000_10_c_x", "z", "0000_20_a_x", "0000_20_b_x"));
     const buckets = bucketNames(got) ?? [];
     assert.equal(buckets.length, 3);
     assert.deepEqual(buckets[0]?.flat().sort(), ["0000_10_a_x", "0000_10_b_x", "0000_10_c_x"]);

@@ -53,11 +53,7 @@ describe("Split(splitOnJobs)", () => {
     {
       name: "interior",
       input: [pod("p1"), pod("p2"), job("j1"), pod("p3")],
-      want: [
-        shape(["J(j1)"], { in: [1], out: [2] }),
-        shape(["P(p1)", "P(p2)"], { out: [0] }),
-        shape(["P(p3)"], { in: [0] }),
-      ],
+      want: [shape(["J(j1)"], { in: [1], out: [2] }), shape(["P(p1)", "P(p2)"], { out: [0] }), shape(["P(p3)"], { in: [0] })],
     },
     {
       name: "interspersed",
@@ -73,11 +69,7 @@ describe("Split(splitOnJobs)", () => {
     {
       name: "ends",
       input: [job("j1"), pod("p1"), pod("p2"), job("j2")],
-      want: [
-        shape(["J(j1)"], { out: [2] }),
-        shape(["J(j2)"], { in: [2] }),
-        shape(["P(p1)", "P(p2)"], { in: [0], out: [1] }),
-      ],
+      want: [shape(["J(j1)"], { out: [2] }), shape(["J(j2)"], { in: [2] }), shape(["P(p1)", "P(p2)"], { in: [0], out: [1] })],
     },
   ];
   for (const tc of cases) {
@@ -115,11 +107,7 @@ describe("Split(splitOnJobs) then Parallelize(byNumberAndComponent)", () => {
     {
       name: "job between pods of one component",
       input: [pod("a"), job("0000_50_a_0"), pod("0000_50_a_1"), pod("0000_50_a_2")],
-      want: [
-        shape(["J(0000_50_a_0)"], { in: [1], out: [2] }),
-        shape(["P(a)"], { out: [0] }),
-        shape(["P(0000_50_a_1)", "P(0000_50_a_2)"], { in: [0] }),
-      ],
+      want: [shape(["J(0000_50_a_0)"], { in: [1], out: [2] }), shape(["P(a)"], { out: [0] }), shape(["P(0000_50_a_1)", "P(0000_50_a_2)"], { in: [0] })],
     },
     {
       name: "job then a parallel level (left anchor, no right anchor)",
@@ -133,14 +121,7 @@ describe("Split(splitOnJobs) then Parallelize(byNumberAndComponent)", () => {
     },
     {
       name: "parallel level between jobs (right anchor)",
-      input: [
-        job("a"),
-        pod("0000_50_a_0"),
-        pod("0000_50_b_0"),
-        pod("0000_50_b_1"),
-        pod("0000_50_c_0"),
-        job("b"),
-      ],
+      input: [job("a"), pod("0000_50_a_0"), pod("0000_50_b_0"), pod("0000_50_b_1"), pod("0000_50_c_0"), job("b")],
       want: [
         shape(["J(a)"], { out: [2] }),
         shape(["J(b)"], { in: [6] }),
@@ -153,9 +134,7 @@ describe("Split(splitOnJobs) then Parallelize(byNumberAndComponent)", () => {
     },
     {
       name: "serial levels merge around a parallel level",
-      input: ["07_a_0", "08_a_0", "09_a_0", "09_a_1", "09_b_0", "09_b_1", "10_a_0", "10_a_1", "11_a_0", "11_a_1"].map(
-        (s) => pod(`0000_${s}`),
-      ),
+      input: ["07_a_0", "08_a_0", "09_a_0", "09_a_1", "09_b_0", "09_b_1", "10_a_0", "10_a_1", "11_a_0", "11_a_1"].map((s) => pod(`0000_${s}`)),
       want: [
         shape([], { out: [1] }),
         shape(["P(0000_07_a_0)", "P(0000_08_a_0)"], { in: [0], out: [2, 3] }),
@@ -210,12 +189,7 @@ describe("bulkAdd", () => {
       add: [node({ tasks: tasks("c") }), node({ tasks: tasks("d") })],
       in: [0],
       want: [2, 3],
-      expect: [
-        shape(["C(a)", "C(b)"], { out: [1, 2, 3] }),
-        shape(["C(e)"]),
-        shape(["C(c)"], { in: [0] }),
-        shape(["C(d)"], { in: [0] }),
-      ],
+      expect: [shape(["C(a)", "C(b)"], { out: [1, 2, 3] }), shape(["C(e)"]), shape(["C(c)"], { in: [0] }), shape(["C(d)"], { in: [0] })],
     },
   ];
   for (const tc of cases) {

@@ -11,21 +11,50 @@ const FG = "release.openshift.io/feature-gate";
 const FS = "release.openshift.io/feature-set";
 const MV = "release.openshift.io/major-version";
 const configMap = (annotations: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", annotations } });
-const featureGate = (annotations: Record<string, string>): KubeObject => ({ apiVersion: "config.openshift.io/v1", kind: "FeatureGate", metadata: { name: "cluster", annotations } });
+const featureGate = (annotations: Record<string, string>): KubeObject => ({
+  apiVersion: "config.openshift.io/v1",
+  kind: "FeatureGate",
+  metadata: { name: "cluster", annotations },
+});
 
 const GATE_CASES: { name: string; enabled: string[]; value?: string; want: string | undefined }[] = [
   { name: "no feature-gate annotation includes", enabled: ["gate1"], want: undefined },
   { name: "an empty list includes", enabled: ["gate1"], value: "", want: undefined },
   { name: "a required gate that is enabled includes", enabled: ["TechPreviewFeatureGate", "gate2"], value: "TechPreviewFeatureGate", want: undefined },
-  { name: "a required gate that is not enabled excludes", enabled: ["gate1"], value: "TechPreviewFeatureGate", want: "feature gate TechPreviewFeatureGate is required but not enabled" },
+  {
+    name: "a required gate that is not enabled excludes",
+    enabled: ["gate1"],
+    value: "TechPreviewFeatureGate",
+    want: "feature gate TechPreviewFeatureGate is required but not enabled",
+  },
   { name: "a -gate that is not enabled includes", enabled: ["gate1"], value: "-TechPreviewFeatureGate", want: undefined },
-  { name: "a -gate that is enabled excludes", enabled: ["TechPreviewFeatureGate"], value: "-TechPreviewFeatureGate", want: "feature gate TechPreviewFeatureGate is enabled but manifest requires it to be disabled" },
+  {
+    name: "a -gate that is enabled excludes",
+    enabled: ["TechPreviewFeatureGate"],
+    value: "-TechPreviewFeatureGate",
+    want: "feature gate TechPreviewFeatureGate is enabled but manifest requires it to be disabled",
+  },
   { name: "every requirement of a list satisfied includes", enabled: ["gate1", "gate2"], value: "gate1,gate2,-gate3", want: undefined },
-  { name: "a list needs every listed gate (AND, not OR)", enabled: ["gate1"], value: "gate1,gate2,-gate3", want: "feature gate gate2 is required but not enabled" },
-  { name: "a list with an enabled -gate excludes", enabled: ["gate1", "gate2", "gate3"], value: "gate1,gate2,-gate3", want: "feature gate gate3 is enabled but manifest requires it to be disabled" },
+  {
+    name: "a list needs every listed gate (AND, not OR)",
+    enabled: ["gate1"],
+    value: "gate1,gate2,-gate3",
+    want: "feature gate gate2 is required but not enabled",
+  },
+  {
+    name: "a list with an enabled -gate excludes",
+    enabled: ["gate1", "gate2", "gate3"],
+    value: "gate1,gate2,-gate3",
+    want: "feature gate gate3 is enabled but manifest requires it to be disabled",
+  },
   { name: "blanks around entries are trimmed", enabled: ["gate1", "gate2"], value: " gate1 , gate2 , -gate3 ", want: undefined },
   { name: "empty entries are ignored", enabled: ["gate1"], value: "gate1,,", want: undefined },
-  { name: "the seed's TechPreviewNoUpgrade value is now a gate name", enabled: [], value: "TechPreviewNoUpgrade", want: "feature gate TechPreviewNoUpgrade is required but not enabled" },
+  {
+    name: "the seed's TechPreviewNoUpgrade value is now a gate name",
+    enabled: [],
+    value: "TechPreviewNoUpgrade",
+    want: "feature gate TechPreviewNoUpgrade is required but not enabled",
+  },
 ];
 for (const tc of GATE_CASES) {
   test(`feature gates: ${tc.name}`, () => {
@@ -58,8 +87,18 @@ const MAJOR_CASES: { name: string; value?: string; major: bigint; want: string |
   { name: "N and -N together exclude whatever the version", value: "5,-5,4", major: 4n, want: "inclusion and exclusion requirements overlap: [5]" },
   { name: "a non-matching inclusion beside an exclusion excludes", value: "5,-6", major: 4n, want: "major version 4 does not match any required versions" },
   { name: "blanks and empty entries are ignored", value: " 4 ,, -6 ", major: 4n, want: undefined },
-  { name: "an invalid inclusion excludes", value: "abc", major: 4n, want: 'invalid included major version "abc" in annotation: strconv.ParseUint: parsing "abc": invalid syntax' },
-  { name: "an invalid exclusion excludes", value: "-abc", major: 4n, want: 'invalid excluded major version "abc" in annotation: strconv.ParseUint: parsing "abc": invalid syntax' },
+  {
+    name: "an invalid inclusion excludes",
+    value: "abc",
+    major: 4n,
+    want: 'invalid included major version "abc" in annotation: strconv.ParseUint: parsing "abc": invalid syntax',
+  },
+  {
+    name: "an invalid exclusion excludes",
+    value: "-abc",
+    major: 4n,
+    want: 'invalid excluded major version "abc" in annotation: strconv.ParseUint: parsing "abc": invalid syntax',
+  },
   { name: "version zero matches", value: "0", major: 0n, want: undefined },
   { name: "an excluded version in a real-world list", value: "4,5,-3", major: 3n, want: "major version 3 matches excluded version 3" },
 ];
@@ -73,7 +112,10 @@ for (const tc of MAJOR_CASES) {
 test("major version: only FeatureGates and CustomResourceDefinitions may carry the annotation", () => {
   const crd: KubeObject = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "x", annotations: { [MV]: "4" } } };
   assert.equal(exclusionReason(manifestOf(crd), { majorVersion: 4n }), undefined);
-  assert.equal(exclusionReason(manifestOf(configMap({ [MV]: "4" })), { majorVersion: 4n }), "major version filtering is only supported for feature gates and custom resources");
+  assert.equal(
+    exclusionReason(manifestOf(configMap({ [MV]: "4" })), { majorVersion: 4n }),
+    "major version filtering is only supported for feature gates and custom resources",
+  );
   assert.equal(exclusionReason(manifestOf(configMap({ [MV]: "4" })), {}), undefined, "without a major version the check is skipped");
 });
 
@@ -85,7 +127,9 @@ test("major version: a failing gate check is reported before the version check",
 
 const IN_PROFILE = '    include.release.openshift.io/self-managed-high-availability: "true"\n';
 const annotated = (name: string, kind: string, apiVersion: string, extra: string): string =>
-  testObject(name).replace("kind: Test\napiVersion: v1", `kind: ${kind}\napiVersion: ${apiVersion}`).replace(IN_PROFILE, IN_PROFILE + extra);
+  testObject(name)
+    .replace("kind: Test\napiVersion: v1", `kind: ${kind}\napiVersion: ${apiVersion}`)
+    .replace(IN_PROFILE, IN_PROFILE + extra);
 
 test("loading filters by the enabled gates and by the major version of the payload's own release-metadata", async () => {
   const fs = memoryFs({

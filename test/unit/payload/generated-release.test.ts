@@ -32,7 +32,8 @@ test("a and b load with 304 and 315 manifests across run levels 00-90, every sha
   const levels = new Set(loadedA.manifests.map((m) => /^0000_(\d\d)_/.exec(m.originalFilename)?.[1]));
   assert.deepEqual([...levels].sort(), ["00", "03", "05", "10", "20", "25", "30", "40", "50", "70", "80", "90"]);
   const kinds = new Set(loadedA.manifests.map((m) => m.gvk.kind));
-  for (const kind of ["CustomResourceDefinition", "Widget", "ClusterOperator", "Deployment", "DaemonSet", "Job", "ClusterRoleBinding", "Namespace"]) assert.ok(kinds.has(kind), kind);
+  for (const kind of ["CustomResourceDefinition", "Widget", "ClusterOperator", "Deployment", "DaemonSet", "Job", "ClusterRoleBinding", "Namespace"])
+    assert.ok(kinds.has(kind), kind);
   assert.ok(
     loadedA.manifests.some((m) => m.gvk.kind === "CustomResourceDefinition" && m.obj.metadata?.name === "clusterversions.config.openshift.io"),
     "the ClusterVersion CRD, so an installer can create ClusterVersion version",
@@ -65,7 +66,12 @@ test("b changes versions and configuration but no Job's immutable pod template",
 });
 
 test("image-references names every component's image", async () => {
-  const references = JSON.parse(await readFile(join(a, "release-manifests", "image-references"), "utf8")) as { spec: { tags: Array<{ name: string; from: { name: string } }> } };
+  const references = JSON.parse(await readFile(join(a, "release-manifests", "image-references"), "utf8")) as {
+    spec: { tags: Array<{ name: string; from: { name: string } }> };
+  };
   assert.equal(references.spec.tags.length, 30);
-  assert.deepEqual(references.spec.tags[0], { name: "component-00", from: { kind: "DockerImage", name: `quay.io/example/component-00@sha256:${"1".padStart(64, "0")}` } });
+  assert.deepEqual(references.spec.tags[0], {
+    name: "component-00",
+    from: { kind: "DockerImage", name: `quay.io/example/component-00@sha256:${"1".padStart(64, "0")}` },
+  });
 });

@@ -4,7 +4,10 @@ import fc from "fast-check";
 import { compareGoStrings, goJsonMarshal, type GoValue } from "../../../src/payload/go-json.js";
 import { fnv1_64 } from "../../../src/payload/hash.js";
 
-const key = fc.oneof(fc.string({ unit: "grapheme", maxLength: 6 }), fc.constantFrom("__proto__", "constructor", "1", "01", "<&>", "\u2028", "é", "😀", "\ue000"));
+const key = fc.oneof(
+  fc.string({ unit: "grapheme", maxLength: 6 }),
+  fc.constantFrom("__proto__", "constructor", "1", "01", "<&>", "\u2028", "é", "😀", "\ue000"),
+);
 const goValue = fc.letrec<{ value: GoValue }>((tie) => ({
   value: fc.oneof(
     { depthSize: "small", withCrossShrink: true },

@@ -17,9 +17,21 @@ export const ORACLE_IMAGE = "quay.io/test/release@sha256:abc";
 export const REVISION_CAPS = ["baremetal", "marketplace", "openshift-samples"] as const;
 /** A 4.16-era capability list (Appendix A), under which the real payloads' capability manifests are known. */
 export const CAPS_4_16 = [
-  ...REVISION_CAPS, "Console", "Insights", "Storage", "CSISnapshot", "NodeTuning", "MachineAPI", "Build",
-  "DeploymentConfig", "ImageRegistry", "OperatorLifecycleManager", "OperatorLifecycleManagerV1",
-  "CloudCredential", "Ingress", "CloudControllerManager",
+  ...REVISION_CAPS,
+  "Console",
+  "Insights",
+  "Storage",
+  "CSISnapshot",
+  "NodeTuning",
+  "MachineAPI",
+  "Build",
+  "DeploymentConfig",
+  "ImageRegistry",
+  "OperatorLifecycleManager",
+  "OperatorLifecycleManagerV1",
+  "CloudCredential",
+  "Ingress",
+  "CloudControllerManager",
 ] as const;
 
 export const METADATA_1_0_0_ABC = `{
@@ -52,10 +64,7 @@ export const PAYLOADTEST: Record<string, string> = {
   "release-manifests/0000_10_a_file.json": testJson("file-json"),
   "release-manifests/0000_10_a_file.yaml": testObject("file-yaml"),
   "release-manifests/0000_10_a_file.yml": testObject("file-yml"),
-  "release-manifests/0000_20_a_exclude.yml": testObject("file-20-yml").replace(
-    '"true"\n',
-    '"true"\n    exclude.release.openshift.io/exclude-test: "true"\n',
-  ),
+  "release-manifests/0000_20_a_exclude.yml": testObject("file-20-yml").replace('"true"\n', '"true"\n    exclude.release.openshift.io/exclude-test: "true"\n'),
   "release-manifests/image-references": IMAGE_REFS_1_0_0_ABC,
   "release-manifests/release-metadata": METADATA_1_0_0_ABC,
 };

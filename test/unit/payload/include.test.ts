@@ -28,7 +28,12 @@ const KNOWN_SETS = "CustomNoUpgrade,Default,DevPreviewNoUpgrade,TechPreviewNoUpg
 const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: string | undefined }[] = [
   { name: "#0 no annotations at all", obj: obj(), filter: LOAD_TIME, want: "no annotations" },
   { name: "#0 annotations null", obj: obj(null), filter: LOAD_TIME, want: "no annotations" },
-  { name: "#0 non-string annotation value hides all annotations (GetAnnotations)", obj: obj({ ...IN_PROFILE, n: 1 }), filter: LOAD_TIME, want: "no annotations" },
+  {
+    name: "#0 non-string annotation value hides all annotations (GetAnnotations)",
+    obj: obj({ ...IN_PROFILE, n: 1 }),
+    filter: LOAD_TIME,
+    want: "no annotations",
+  },
   { name: "#0 applies even with an empty filter", obj: obj(), filter: {}, want: "no annotations" },
   { name: "empty annotations map still counts as annotations", obj: obj({}), filter: {}, want: undefined },
   { name: "included with profile", obj: obj(IN_PROFILE), filter: LOAD_TIME, want: undefined },
@@ -78,7 +83,12 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
   { name: "#3 absent profile skips the check", obj: obj({ a: "b" }), filter: { exclude: "x", featureSet: "" }, want: undefined },
   // Appendix A: release.openshift.io/feature-set.
   { name: "feature-set Default is the cluster's default set", obj: obj({ ...IN_PROFILE, [FS]: "Default" }), filter: LOAD_TIME, want: undefined },
-  { name: "feature-set Default also matches an explicit Default", obj: obj({ ...IN_PROFILE, [FS]: "Default" }), filter: { ...LOAD_TIME, featureSet: "Default" }, want: undefined },
+  {
+    name: "feature-set Default also matches an explicit Default",
+    obj: obj({ ...IN_PROFILE, [FS]: "Default" }),
+    filter: { ...LOAD_TIME, featureSet: "Default" },
+    want: undefined,
+  },
   {
     name: "feature-set excludes other sets on a Default cluster",
     obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade" }),
@@ -91,7 +101,12 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
     filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
     want: `"TechPreviewNoUpgrade" is required, and ${FS}=Default`,
   },
-  { name: "feature-set comma list includes any listed set", obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade,CustomNoUpgrade" }), filter: { ...LOAD_TIME, featureSet: "CustomNoUpgrade" }, want: undefined },
+  {
+    name: "feature-set comma list includes any listed set",
+    obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade,CustomNoUpgrade" }),
+    filter: { ...LOAD_TIME, featureSet: "CustomNoUpgrade" },
+    want: undefined,
+  },
   {
     name: "feature-set comma list is reported sorted and without duplicates",
     obj: obj({ ...IN_PROFILE, [FS]: "TechPreviewNoUpgrade,CustomNoUpgrade,TechPreviewNoUpgrade" }),
@@ -104,10 +119,30 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
     filter: LOAD_TIME,
     want: `unrecognized value "Bogus" in ${FS}=Default,Bogus; known values are: ${KNOWN_SETS}`,
   },
-  { name: "feature-set empty value is unknown", obj: obj({ ...IN_PROFILE, [FS]: "" }), filter: LOAD_TIME, want: `unrecognized value "" in ${FS}=; known values are: ${KNOWN_SETS}` },
-  { name: "feature-set is case-sensitive", obj: obj({ ...IN_PROFILE, [FS]: "default" }), filter: LOAD_TIME, want: `unrecognized value "default" in ${FS}=default; known values are: ${KNOWN_SETS}` },
-  { name: "feature-set check runs before the profile check", obj: obj({ [FS]: "DevPreviewNoUpgrade" }), filter: LOAD_TIME, want: `"Default" is required, and ${FS}=DevPreviewNoUpgrade` },
-  { name: "feature-set after the exclusion id", obj: obj({ [FS]: "Bogus", "exclude.release.openshift.io/exclude-test": "true" }), filter: LOAD_TIME, want: "exclude.release.openshift.io/exclude-test=true" },
+  {
+    name: "feature-set empty value is unknown",
+    obj: obj({ ...IN_PROFILE, [FS]: "" }),
+    filter: LOAD_TIME,
+    want: `unrecognized value "" in ${FS}=; known values are: ${KNOWN_SETS}`,
+  },
+  {
+    name: "feature-set is case-sensitive",
+    obj: obj({ ...IN_PROFILE, [FS]: "default" }),
+    filter: LOAD_TIME,
+    want: `unrecognized value "default" in ${FS}=default; known values are: ${KNOWN_SETS}`,
+  },
+  {
+    name: "feature-set check runs before the profile check",
+    obj: obj({ [FS]: "DevPreviewNoUpgrade" }),
+    filter: LOAD_TIME,
+    want: `"Default" is required, and ${FS}=DevPreviewNoUpgrade`,
+  },
+  {
+    name: "feature-set after the exclusion id",
+    obj: obj({ [FS]: "Bogus", "exclude.release.openshift.io/exclude-test": "true" }),
+    filter: LOAD_TIME,
+    want: "exclude.release.openshift.io/exclude-test=true",
+  },
   { name: "feature-set absent filter skips the check", obj: obj({ ...IN_PROFILE, [FS]: "Bogus" }), filter: { profile: PROFILE }, want: undefined },
   {
     name: "both annotations (feature-set and feature-gate) on one manifest is an error",
@@ -115,7 +150,12 @@ const CASES: { name: string; obj: KubeObject; filter: IncludeFilter; want: strin
     filter: { ...LOAD_TIME, featureSet: "TechPreviewNoUpgrade" },
     want: "both feature set and feature gate annotations are present: manifests may specify either a feature set or a feature gate, but not both",
   },
-  { name: "both annotations: not checked without a feature set", obj: obj({ ...IN_PROFILE, [FS]: "X", [FG]: "Y" }), filter: { profile: PROFILE }, want: undefined },
+  {
+    name: "both annotations: not checked without a feature set",
+    obj: obj({ ...IN_PROFILE, [FS]: "X", [FG]: "Y" }),
+    filter: { profile: PROFILE },
+    want: undefined,
+  },
   {
     name: "#4 known and enabled capability",
     obj: obj({ ...IN_PROFILE, "capability.openshift.io/name": "baremetal" }),

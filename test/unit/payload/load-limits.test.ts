@@ -49,14 +49,19 @@ test("a 1 MiB anchored value used 300 times is refused at the alias byte limit, 
   assert.equal(err.file, "release-manifests/0000_10_bomb.yaml");
   // Lines 9 on are the aliases: the 17th 1 MiB copy crosses 16 MiB.
   assert.equal(err.line, 24);
-  assert.match(err.message, /parse 0000_10_bomb\.yaml: error parsing: yaml: aliases expand to more than 16777216 bytes \(the payload's limit\) \(document 1, line 24\)$/);
+  assert.match(
+    err.message,
+    /parse 0000_10_bomb\.yaml: error parsing: yaml: aliases expand to more than 16777216 bytes \(the payload's limit\) \(document 1, line 24\)$/,
+  );
 });
 
 test("the alias budget is one per payload: files each under it together exceed it", async () => {
   const limits = { maxAliasBytes: 64 * 1024, maxDepth: 512 };
   const one = aliasBomb(1000, 40); // about 40 kB of expansion
-  assert.equal((await loadFiles({ "release-manifests/0000_10_a.yaml": one }, { ...OPTS, limits }) as { manifests: unknown[] }).manifests.length, 1);
-  const err = await failure(loadFiles({ "release-manifests/0000_10_a.yaml": one, "release-manifests/0000_20_b.yaml": one.replace("name: bomb", "name: bomb2") }, { ...OPTS, limits }));
+  assert.equal(((await loadFiles({ "release-manifests/0000_10_a.yaml": one }, { ...OPTS, limits })) as { manifests: unknown[] }).manifests.length, 1);
+  const err = await failure(
+    loadFiles({ "release-manifests/0000_10_a.yaml": one, "release-manifests/0000_20_b.yaml": one.replace("name: bomb", "name: bomb2") }, { ...OPTS, limits }),
+  );
   assert.equal(err.file, "release-manifests/0000_20_b.yaml");
   assert.match(err.message, /aliases expand to more than 65536 bytes/);
 });
@@ -69,7 +74,9 @@ test("merge keys copying an aliased map count as alias expansion", async () => {
 });
 
 test("aliases within the limit still expand as yaml.v2 does", async () => {
-  const update = (await loadFiles({ "release-manifests/0000_10_ok.yaml": `${testObject("ok")}data:\n  a: &v hello\n  b: *v\n` })) as { manifests: { obj: Record<string, unknown> }[] };
+  const update = (await loadFiles({ "release-manifests/0000_10_ok.yaml": `${testObject("ok")}data:\n  a: &v hello\n  b: *v\n` })) as {
+    manifests: { obj: Record<string, unknown> }[];
+  };
   assert.deepEqual(update.manifests[0]?.obj["data"], { a: "hello", b: "hello" });
 });
 
@@ -96,11 +103,31 @@ const deepJson = `{"kind":"Test","apiVersion":"v1","metadata":{"name":"deep","an
 const anchored = (text: string): string => text.replace("data:\n", "data:\n  anchor: &a 1\n");
 
 for (const [name, file, text, pattern] of [
-  [`flow YAML ${DEEP} levels deep`, "0000_10_deep.yaml", flow(DEEP), /parse 0000_10_deep\.yaml: error parsing: yaml: exceeded max depth of 512 \(document 1, line 1\)$/],
+  [
+    `flow YAML ${DEEP} levels deep`,
+    "0000_10_deep.yaml",
+    flow(DEEP),
+    /parse 0000_10_deep\.yaml: error parsing: yaml: exceeded max depth of 512 \(document 1, line 1\)$/,
+  ],
   // Here, on the test's main thread, the parsers run out of stack first (the loader thread's is larger: see below).
-  [`block YAML ${DEEP} levels deep`, "0000_10_deep.yaml", block(DEEP), /parse 0000_10_deep\.yaml: error parsing: (yaml: exceeded max depth of 512 \(document 1, line 1\)|error converting YAML to JSON: yaml: line \d+: Maximum call stack size exceeded \(document 1, column \d+\))$/],
-  ["block YAML 600 levels deep with an anchor", "0000_10_deep.yaml", anchored(block(600)), /parse 0000_10_deep\.yaml: error parsing: yaml: exceeded max depth of 512 \(document 1, line 520\)$/],
-  [`JSON ${DEEP} levels deep`, "0000_10_deep.json", deepJson, /parse 0000_10_deep\.json: error parsing: json: offset 661: invalid character '\[' exceeded max depth \(document 1, line 1, column 661\)$/],
+  [
+    `block YAML ${DEEP} levels deep`,
+    "0000_10_deep.yaml",
+    block(DEEP),
+    /parse 0000_10_deep\.yaml: error parsing: (yaml: exceeded max depth of 512 \(document 1, line 1\)|error converting YAML to JSON: yaml: line \d+: Maximum call stack size exceeded \(document 1, column \d+\))$/,
+  ],
+  [
+    "block YAML 600 levels deep with an anchor",
+    "0000_10_deep.yaml",
+    anchored(block(600)),
+    /parse 0000_10_deep\.yaml: error parsing: yaml: exceeded max depth of 512 \(document 1, line 520\)$/,
+  ],
+  [
+    `JSON ${DEEP} levels deep`,
+    "0000_10_deep.json",
+    deepJson,
+    /parse 0000_10_deep\.json: error parsing: json: offset 661: invalid character '\[' exceeded max depth \(document 1, line 1, column 661\)$/,
+  ],
 ] as const) {
   test(`${name} is refused beyond the depth limit, naming the file`, async () => {
     const err = await failure(loadFiles({ [`release-manifests/${file}`]: text }));
@@ -143,7 +170,10 @@ test("a reply the service's thread cannot receive fails the load at once with a 
 test("a Latin-1 byte is refused as invalid UTF-8 naming the file, offset and line, not applied as U+FFFD", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/0000_10_latin1.yaml": "" });
   try {
-    await writeFile(join(dir, "release-manifests/0000_10_latin1.yaml"), Buffer.concat([Buffer.from(`${testObject("latin1")}data:\n  city: M`), Buffer.from([0xfc]), Buffer.from("nchen\n")]));
+    await writeFile(
+      join(dir, "release-manifests/0000_10_latin1.yaml"),
+      Buffer.concat([Buffer.from(`${testObject("latin1")}data:\n  city: M`), Buffer.from([0xfc]), Buffer.from("nchen\n")]),
+    );
     const err = await failure(loadUpdate(dir, "img", OPTS, nodePayloadFs));
     assert.deepEqual([err.kind, err.file, err.line], ["Manifests", "release-manifests/0000_10_latin1.yaml", 8]);
     assert.match(err.message, /parse 0000_10_latin1\.yaml: error parsing: invalid UTF-8 at byte offset 153 \(line 8\)$/);
@@ -187,17 +217,26 @@ for (const [name, char] of [
     const err = await failure(loadFiles({ "release-manifests/0000_10_ctl.yaml": `${testObject("ctl")}data:\n  v: "a${char}b"\n` }));
     assert.deepEqual([err.kind, err.file, err.line], ["Manifests", "release-manifests/0000_10_ctl.yaml", 8]);
     const code = char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    assert.match(err.message, new RegExp(`parse 0000_10_ctl\\.yaml: error parsing: error converting YAML to JSON: yaml: control characters are not allowed \\(U\\+${code}\\) \\(document 1, line 8\\)`));
+    assert.match(
+      err.message,
+      new RegExp(
+        `parse 0000_10_ctl\\.yaml: error parsing: error converting YAML to JSON: yaml: control characters are not allowed \\(U\\+${code}\\) \\(document 1, line 8\\)`,
+      ),
+    );
   });
 }
 
 test("tab, CR, NEL and non-ASCII text stay allowed in YAML", async () => {
-  const update = (await loadFiles({ "release-manifests/0000_10_ok.yaml": `${testObject("ok")}data:\r\n  v: "a\tb\u0085c é ✓"\r\n` })) as { manifests: { obj: Record<string, unknown> }[] };
+  const update = (await loadFiles({ "release-manifests/0000_10_ok.yaml": `${testObject("ok")}data:\r\n  v: "a\tb\u0085c é ✓"\r\n` })) as {
+    manifests: { obj: Record<string, unknown> }[];
+  };
   assert.deepEqual(update.manifests[0]?.obj["data"], { v: "a\tb\u0085c é ✓" });
 });
 
 test("a control character in image-references is refused naming the file and line", async () => {
-  const err = await failure(loadFiles({ "release-manifests/image-references": "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0-abc\x1b[31m\n" }));
+  const err = await failure(
+    loadFiles({ "release-manifests/image-references": "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 1.0.0-abc\x1b[31m\n" }),
+  );
   assert.deepEqual([err.kind, err.reason, err.file, err.line], ["ImageReferences", "ImageReferencesInvalid", "release-manifests/image-references", 4]);
   assert.equal(err.message, "release-manifests/image-references:4: unmarshal image-references: yaml: control characters are not allowed (U+001B)");
 });

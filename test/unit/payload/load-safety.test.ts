@@ -103,7 +103,10 @@ test("a link to a file inside the payload is read", () =>
     (dir) => symlink("0000_10_a_ok.yaml", join(dir, "release-manifests/0000_20_alias.yaml")),
     async (dir) => {
       const update = await loadUpdate(dir, "img", OPTS, nodePayloadFs);
-      assert.deepEqual(update.manifests.map((m) => m.originalFilename), ["0000_10_a_ok.yaml", "0000_20_alias.yaml"]);
+      assert.deepEqual(
+        update.manifests.map((m) => m.originalFilename),
+        ["0000_10_a_ok.yaml", "0000_20_alias.yaml"],
+      );
     },
   ));
 
@@ -113,8 +116,18 @@ test("payload roots: a directory resolving outside every root is refused without
   try {
     await symlink(outside, join(root, "escape"));
     const retriever = new DirectoryRetriever(undefined, [root]);
-    for (const image of [outside, join(root, "escape"), `${root}/../${outside.slice(tmpdir().length + 1)}`, `file://${outside}`, join(root, "../nonexistent")]) {
-      await assert.rejects(retriever.admit(image), { kind: "OutsideRoot", message: `payload directory ${JSON.stringify(image.replace(/^file:\/\//, ""))} is not under a payload root` }, image);
+    for (const image of [
+      outside,
+      join(root, "escape"),
+      `${root}/../${outside.slice(tmpdir().length + 1)}`,
+      `file://${outside}`,
+      join(root, "../nonexistent"),
+    ]) {
+      await assert.rejects(
+        retriever.admit(image),
+        { kind: "OutsideRoot", message: `payload directory ${JSON.stringify(image.replace(/^file:\/\//, ""))} is not under a payload root` },
+        image,
+      );
     }
     await assert.rejects(retriever.admit(join(root, "missing")), { kind: "Retrieval", message: /no such file or directory/ });
     await symlink("escape", join(root, "inner"));

@@ -12,14 +12,31 @@ import { tempRelease } from "../../harness/payload-gen.js";
 const OPTS: LoadOptions = { knownCapabilities: REVISION_CAPS, architecture: "amd64" };
 
 test("payloadtest: files without a manifest extension and excluded manifests are skipped", async () => {
-  const { dir, cleanup } = await tempPayload({ ...PAYLOADTEST, "release-manifests/notes.txt": testObject("txt"), "release-manifests/sub/0000_a.yaml": testObject("sub") });
+  const { dir, cleanup } = await tempPayload({
+    ...PAYLOADTEST,
+    "release-manifests/notes.txt": testObject("txt"),
+    "release-manifests/sub/0000_a.yaml": testObject("sub"),
+  });
   try {
     const excluded: string[] = [];
-    const u = await loadUpdate(dir, "image/image:1", { ...OPTS, exclude: "exclude-test", onExcluded: (m, r) => excluded.push(`${m.originalFilename}: ${r}`) }, nodePayloadFs);
-    assert.deepEqual(u.manifests.map((m) => m.obj.metadata?.name), ["file-json", "file-yaml", "file-yml"]);
+    const u = await loadUpdate(
+      dir,
+      "image/image:1",
+      { ...OPTS, exclude: "exclude-test", onExcluded: (m, r) => excluded.push(`${m.originalFilename}: ${r}`) },
+      nodePayloadFs,
+    );
+    assert.deepEqual(
+      u.manifests.map((m) => m.obj.metadata?.name),
+      ["file-json", "file-yaml", "file-yml"],
+    );
     assert.deepEqual(excluded, ["0000_20_a_exclude.yml: exclude.release.openshift.io/exclude-test=true"]);
     assert.equal(u.manifestHash, "DL-FFQ2Uem8=");
-    assert.deepEqual(u.release, { version: "1.0.0-abc", image: "image/image:1", url: "https://example.com/v1.0.0-abc", channels: ["channel-a", "channel-b", "channel-c"] });
+    assert.deepEqual(u.release, {
+      version: "1.0.0-abc",
+      image: "image/image:1",
+      url: "https://example.com/v1.0.0-abc",
+      channels: ["channel-a", "channel-b", "channel-c"],
+    });
   } finally {
     await cleanup();
   }
@@ -43,15 +60,22 @@ test("payloadtestarch: a payload whose release-metadata says multi loads as arch
 
 test("manifests/ is templated and release-manifests/ is not", async () => {
   const tmpl = (name: string) => testObject(name, "data:\n  image: {{ .ReleaseImage }}\n  profile: '{{ .ClusterProfile }}'\n");
-  const { dir, cleanup } = await tempPayload({ ...SKELETON, "manifests/a.yaml": tmpl("cvo"), "release-manifests/b.yaml": tmpl("other").replace(": {{", ": x{{") });
+  const { dir, cleanup } = await tempPayload({
+    ...SKELETON,
+    "manifests/a.yaml": tmpl("cvo"),
+    "release-manifests/b.yaml": tmpl("other").replace(": {{", ": x{{"),
+  });
   try {
     const u = await loadUpdate(dir, "quay.io/x@sha256:1", { ...OPTS, clusterProfile: "single-node-developer" }, nodePayloadFs);
     assert.equal(u.manifests.length, 0, "profile single-node-developer excludes both");
     const v = await loadUpdate(dir, "quay.io/x@sha256:1", OPTS, nodePayloadFs);
-    assert.deepEqual(v.manifests.map((m) => m.obj["data"]), [
-      { image: "quay.io/x@sha256:1", profile: "self-managed-high-availability" },
-      { image: "x{{ .ReleaseImage }}", profile: "{{ .ClusterProfile }}" },
-    ]);
+    assert.deepEqual(
+      v.manifests.map((m) => m.obj["data"]),
+      [
+        { image: "quay.io/x@sha256:1", profile: "self-managed-high-availability" },
+        { image: "x{{ .ReleaseImage }}", profile: "{{ .ClusterProfile }}" },
+      ],
+    );
   } finally {
     await cleanup();
   }
@@ -95,9 +119,21 @@ test("malformed files: every file's error is collected into one UpdatePayloadInt
 
 // Upstream's payload-unknown-template case: an older CVO loading a newer payload skips what it cannot render.
 const TEMPLATE_FAILURES: [name: string, template: string, warning: string][] = [
-  ["an unknown field", "{{ .FutureField }}", 'failed to execute template: template: manifest:8:13: executing "manifest" at <.FutureField>: can\'t evaluate field FutureField'],
-  ["an unknown field through index", '{{index .FutureField "some-key"}}', 'failed to execute template: template: manifest:8:18: executing "manifest" at <.FutureField>: can\'t evaluate field FutureField'],
-  ["an unsupported action", '{{printf "%s" .ReleaseImage}}', 'failed to parse manifest: template: manifest:8: unsupported action {{printf "%s" .ReleaseImage}}'],
+  [
+    "an unknown field",
+    "{{ .FutureField }}",
+    'failed to execute template: template: manifest:8:13: executing "manifest" at <.FutureField>: can\'t evaluate field FutureField',
+  ],
+  [
+    "an unknown field through index",
+    '{{index .FutureField "some-key"}}',
+    'failed to execute template: template: manifest:8:18: executing "manifest" at <.FutureField>: can\'t evaluate field FutureField',
+  ],
+  [
+    "an unsupported action",
+    '{{printf "%s" .ReleaseImage}}',
+    'failed to parse manifest: template: manifest:8: unsupported action {{printf "%s" .ReleaseImage}}',
+  ],
 ];
 for (const [name, template, warning] of TEMPLATE_FAILURES) {
   test(`a manifests/ file whose template uses ${name} is skipped with a warning naming it; the rest loads`, async () => {
@@ -108,7 +144,10 @@ for (const [name, template, warning] of TEMPLATE_FAILURES) {
     });
     const warnings: string[] = [];
     const u = await loadUpdate("/p", "image:test", { ...OPTS, onWarning: (w) => warnings.push(w) }, fs);
-    assert.deepEqual(u.manifests.map((m) => m.originalFilename), ["0000_00_valid.yaml"]);
+    assert.deepEqual(
+      u.manifests.map((m) => m.originalFilename),
+      ["0000_00_valid.yaml"],
+    );
     assert.equal(warnings.length, 1);
     const prefix = "Skipping manifest manifests/0000_50_unknown-field.yaml: template rendering failed (may require newer CVO): ";
     assert.ok(warnings[0]?.startsWith(prefix + warning), warnings[0]);
@@ -136,7 +175,10 @@ test("manifests/ templates read the release's images by image-references tag, as
   const fs = memoryFs({
     ...SKELETON,
     "release-manifests/image-references": imageReferences,
-    "manifests/0000_00_images.yaml": testObject("images", 'data:\n  cvo: \'{{ index .Images "cluster-version-operator" }}\'\n  tag: \'{{index .Images "not-an-image"}}\'\n'),
+    "manifests/0000_00_images.yaml": testObject(
+      "images",
+      "data:\n  cvo: '{{ index .Images \"cluster-version-operator\" }}'\n  tag: '{{index .Images \"not-an-image\"}}'\n",
+    ),
   });
   const u = await loadUpdate("/p", "image:test", OPTS, fs);
   const data = u.manifests.find((m) => m.obj.metadata?.["name"] === "images")?.obj["data"];
@@ -195,8 +237,14 @@ test("metadata errors abort the load with upstream's message after the file's na
   try {
     await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), (err: unknown) => {
       assert.ok(err instanceof PayloadError);
-      assert.deepEqual([err.kind, err.step, err.reason, err.file], ["ReleaseMetadata", "LoadPayload", "ReleaseMetadataInvalid", "release-manifests/release-metadata"]);
-      assert.equal(err.message, 'release-manifests/release-metadata: Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found');
+      assert.deepEqual(
+        [err.kind, err.step, err.reason, err.file],
+        ["ReleaseMetadata", "LoadPayload", "ReleaseMetadataInvalid", "release-manifests/release-metadata"],
+      );
+      assert.equal(
+        err.message,
+        'release-manifests/release-metadata: Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found',
+      );
       return true;
     });
   } finally {
@@ -207,14 +255,21 @@ test("metadata errors abort the load with upstream's message after the file's na
 test("metadata syntax errors name the line", async () => {
   const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/release-metadata": '{\n  "kind": "cincinnati-metadata-v0",\n  "version": }\n' });
   try {
-    await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), { kind: "ReleaseMetadata", line: 3, message: "release-manifests/release-metadata:3: unmarshal Cincinnati metadata: invalid character '}' looking for beginning of value" });
+    await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), {
+      kind: "ReleaseMetadata",
+      line: 3,
+      message: "release-manifests/release-metadata:3: unmarshal Cincinnati metadata: invalid character '}' looking for beginning of value",
+    });
   } finally {
     await cleanup();
   }
 });
 
 test("image-references errors name the file", async () => {
-  const { dir, cleanup } = await tempPayload({ ...SKELETON, "release-manifests/image-references": "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 9.9.9\n" });
+  const { dir, cleanup } = await tempPayload({
+    ...SKELETON,
+    "release-manifests/image-references": "kind: ImageStream\napiVersion: image.openshift.io/v1\nmetadata:\n  name: 9.9.9\n",
+  });
   try {
     await assert.rejects(loadUpdate(dir, "img", OPTS, nodePayloadFs), {
       kind: "ImageReferences",
@@ -230,12 +285,15 @@ test("VerifyPayloadVersion: an empty request adopts the payload's version; a dif
   const update = { release: { version: "4.16.0", image: "i", url: "", channels: [] } };
   assert.equal(verifyPayloadVersion(update, ""), "4.16.0");
   assert.equal(verifyPayloadVersion(update, "4.16.0"), "4.16.0");
-  assert.throws(() => verifyPayloadVersion(update, "4.16.1"), (err: unknown) => {
-    assert.ok(err instanceof PayloadError);
-    assert.deepEqual([err.kind, err.step, err.reason], ["VersionMismatch", "VerifyPayloadVersion", ""]);
-    assert.equal(err.message, "release image version 4.16.0 does not match the expected upstream version 4.16.1");
-    return true;
-  });
+  assert.throws(
+    () => verifyPayloadVersion(update, "4.16.1"),
+    (err: unknown) => {
+      assert.ok(err instanceof PayloadError);
+      assert.deepEqual([err.kind, err.step, err.reason], ["VersionMismatch", "VerifyPayloadVersion", ""]);
+      assert.equal(err.message, "release image version 4.16.0 does not match the expected upstream version 4.16.1");
+      return true;
+    },
+  );
 });
 
 test("an empty manifests/ directory and a subdirectory are fine", async () => {
@@ -244,7 +302,10 @@ test("an empty manifests/ directory and a subdirectory are fine", async () => {
     await mkdir(join(dir, "release-manifests", "nested.yaml"));
     await writeFile(join(dir, "release-manifests", "nested.yaml", "x.yaml"), testObject("nested"));
     const u = await loadUpdate(dir, "img", OPTS, nodePayloadFs);
-    assert.deepEqual(u.manifests.map((m) => m.obj.metadata?.name), ["a"]);
+    assert.deepEqual(
+      u.manifests.map((m) => m.obj.metadata?.name),
+      ["a"],
+    );
   } finally {
     await cleanup();
   }
@@ -257,9 +318,17 @@ test("an aborted signal stops the load", async () => {
 });
 
 test("loads through an in-memory PayloadFs in byte order of file names", async () => {
-  const fs = memoryFs({ ...SKELETON, "release-manifests/b.yaml": testObject("b"), "release-manifests/B.yaml": testObject("B"), "release-manifests/a.json": testObject("a") });
+  const fs = memoryFs({
+    ...SKELETON,
+    "release-manifests/b.yaml": testObject("b"),
+    "release-manifests/B.yaml": testObject("B"),
+    "release-manifests/a.json": testObject("a"),
+  });
   const u = await loadUpdate("/p", "img", OPTS, fs);
-  assert.deepEqual(u.manifests.map((m) => m.originalFilename), ["B.yaml", "a.json", "b.yaml"]);
+  assert.deepEqual(
+    u.manifests.map((m) => m.originalFilename),
+    ["B.yaml", "a.json", "b.yaml"],
+  );
 });
 
 test("goArch maps Node's names to GOARCH", () => {
@@ -270,7 +339,13 @@ test("nodePayloadFs lists entries with their lstat type", async () => {
   const { dir, cleanup } = await tempPayload({ "d/f.yaml": "" });
   try {
     await symlink("d/f.yaml", join(dir, "l"));
-    assert.deepEqual((await nodePayloadFs.readdir(dir)).sort((a, b) => a.name.localeCompare(b.name)), [{ name: "d", type: "directory" }, { name: "l", type: "symlink" }]);
+    assert.deepEqual(
+      (await nodePayloadFs.readdir(dir)).sort((a, b) => a.name.localeCompare(b.name)),
+      [
+        { name: "d", type: "directory" },
+        { name: "l", type: "symlink" },
+      ],
+    );
     assert.deepEqual(await nodePayloadFs.stat(join(dir, "d")), { isDirectory: true });
   } finally {
     await cleanup();

@@ -7,20 +7,56 @@ const V = "1.0.0-abc";
 
 // Every expected message below was produced by the Go CVO at the spec's revision (payload.LoadUpdate).
 const ERRORS: { name: string; text: string; message: string }[] = [
-  { name: "syntax error", text: '{"kind": "cincinnati-metadata-v0", "version": "1.0.0"} x', message: "unmarshal Cincinnati metadata: invalid character 'x' after top-level value" },
+  {
+    name: "syntax error",
+    text: '{"kind": "cincinnati-metadata-v0", "version": "1.0.0"} x',
+    message: "unmarshal Cincinnati metadata: invalid character 'x' after top-level value",
+  },
   { name: "truncated", text: '{"kind": ', message: "unmarshal Cincinnati metadata: unexpected end of JSON input" },
   { name: "empty file", text: "", message: "unmarshal Cincinnati metadata: unexpected end of JSON input" },
   { name: "not an object", text: "[]", message: "unmarshal Cincinnati metadata: json: cannot unmarshal array into Go value of type payload.metadata" },
-  { name: "kind not a string", text: '{"kind": 5, "version": "1.0.0"}', message: "unmarshal Cincinnati metadata: json: cannot unmarshal number into Go struct field metadata.kind of type string" },
-  { name: "previous not strings", text: md(', "previous": [1]'), message: "unmarshal Cincinnati metadata: json: cannot unmarshal number into Go struct field metadata.previous of type string" },
-  { name: "wrong kind", text: '{"kind": "cincinnati-metadata-v1", "version": "1.0.0-abc"}', message: 'unrecognized Cincinnati metadata kind "cincinnati-metadata-v1"' },
+  {
+    name: "kind not a string",
+    text: '{"kind": 5, "version": "1.0.0"}',
+    message: "unmarshal Cincinnati metadata: json: cannot unmarshal number into Go struct field metadata.kind of type string",
+  },
+  {
+    name: "previous not strings",
+    text: md(', "previous": [1]'),
+    message: "unmarshal Cincinnati metadata: json: cannot unmarshal number into Go struct field metadata.previous of type string",
+  },
+  {
+    name: "wrong kind",
+    text: '{"kind": "cincinnati-metadata-v1", "version": "1.0.0-abc"}',
+    message: 'unrecognized Cincinnati metadata kind "cincinnati-metadata-v1"',
+  },
   { name: "null document", text: "null", message: 'unrecognized Cincinnati metadata kind ""' },
   { name: "missing version", text: '{"kind": "cincinnati-metadata-v0"}', message: "missing required Cincinnati metadata version" },
-  { name: "two-part version", text: '{"kind": "cincinnati-metadata-v0", "version": "4.11"}', message: 'Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found' },
-  { name: "leading zero", text: '{"kind": "cincinnati-metadata-v0", "version": "4.11.01"}', message: 'Cincinnati metadata version "4.11.01" is not a valid semantic version: Patch number must not contain leading zeroes "01"' },
-  { name: "empty prerelease part", text: '{"kind": "cincinnati-metadata-v0", "version": "4.11.0-rc..1"}', message: 'Cincinnati metadata version "4.11.0-rc..1" is not a valid semantic version: Prerelease is empty' },
-  { name: "empty minor", text: '{"kind": "cincinnati-metadata-v0", "version": "4..1"}', message: 'Cincinnati metadata version "4..1" is not a valid semantic version: strconv.ParseUint: parsing "": invalid syntax' },
-  { name: "empty build", text: '{"kind": "cincinnati-metadata-v0", "version": "1.0.0+"}', message: 'Cincinnati metadata version "1.0.0+" is not a valid semantic version: Build meta data is empty' },
+  {
+    name: "two-part version",
+    text: '{"kind": "cincinnati-metadata-v0", "version": "4.11"}',
+    message: 'Cincinnati metadata version "4.11" is not a valid semantic version: No Major.Minor.Patch elements found',
+  },
+  {
+    name: "leading zero",
+    text: '{"kind": "cincinnati-metadata-v0", "version": "4.11.01"}',
+    message: 'Cincinnati metadata version "4.11.01" is not a valid semantic version: Patch number must not contain leading zeroes "01"',
+  },
+  {
+    name: "empty prerelease part",
+    text: '{"kind": "cincinnati-metadata-v0", "version": "4.11.0-rc..1"}',
+    message: 'Cincinnati metadata version "4.11.0-rc..1" is not a valid semantic version: Prerelease is empty',
+  },
+  {
+    name: "empty minor",
+    text: '{"kind": "cincinnati-metadata-v0", "version": "4..1"}',
+    message: 'Cincinnati metadata version "4..1" is not a valid semantic version: strconv.ParseUint: parsing "": invalid syntax',
+  },
+  {
+    name: "empty build",
+    text: '{"kind": "cincinnati-metadata-v0", "version": "1.0.0+"}',
+    message: 'Cincinnati metadata version "1.0.0+" is not a valid semantic version: Build meta data is empty',
+  },
 ];
 
 for (const tc of ERRORS) {
@@ -39,8 +75,18 @@ test("parseReleaseMetadata: url, sorted channels, process architecture", () => {
 const ARCHITECTURES: { name: string; value?: string; architecture: string; warning?: string }[] = [
   { name: "absent: the process's architecture", architecture: "arm64" },
   { name: "multi: reported as Multi", value: '"multi"', architecture: "Multi" },
-  { name: "a single architecture is not a valid value", value: '"amd64"', architecture: "arm64", warning: `unrecognized release.openshift.io/architecture value "amd64"` },
-  { name: "Multi spelled as reported is not a valid value", value: '"Multi"', architecture: "arm64", warning: `unrecognized release.openshift.io/architecture value "Multi"` },
+  {
+    name: "a single architecture is not a valid value",
+    value: '"amd64"',
+    architecture: "arm64",
+    warning: `unrecognized release.openshift.io/architecture value "amd64"`,
+  },
+  {
+    name: "Multi spelled as reported is not a valid value",
+    value: '"Multi"',
+    architecture: "arm64",
+    warning: `unrecognized release.openshift.io/architecture value "Multi"`,
+  },
   { name: "a number", value: "5", architecture: "arm64", warning: "release.openshift.io/architecture is not a string: 5" },
   { name: "a structure", value: '["a", {"b": 1.5}]', architecture: "arm64", warning: "release.openshift.io/architecture is not a string: [a map[b:1.5]]" },
   { name: "null", value: "null", architecture: "arm64", warning: "release.openshift.io/architecture is not a string: <nil>" },
@@ -101,8 +147,16 @@ test("parseImageReferences accepts YAML and JSON ImageStreams named like the ver
 });
 
 const IMAGE_ERRORS: { name: string; text: string; message: string | RegExp }[] = [
-  { name: "name differs from version", text: IMAGE_STREAM.replace("1.0.0-abc", "1.0.0"), message: "Version from image-references (1.0.0) differs from release-metadata (1.0.0-abc)" },
-  { name: "another kind", text: "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: 1.0.0-abc\n", message: "image-references is a ConfigMap (v1), not a v1 ImageStream" },
+  {
+    name: "name differs from version",
+    text: IMAGE_STREAM.replace("1.0.0-abc", "1.0.0"),
+    message: "Version from image-references (1.0.0) differs from release-metadata (1.0.0-abc)",
+  },
+  {
+    name: "another kind",
+    text: "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: 1.0.0-abc\n",
+    message: "image-references is a ConfigMap (v1), not a v1 ImageStream",
+  },
   { name: "kind missing", text: "apiVersion: v1\nmetadata:\n  name: 1.0.0-abc\n", message: "unmarshal image-references: Object 'Kind' is missing" },
   { name: "YAML syntax", text: "kind: ImageStream\nmetadata:\n  name: [\n", message: /^unmarshal image-references: yaml: line \d+: / },
   { name: "empty", text: "", message: /^unmarshal image-references: / },

@@ -22,14 +22,19 @@ interface Loaded {
 async function load(dir: string, opts: Partial<LoadOptions> = {}): Promise<Loaded> {
   const all: Manifest[] = [];
   const reasons: string[] = [];
-  const update = await loadUpdate(dir, ORACLE_IMAGE, {
-    ...DEFAULTS,
-    ...opts,
-    onManifest: (m, reason) => {
-      all.push(m);
-      if (reason !== undefined) reasons.push(reason);
+  const update = await loadUpdate(
+    dir,
+    ORACLE_IMAGE,
+    {
+      ...DEFAULTS,
+      ...opts,
+      onManifest: (m, reason) => {
+        all.push(m);
+        if (reason !== undefined) reasons.push(reason);
+      },
     },
-  }, nodePayloadFs);
+    nodePayloadFs,
+  );
   return { update, all, reasons };
 }
 
@@ -75,7 +80,10 @@ for (const p of PAYLOADS) {
     const names = update.manifests.map((m) => m.originalFilename);
     const descents = names.flatMap((n, i) => (i > 0 && n < (names[i - 1] ?? "") ? [i] : []));
     assert.equal(descents.length, 1);
-    assert.deepEqual([names[(descents[0] ?? 0) - 1], names[descents[0] ?? 0]], ["0000_90_cluster-version-operator_02_servicemonitor.yaml", "0000_00_config-operator_00_namespace.yaml"]);
+    assert.deepEqual(
+      [names[(descents[0] ?? 0) - 1], names[descents[0] ?? 0]],
+      ["0000_90_cluster-version-operator_02_servicemonitor.yaml", "0000_00_config-operator_00_namespace.yaml"],
+    );
     const deployment = update.manifests.find((m) => m.obj.kind === "Deployment" && m.obj.metadata?.name === "cluster-version-operator");
     assert.match(deployment?.raw ?? "", /"image":"quay.io\/test\/release@sha256:abc"/);
   });
@@ -96,7 +104,10 @@ test("the hash is stable across loads, differs between real-a and real-b, and de
   const a = await loaded(REAL_A);
   const again = await load(REAL_A);
   assert.equal(again.update.manifestHash, a.update.manifestHash);
-  assert.deepEqual(again.update.manifests.map((m) => m.raw), a.update.manifests.map((m) => m.raw));
+  assert.deepEqual(
+    again.update.manifests.map((m) => m.raw),
+    a.update.manifests.map((m) => m.raw),
+  );
   const b = await loaded(REAL_B);
   assert.notEqual(b.update.manifestHash, a.update.manifestHash);
   const other = await loadUpdate(REAL_A, "quay.io/other@sha256:def", DEFAULTS, nodePayloadFs);
@@ -114,10 +125,30 @@ const SETTINGS: Setting[] = [
   { name: "feature set TechPreviewNoUpgrade", opts: { featureSet: "TechPreviewNoUpgrade" }, a: [268, "oZMj4YesI_Q="], b: [268, "Dky1J-W63C0="] },
   { name: "feature set DevPreviewNoUpgrade", opts: { featureSet: "DevPreviewNoUpgrade" }, a: [267, "gIllxDIHHwE="], b: [268, "ERw0iYJO-DU="] },
   { name: "feature set CustomNoUpgrade", opts: { featureSet: "CustomNoUpgrade" }, a: [268, "4b8GbAvnrJI="], b: [268, "JoVzdPAZnCk="] },
-  { name: "TechPreviewNoUpgrade on single-node-developer", opts: { featureSet: "TechPreviewNoUpgrade", clusterProfile: "single-node-developer" }, a: [208, "DODx___P27w="], b: [206, "6RH8-nSYEBw="] },
-  { name: "TechPreviewNoUpgrade on ibm-cloud-managed", opts: { featureSet: "TechPreviewNoUpgrade", clusterProfile: "ibm-cloud-managed" }, a: [234, "eJmkjuFRfhw="], b: [234, "em6xvjf8xwg="] },
-  { name: "DevPreviewNoUpgrade on single-node-developer", opts: { featureSet: "DevPreviewNoUpgrade", clusterProfile: "single-node-developer" }, a: [207, "J6oMAhTjZIQ="], b: [206, "6RH8-nSYEBw="] },
-  { name: "CustomNoUpgrade on ibm-cloud-managed", opts: { featureSet: "CustomNoUpgrade", clusterProfile: "ibm-cloud-managed" }, a: [234, "BigQCg67cTY="], b: [234, "RU6nEzXVAnw="] },
+  {
+    name: "TechPreviewNoUpgrade on single-node-developer",
+    opts: { featureSet: "TechPreviewNoUpgrade", clusterProfile: "single-node-developer" },
+    a: [208, "DODx___P27w="],
+    b: [206, "6RH8-nSYEBw="],
+  },
+  {
+    name: "TechPreviewNoUpgrade on ibm-cloud-managed",
+    opts: { featureSet: "TechPreviewNoUpgrade", clusterProfile: "ibm-cloud-managed" },
+    a: [234, "eJmkjuFRfhw="],
+    b: [234, "em6xvjf8xwg="],
+  },
+  {
+    name: "DevPreviewNoUpgrade on single-node-developer",
+    opts: { featureSet: "DevPreviewNoUpgrade", clusterProfile: "single-node-developer" },
+    a: [207, "J6oMAhTjZIQ="],
+    b: [206, "6RH8-nSYEBw="],
+  },
+  {
+    name: "CustomNoUpgrade on ibm-cloud-managed",
+    opts: { featureSet: "CustomNoUpgrade", clusterProfile: "ibm-cloud-managed" },
+    a: [234, "BigQCg67cTY="],
+    b: [234, "RU6nEzXVAnw="],
+  },
   { name: "exclude internal-openshift-hosted", opts: { exclude: "internal-openshift-hosted" }, a: [248, "szIK1u70xy0="], b: [248, "L9gN829v3vM="] },
   { name: "only the seed revision's three capabilities known", opts: { knownCapabilities: REVISION_CAPS }, a: [196, "5Vde5LwmFTA="], b: [196, "BQBwsvm33Ys="] },
   { name: "no capability enabled (baseline None)", opts: { enabledCapabilities: [] }, a: [196, "5Vde5LwmFTA="], b: [196, "BQBwsvm33Ys="] },
@@ -128,7 +159,10 @@ const SETTINGS: Setting[] = [
 // `.ClusterProfile`, so the parsed documents do not depend on the setting.
 for (const s of SETTINGS) {
   test(`filter setting "${s.name}": real-a ${s.a[0]} of 300, real-b ${s.b[0]} of 301`, { skip: skipRealPayloads }, async () => {
-    for (const [dir, [count, hash]] of [[REAL_A, s.a], [REAL_B, s.b]] as const) {
+    for (const [dir, [count, hash]] of [
+      [REAL_A, s.a],
+      [REAL_B, s.b],
+    ] as const) {
       const { all } = await loaded(dir);
       const filter = loadTimeFilter({ ...DEFAULTS, ...s.opts });
       const included = all.filter((m) => exclusionReason(m, filter) === undefined);

@@ -34,9 +34,9 @@ const wrongTypes = fc.constantFrom(
   "- a\n- b\n",
   "just a string\n",
   "42\n",
-  "{\"kind\": 5}",
+  '{"kind": 5}',
   "[1, 2]",
-  "{\"kind\": \"A\", \"metadata\": {\"name\": \"a\"}}{\"kind\": \"A\", \"metadata\": {\"name\": \"a\"}}",
+  '{"kind": "A", "metadata": {"name": "a"}}{"kind": "A", "metadata": {"name": "a"}}',
 );
 const missingKindOrName = fc.constantFrom(
   "metadata: {name: a}\n",
@@ -46,9 +46,11 @@ const missingKindOrName = fc.constantFrom(
   "kind: A\nmetadata: {name: ''}\n",
   "kind: A\nmetadata: {name: n}\n", // YAML 1.1: `n` is false, so the name is missing
   "apiVersion: v1\nkind: A\nmetadata:\n  namespace: x\n",
-  "{\"metadata\": {\"name\": \"a\"}}",
+  '{"metadata": {"name": "a"}}',
 );
-const truncated = fc.tuple(fc.oneof(fc.constant(REAL_TEXT), yamlDocument.map(manifestYaml)), fc.double({ min: 0, max: 1, noNaN: true })).map(([t, f]) => t.slice(0, Math.floor(t.length * f)));
+const truncated = fc
+  .tuple(fc.oneof(fc.constant(REAL_TEXT), yamlDocument.map(manifestYaml)), fc.double({ min: 0, max: 1, noNaN: true }))
+  .map(([t, f]) => t.slice(0, Math.floor(t.length * f)));
 const junk = fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString("utf8"));
 // Nesting beyond the parsers' stack is covered by the fixed cases below; here depth stays cheap.
 const deep = fc.tuple(fc.integer({ min: 1, max: 3000 }), fc.constantFrom("flow", "block", "json", "seq")).map(([n, kind]) => deepDocument(n, kind));
@@ -59,7 +61,13 @@ function deepDocument(n: number, kind: "flow" | "block" | "json" | "seq"): strin
   if (kind === "seq") return `kind: A\nmetadata: {name: a}\nx:\n${Array.from({ length: Math.min(n, 300) }, (_, i) => `${" ".repeat(i)}- `).join("\n")}x\n`;
   return `kind: A\nmetadata: {name: a}\n${Array.from({ length: Math.min(n, 300) }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n")} v\n`;
 }
-const templated = fc.constantFrom("kind: A\nmetadata: {name: '{{ .ReleaseImage }}'}\n", "kind: A\nmetadata: {name: {{ .Nope }}}\n", "{{ printf \"x\" }}", "{{", "kind: A\n{{/* c */}}metadata: {name: a}\n");
+const templated = fc.constantFrom(
+  "kind: A\nmetadata: {name: '{{ .ReleaseImage }}'}\n",
+  "kind: A\nmetadata: {name: {{ .Nope }}}\n",
+  '{{ printf "x" }}',
+  "{{",
+  "kind: A\n{{/* c */}}metadata: {name: a}\n",
+);
 
 const badFile = fc.oneof(
   truncated,
@@ -137,7 +145,11 @@ test("robustness: 10 MB documents load or fail cleanly", async () => {
   assert.ok(big.length > 10_000_000);
   const ok = await loadUpdate("/p", "img", OPTS, memoryFs({ ...SKELETON, "release-manifests/0000_a.yaml": big }));
   assert.equal(Object.keys(ok.manifests[0]?.obj["data"] as object).length, 230_000);
-  const bigJson = JSON.stringify({ kind: "A", metadata: { name: "a", annotations: { "include.release.openshift.io/self-managed-high-availability": "true" } }, x: "y".repeat(10_000_000) });
+  const bigJson = JSON.stringify({
+    kind: "A",
+    metadata: { name: "a", annotations: { "include.release.openshift.io/self-managed-high-availability": "true" } },
+    x: "y".repeat(10_000_000),
+  });
   assert.equal((await loadUpdate("/p", "img", OPTS, memoryFs({ ...SKELETON, "release-manifests/0000_a.json": bigJson }))).manifests.length, 1);
   // Broken ones (a YAML syntax error in 10 MB takes the slow full path; it is covered at smaller sizes).
   const broken: [text: string, document: number, line: number][] = [

@@ -14,8 +14,13 @@ import {
 } from "../../../src/policy/index.js";
 import { manifest } from "../../harness/worker-harness.js";
 
-const m = (kind: string, caps: string) => manifest("f", { apiVersion: "v1", kind, metadata: { name: "x", annotations: { "capability.openshift.io/name": caps } } });
-const caps = (known: string[], enabled: string[], implicit: string[] = []): ClusterCapabilities => ({ known: new Set(known), enabled: new Set(enabled), implicitlyEnabled: implicit });
+const m = (kind: string, caps: string) =>
+  manifest("f", { apiVersion: "v1", kind, metadata: { name: "x", annotations: { "capability.openshift.io/name": caps } } });
+const caps = (known: string[], enabled: string[], implicit: string[] = []): ClusterCapabilities => ({
+  known: new Set(known),
+  enabled: new Set(enabled),
+  implicitlyEnabled: implicit,
+});
 
 for (const tc of [
   { name: "basic", current: [m("Test", "cap1")], updated: [m("Test", "cap2")], caps: caps(["cap1", "cap2"], ["cap1"]), want: ["cap2"] },
@@ -23,7 +28,13 @@ for (const tc of [
   { name: "current not enabled", current: [m("Test", "cap1")], updated: [m("Test", "cap2")], caps: caps(["cap2"], ["cap2"]), want: [] },
   { name: "new cap already enabled", current: [m("Test", "cap1")], updated: [m("Test", "cap2")], caps: caps(["cap1", "cap2"], ["cap1", "cap2"]), want: [] },
   { name: "already implicit", current: [m("Test", "cap1")], updated: [m("Test", "cap2")], caps: caps(["cap1", "cap2"], ["cap1"], ["cap2"]), want: ["cap2"] },
-  { name: "two manifests, same new cap", current: [m("Test", "cap1"), m("Test", "cap1")], updated: [m("Test", "cap2"), m("Test", "cap2")], caps: caps(["cap1", "cap2"], ["cap1"]), want: ["cap2"] },
+  {
+    name: "two manifests, same new cap",
+    current: [m("Test", "cap1"), m("Test", "cap1")],
+    updated: [m("Test", "cap2"), m("Test", "cap2")],
+    caps: caps(["cap1", "cap2"], ["cap1"]),
+    want: ["cap2"],
+  },
 ]) {
   test(`implicitly enabled capabilities: ${tc.name}`, () => assert.deepEqual(implicitlyEnabledCapabilities(tc.updated, tc.current, tc.caps), tc.want));
 }
@@ -32,7 +43,10 @@ test("capabilities: baseline plus additional; previously enabled ones stay on im
   const c = setCapabilities({ baselineCapabilitySet: "None", additionalEnabledCapabilities: ["baremetal"] }, new Set(["baremetal", "marketplace"]));
   assert.deepEqual([...c.enabled].sort(), ["baremetal", "marketplace"]);
   assert.deepEqual(c.implicitlyEnabled, ["marketplace"]);
-  assert.ok(setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()).enabled.has("Console"), "default baseline is vCurrent");
+  assert.ok(
+    setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()).enabled.has("Console"),
+    "default baseline is vCurrent",
+  );
 });
 
 // Each baseline set as openshift/api spells it out, set by set (written out, not derived, so a wrong
@@ -73,12 +87,60 @@ test("capability sets: the known list is every capability of vCurrent, and only 
 });
 
 for (const tc of [
-  { name: "default baseline, all gates on", spec: { baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, prior: [], gates: ALL_GATES, known: [...V4_18, ...GATED], enabled: [...V4_18, ...GATED], implicit: [] },
-  { name: "default baseline, no gates", spec: { baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, prior: [], gates: new Set<string>(), known: V4_18, enabled: V4_18, implicit: [] },
-  { name: "vCurrent, only the requirement operator's gate", spec: { baselineCapabilitySet: "vCurrent", additionalEnabledCapabilities: [] }, prior: [], gates: new Set(["CRDCompatibilityRequirementOperator"]), known: [...V4_18, "CompatibilityRequirements"], enabled: [...V4_18, "CompatibilityRequirements"], implicit: [] },
-  { name: "gated capability asked for while its gate is off", spec: { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["ClusterAPI", "Console"] }, prior: [], gates: new Set<string>(), known: V4_18, enabled: ["Console"], implicit: [] },
-  { name: "gated capability enabled before, gate now off", spec: { baselineCapabilitySet: "None", additionalEnabledCapabilities: [] }, prior: ["ClusterAPI", "Build"], gates: new Set<string>(), known: V4_18, enabled: ["Build"], implicit: ["Build"] },
-  { name: "v4.11 with additional, all gates on", spec: { baselineCapabilitySet: "v4.11", additionalEnabledCapabilities: ["Console", "ClusterAPI"] }, prior: [], gates: ALL_GATES, known: [...V4_18, ...GATED], enabled: [...V4_11, "Console", "ClusterAPI"], implicit: [] },
+  {
+    name: "default baseline, all gates on",
+    spec: { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
+    prior: [],
+    gates: ALL_GATES,
+    known: [...V4_18, ...GATED],
+    enabled: [...V4_18, ...GATED],
+    implicit: [],
+  },
+  {
+    name: "default baseline, no gates",
+    spec: { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
+    prior: [],
+    gates: new Set<string>(),
+    known: V4_18,
+    enabled: V4_18,
+    implicit: [],
+  },
+  {
+    name: "vCurrent, only the requirement operator's gate",
+    spec: { baselineCapabilitySet: "vCurrent", additionalEnabledCapabilities: [] },
+    prior: [],
+    gates: new Set(["CRDCompatibilityRequirementOperator"]),
+    known: [...V4_18, "CompatibilityRequirements"],
+    enabled: [...V4_18, "CompatibilityRequirements"],
+    implicit: [],
+  },
+  {
+    name: "gated capability asked for while its gate is off",
+    spec: { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["ClusterAPI", "Console"] },
+    prior: [],
+    gates: new Set<string>(),
+    known: V4_18,
+    enabled: ["Console"],
+    implicit: [],
+  },
+  {
+    name: "gated capability enabled before, gate now off",
+    spec: { baselineCapabilitySet: "None", additionalEnabledCapabilities: [] },
+    prior: ["ClusterAPI", "Build"],
+    gates: new Set<string>(),
+    known: V4_18,
+    enabled: ["Build"],
+    implicit: ["Build"],
+  },
+  {
+    name: "v4.11 with additional, all gates on",
+    spec: { baselineCapabilitySet: "v4.11", additionalEnabledCapabilities: ["Console", "ClusterAPI"] },
+    prior: [],
+    gates: ALL_GATES,
+    known: [...V4_18, ...GATED],
+    enabled: [...V4_11, "Console", "ClusterAPI"],
+    implicit: [],
+  },
 ]) {
   test(`capabilities with feature gates: ${tc.name}`, () => {
     const c = setCapabilities(tc.spec, new Set(tc.prior), tc.gates);

@@ -15,11 +15,17 @@ import {
 test("summarize: nothing, a plain error, forced, a precondition error, several", () => {
   assert.deepEqual(summarizePreconditions([], false), { block: false, results: [] });
   const one = summarizePreconditions([new Error("random error")], false);
-  assert.deepEqual([one.block, one.error?.message, one.error?.reason, one.error?.objectName], [true, "random error", "UpgradePreconditionCheckFailed", "PreconditionCheck"]);
+  assert.deepEqual(
+    [one.block, one.error?.message, one.error?.reason, one.error?.objectName],
+    [true, "random error", "UpgradePreconditionCheckFailed", "PreconditionCheck"],
+  );
   const forced = summarizePreconditions([new Error("random error")], true);
   assert.deepEqual([forced.block, forced.error?.message], [false, "Forced through blocking failures: random error"]);
   const gate = new PreconditionError("NotAllowedFeatureGateSet", "Feature Gate TechPreviewNoUpgrade is set", "FeatureGate");
-  assert.equal(summarizePreconditions([gate], false).error?.message, 'Precondition "FeatureGate" failed because of "NotAllowedFeatureGateSet": Feature Gate TechPreviewNoUpgrade is set');
+  assert.equal(
+    summarizePreconditions([gate], false).error?.message,
+    'Precondition "FeatureGate" failed because of "NotAllowedFeatureGateSet": Feature Gate TechPreviewNoUpgrade is set',
+  );
   assert.equal(
     summarizePreconditions([gate, new Error("random error")], false).error?.message,
     'Multiple precondition checks failed:\n* Precondition "FeatureGate" failed because of "NotAllowedFeatureGateSet": Feature Gate TechPreviewNoUpgrade is set\n* random error',
@@ -30,7 +36,11 @@ test("summarize: warnings do not block, a blocking result forced through becomes
   const warning = new PreconditionError("InvalidCurrentVersion", "bad current", "ClusterVersionRollback", undefined, true);
   const blocking = new PreconditionError("LowDesiredVersion", "too low", "ClusterVersionRollback");
   assert.deepEqual(summarizePreconditions([warning], false).block, false);
-  assert.equal(summarizePreconditions([warning], true).error?.message, 'Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": bad current', "a warning is never 'forced'");
+  assert.equal(
+    summarizePreconditions([warning], true).error?.message,
+    'Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": bad current',
+    "a warning is never 'forced'",
+  );
   assert.equal(summarizePreconditions([warning, blocking], false).block, true, "one blocking failure blocks");
   const forced = summarizePreconditions([warning, blocking], true);
   assert.equal(forced.block, false);
@@ -46,7 +56,11 @@ test("summarize: every failure is a result with its blocking nature, forced or n
     { name: "", reason: "", message: "random error", blocking: true },
   ];
   assert.deepEqual(summarizePreconditions([warning, blocking, new Error("random error")], false).results, want);
-  assert.deepEqual(summarizePreconditions([warning, blocking, new Error("random error")], true).results, want, "force accepts a blocking result, it does not change its nature");
+  assert.deepEqual(
+    summarizePreconditions([warning, blocking, new Error("random error")], true).results,
+    want,
+    "force accepts a blocking result, it does not change its nature",
+  );
 });
 
 const cluster = (cv: ClusterVersionView | undefined): PreconditionCluster => ({ clusterVersion: async () => cv });
@@ -72,12 +86,37 @@ async function outcome(p: Precondition, desiredVersion: string): Promise<string>
 for (const tc of [
   { name: "no ClusterVersion", cv: undefined, desired: "4.2.0", want: "pass" },
   { name: "no condition", cv: view("4.1.0", [entry("Completed", "4.1.0")]), desired: "4.2.0", want: "pass" },
-  { name: "Upgradeable=True", cv: view("4.1.0", [entry("Completed", "4.1.0")], { upgradeable: { status: "True", reason: "", message: "" } }), desired: "4.2.0", want: "pass" },
-  { name: "Upgradeable=Unknown", cv: view("4.1.0", [entry("Completed", "4.1.0")], { upgradeable: { status: "Unknown", reason: "", message: "" } }), desired: "4.2.0", want: "pass" },
-  { name: "minor update with Upgradeable=False", cv: view("4.1.0", [entry("Completed", "4.1.0")], notUpgradeable), desired: "4.2.0", want: "block bla: set to false" },
-  { name: "major update with Upgradeable=False", cv: view("4.1.0", [entry("Completed", "4.1.0")], notUpgradeable), desired: "5.0.0", want: "block bla: set to false" },
+  {
+    name: "Upgradeable=True",
+    cv: view("4.1.0", [entry("Completed", "4.1.0")], { upgradeable: { status: "True", reason: "", message: "" } }),
+    desired: "4.2.0",
+    want: "pass",
+  },
+  {
+    name: "Upgradeable=Unknown",
+    cv: view("4.1.0", [entry("Completed", "4.1.0")], { upgradeable: { status: "Unknown", reason: "", message: "" } }),
+    desired: "4.2.0",
+    want: "pass",
+  },
+  {
+    name: "minor update with Upgradeable=False",
+    cv: view("4.1.0", [entry("Completed", "4.1.0")], notUpgradeable),
+    desired: "4.2.0",
+    want: "block bla: set to false",
+  },
+  {
+    name: "major update with Upgradeable=False",
+    cv: view("4.1.0", [entry("Completed", "4.1.0")], notUpgradeable),
+    desired: "5.0.0",
+    want: "block bla: set to false",
+  },
   { name: "patch update with Upgradeable=False", cv: view("4.1.3", [entry("Completed", "4.1.3")], notUpgradeable), desired: "4.1.4", want: "pass" },
-  { name: "the target is read from status.desired, not from history", cv: view("4.2.0", [entry("Partial", "4.2.0"), entry("Completed", "4.1.0")], notUpgradeable), desired: "4.2.1", want: "pass" },
+  {
+    name: "the target is read from status.desired, not from history",
+    cv: view("4.2.0", [entry("Partial", "4.2.0"), entry("Completed", "4.1.0")], notUpgradeable),
+    desired: "4.2.1",
+    want: "pass",
+  },
   { name: "moving back is the Rollback check's business", cv: view("4.2.0", [entry("Completed", "4.2.0")], notUpgradeable), desired: "4.1.0", want: "pass" },
   {
     name: "patch update with overrides set: a warning",
@@ -97,9 +136,24 @@ for (const tc of [
     desired: "5.0.1",
     want: "warn MajorVersionClusterUpdateInProgress: Retarget to 5.0.1 while a major version update from 4.22.0 to 5.0.0 is in progress",
   },
-  { name: "a patch retarget after the minor update completed", cv: view("4.2.0", [entry("Completed", "4.2.0"), entry("Completed", "4.1.0")], notUpgradeable), desired: "4.2.1", want: "pass" },
-  { name: "a current target that is not SemVer only warns", cv: view("4.2", [], notUpgradeable), desired: "4.2.1", want: 'warn InvalidCurrentVersion: No Major.Minor.Patch elements found' },
-  { name: "a desired version that is not SemVer blocks", cv: view("4.2.0", [], notUpgradeable), desired: "4.3", want: "block InvalidDesiredVersion: No Major.Minor.Patch elements found" },
+  {
+    name: "a patch retarget after the minor update completed",
+    cv: view("4.2.0", [entry("Completed", "4.2.0"), entry("Completed", "4.1.0")], notUpgradeable),
+    desired: "4.2.1",
+    want: "pass",
+  },
+  {
+    name: "a current target that is not SemVer only warns",
+    cv: view("4.2", [], notUpgradeable),
+    desired: "4.2.1",
+    want: "warn InvalidCurrentVersion: No Major.Minor.Patch elements found",
+  },
+  {
+    name: "a desired version that is not SemVer blocks",
+    cv: view("4.2.0", [], notUpgradeable),
+    desired: "4.3",
+    want: "block InvalidDesiredVersion: No Major.Minor.Patch elements found",
+  },
 ] as const) {
   test(`ClusterVersionUpgradeable: ${tc.name}`, async () => assert.equal(await outcome(clusterVersionUpgradeable(cluster(tc.cv)), tc.desired), tc.want));
 }
@@ -107,7 +161,12 @@ for (const tc of [
 for (const tc of [
   { name: "forward", cv: view("4.1.0", [entry("Completed", "4.1.0")]), desired: "4.1.1", want: "pass" },
   { name: "same version", cv: view("4.1.0", [entry("Completed", "4.1.0")]), desired: "4.1.0", want: "pass" },
-  { name: "back to the previous version in the z-stream", cv: view("4.1.1", [entry("Partial", "4.1.1"), entry("Completed", "4.1.0")]), desired: "4.1.0", want: "pass" },
+  {
+    name: "back to the previous version in the z-stream",
+    cv: view("4.1.1", [entry("Partial", "4.1.1"), entry("Completed", "4.1.0")]),
+    desired: "4.1.0",
+    want: "pass",
+  },
   {
     name: "back past the previous version",
     cv: view("4.1.2", [entry("Partial", "4.1.2"), entry("Completed", "4.1.1")]),
@@ -120,8 +179,18 @@ for (const tc of [
     desired: "4.1.0",
     want: "block LowDesiredVersion: 4.1.0 is less than the current target 4.2.0 and matches the cluster's previous version, but rollbacks that change major or minor versions are not recommended",
   },
-  { name: "no previous version", cv: view("4.1.1", [entry("Completed", "4.1.1")]), desired: "4.1.0", want: "block LowDesiredVersion: 4.1.0 is less than the current target 4.1.1, and the cluster has no previous Semantic Version" },
-  { name: "a prerelease is lower than its release", cv: view("4.1.0", [entry("Completed", "4.1.0")]), desired: "4.1.0-rc.1", want: "block LowDesiredVersion: 4.1.0-rc.1 is less than the current target 4.1.0, and the cluster has no previous Semantic Version" },
+  {
+    name: "no previous version",
+    cv: view("4.1.1", [entry("Completed", "4.1.1")]),
+    desired: "4.1.0",
+    want: "block LowDesiredVersion: 4.1.0 is less than the current target 4.1.1, and the cluster has no previous Semantic Version",
+  },
+  {
+    name: "a prerelease is lower than its release",
+    cv: view("4.1.0", [entry("Completed", "4.1.0")]),
+    desired: "4.1.0-rc.1",
+    want: "block LowDesiredVersion: 4.1.0-rc.1 is less than the current target 4.1.0, and the cluster has no previous Semantic Version",
+  },
 ] as const) {
   test(`ClusterVersionRollback: ${tc.name}`, async () => assert.equal(await outcome(rollback(cluster(tc.cv)), tc.desired), tc.want));
 }
@@ -149,11 +218,15 @@ for (const tc of [
     want: "block MajorVersionUpdate: 6.0.0 has a larger major version than the current target 5.3.0 (6 > 5), and only updates within the current major version are supported.",
   },
 ] as const) {
-  test(`ClusterVersionGiantHop: ${tc.name}`, async () => assert.equal(await outcome(giantHop(cluster(view(tc.current, [entry("Completed", tc.current)]))), tc.desired), tc.want));
+  test(`ClusterVersionGiantHop: ${tc.name}`, async () =>
+    assert.equal(await outcome(giantHop(cluster(view(tc.current, [entry("Completed", tc.current)]))), tc.desired), tc.want));
 }
 
 test("the built-in preconditions are upstream's, in its order", () => {
-  assert.deepEqual(builtInPreconditions(cluster(undefined)).map((p) => p.name), ["ClusterVersionRollback", "ClusterVersionGiantHop", "ClusterVersionUpgradeable"]);
+  assert.deepEqual(
+    builtInPreconditions(cluster(undefined)).map((p) => p.name),
+    ["ClusterVersionRollback", "ClusterVersionGiantHop", "ClusterVersionUpgradeable"],
+  );
 });
 
 test("an unreadable ClusterVersion fails each check with UnknownError", async () => {

@@ -38,7 +38,11 @@ for (const tc of [
 }
 
 test("job: a failed job is a plain (retried) error with the failure reason", () => {
-  const job: KubeObject = { kind: "Job", metadata: { name: "j" }, status: { active: 0, failed: 1, conditions: [cond("Failed", "True", "BackoffLimitExceeded", "too many")] } };
+  const job: KubeObject = {
+    kind: "Job",
+    metadata: { name: "j" },
+    status: { active: 0, failed: 1, conditions: [cond("Failed", "True", "BackoffLimitExceeded", "too many")] },
+  };
   const result = checkJob(job, "Updating");
   assert.ok(result && !(result instanceof UpdateError));
   assert.equal(result.message, 'deadline exceeded, reason: "BackoffLimitExceeded", message: "too many"');
@@ -46,15 +50,35 @@ test("job: a failed job is a plain (retried) error with the failure reason", () 
 });
 
 const expected: KubeObject = { kind: "ClusterOperator", metadata: { name: "dns" }, status: { versions: [{ name: "operator", version: "4.16.0" }] } };
-const live = (versions: object[], conditions: object[]): KubeObject => ({ kind: "ClusterOperator", metadata: { name: "dns" }, status: { versions, conditions } });
+const live = (versions: object[], conditions: object[]): KubeObject => ({
+  kind: "ClusterOperator",
+  metadata: { name: "dns" },
+  status: { versions, conditions },
+});
 const healthy = [cond("Available", "True"), cond("Degraded", "False"), cond("Progressing", "False")];
 
 for (const tc of [
   { name: "done", live: live([{ name: "operator", version: "4.16.0" }], healthy), mode: "Updating", want: undefined },
-  { name: "no expected versions", expected: { ...expected, status: {} }, live: live([], healthy), mode: "Updating", want: ["ClusterOperatorNoVersions", "Fail"] },
+  {
+    name: "no expected versions",
+    expected: { ...expected, status: {} },
+    live: live([], healthy),
+    mode: "Updating",
+    want: ["ClusterOperatorNoVersions", "Fail"],
+  },
   { name: "not available", live: live([], [cond("Available", "False")]), mode: "Updating", want: ["ClusterOperatorNotAvailable", "Fail"] },
-  { name: "missing Degraded counts as degraded", live: live([], [cond("Available", "True")]), mode: "Updating", want: ["ClusterOperatorDegraded", "FailAfterInterval"] },
-  { name: "degraded while installing only reports", live: live([], [cond("Available", "True"), cond("Degraded", "True")]), mode: "Initializing", want: ["ClusterOperatorDegraded", "Report"] },
+  {
+    name: "missing Degraded counts as degraded",
+    live: live([], [cond("Available", "True")]),
+    mode: "Updating",
+    want: ["ClusterOperatorDegraded", "FailAfterInterval"],
+  },
+  {
+    name: "degraded while installing only reports",
+    live: live([], [cond("Available", "True"), cond("Degraded", "True")]),
+    mode: "Initializing",
+    want: ["ClusterOperatorDegraded", "Report"],
+  },
   {
     name: "versions behind",
     live: live([{ name: "operator", version: "4.15.0" }], healthy),

@@ -26,7 +26,10 @@ const HEX = "a".repeat(64);
 const tmp = (prefix: string): Promise<string> => mkdtemp(join(tmpdir(), `syncworker-${prefix}-`));
 
 for (const tc of [
-  { text: `quay.io/openshift-release-dev/ocp-release@sha256:${HEX}`, want: { registry: "quay.io", repository: "openshift-release-dev/ocp-release", digest: `sha256:${HEX}` } },
+  {
+    text: `quay.io/openshift-release-dev/ocp-release@sha256:${HEX}`,
+    want: { registry: "quay.io", repository: "openshift-release-dev/ocp-release", digest: `sha256:${HEX}` },
+  },
   { text: "127.0.0.1:5000/release/demo:4.14.0-x86_64", want: { registry: "127.0.0.1:5000", repository: "release/demo", tag: "4.14.0-x86_64" } },
   { text: `localhost/demo:1@sha256:${HEX}`, want: { registry: "localhost", repository: "demo", tag: "1", digest: `sha256:${HEX}` } },
   { text: "busybox:latest", want: { registry: "docker.io", repository: "library/busybox", tag: "latest" } },
@@ -40,7 +43,10 @@ for (const tc of [
   { text: "quay.io/repo", why: /neither a tag nor a digest/ },
   { text: "quay.io/repo:bad tag", why: /is not a valid tag/ },
 ]) {
-  test(`parseReference refuses ${tc.text}`, () => assert.throws(() => parseReference(tc.text), { message: new RegExp(`invalid image reference "${tc.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}": .*${tc.why.source}`) }));
+  test(`parseReference refuses ${tc.text}`, () =>
+    assert.throws(() => parseReference(tc.text), {
+      message: new RegExp(`invalid image reference "${tc.text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}": .*${tc.why.source}`),
+    }));
 }
 
 test("parseChallenge reads quoted and bare parameters", () => {
@@ -74,7 +80,12 @@ test("credentialsFor reads a Docker config.json by registry host", async () => {
   await assert.rejects(credentialsFor(file, "quay.io", false), /config\.json are not a Docker config\.json: no "auths" object/);
 });
 
-const descriptor = (n: string, platform?: object): object => ({ mediaType: "application/vnd.oci.image.manifest.v1+json", digest: `sha256:${n.repeat(64)}`, size: 10, ...(platform ? { platform } : {}) });
+const descriptor = (n: string, platform?: object): object => ({
+  mediaType: "application/vnd.oci.image.manifest.v1+json",
+  digest: `sha256:${n.repeat(64)}`,
+  size: 10,
+  ...(platform ? { platform } : {}),
+});
 
 test("parseManifest tells images from indexes, OCI and Docker alike", () => {
   const docker = { schemaVersion: 2, mediaType: "application/vnd.docker.distribution.manifest.v2+json", config: descriptor("c"), layers: [descriptor("1")] };
@@ -82,10 +93,17 @@ test("parseManifest tells images from indexes, OCI and Docker alike", () => {
   const oci = { schemaVersion: 2, config: descriptor("c"), layers: [descriptor("1"), descriptor("2")] };
   const parsed = parseManifest(Buffer.from(JSON.stringify(oci)), "application/vnd.oci.image.manifest.v1+json");
   assert.deepEqual(parsed.kind === "image" && parsed.layers.map((l) => l.digest), [`sha256:${"1".repeat(64)}`, `sha256:${"2".repeat(64)}`]);
-  const index = { schemaVersion: 2, mediaType: "application/vnd.docker.distribution.manifest.list.v2+json", manifests: [descriptor("3", { os: "linux", architecture: "arm64" })] };
+  const index = {
+    schemaVersion: 2,
+    mediaType: "application/vnd.docker.distribution.manifest.list.v2+json",
+    manifests: [descriptor("3", { os: "linux", architecture: "arm64" })],
+  };
   assert.equal(parseManifest(Buffer.from(JSON.stringify(index)), "").kind, "index");
   assert.throws(() => parseManifest(Buffer.from(JSON.stringify({ schemaVersion: 1 })), ""), /schemaVersion 1 is not supported/);
-  assert.throws(() => parseManifest(Buffer.from(JSON.stringify({ schemaVersion: 2, layers: [{ digest: "md5:x", size: 1 }] })), ""), /layers\[0\] has no sha256 digest/);
+  assert.throws(
+    () => parseManifest(Buffer.from(JSON.stringify({ schemaVersion: 2, layers: [{ digest: "md5:x", size: 1 }] })), ""),
+    /layers\[0\] has no sha256 digest/,
+  );
 });
 
 test("selectPlatform picks linux/<arch> and lists what there is otherwise", () => {
@@ -118,7 +136,11 @@ async function extractLayers(...layers: LayerEntry[][]): Promise<PayloadTree> {
 
 /** A tree as path → file text, `-> target` of a link, or `/` for a directory. */
 const shown = (tree: PayloadTree): Record<string, string> =>
-  Object.fromEntries([...tree].sort(([a], [b]) => a.localeCompare(b)).map(([path, node]) => [path, node.kind === "file" ? node.data.toString() : node.kind === "symlink" ? `-> ${node.target}` : "/"]));
+  Object.fromEntries(
+    [...tree]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([path, node]) => [path, node.kind === "file" ? node.data.toString() : node.kind === "symlink" ? `-> ${node.target}` : "/"]),
+  );
 
 test("only the payload directories are extracted, and later layers' whiteouts remove what earlier ones put", async () => {
   const tree = await extractLayers(
@@ -149,9 +171,24 @@ test("only the payload directories are extracted, and later layers' whiteouts re
 
 for (const tc of [
   { name: "an absolute name", entries: [{ name: "/release-manifests/x", content: "x" }], why: /"\/release-manifests\/x" refused: absolute path/ },
-  { name: "a link inside the root", entries: [{ name: "manifests/ok", type: "symlink" as const, linkname: "../release-manifests" }, { name: "manifests/ok/x", content: "x" }], why: /written through the symbolic link manifests\/ok/ },
-  { name: "an absolute link target", entries: [{ name: "manifests/l", type: "symlink" as const, linkname: "/etc/passwd" }], why: /symbolic link to "\/etc\/passwd" leaves the extraction root/ },
-  { name: "a hard link to a file outside the payload", entries: [{ name: "manifests/l", type: "link" as const, linkname: "etc/shadow" }], why: /hard link to "etc\/shadow", which is not a payload file extracted before it/ },
+  {
+    name: "a link inside the root",
+    entries: [
+      { name: "manifests/ok", type: "symlink" as const, linkname: "../release-manifests" },
+      { name: "manifests/ok/x", content: "x" },
+    ],
+    why: /written through the symbolic link manifests\/ok/,
+  },
+  {
+    name: "an absolute link target",
+    entries: [{ name: "manifests/l", type: "symlink" as const, linkname: "/etc/passwd" }],
+    why: /symbolic link to "\/etc\/passwd" leaves the extraction root/,
+  },
+  {
+    name: "a hard link to a file outside the payload",
+    entries: [{ name: "manifests/l", type: "link" as const, linkname: "etc/shadow" }],
+    why: /hard link to "etc\/shadow", which is not a payload file extracted before it/,
+  },
 ]) {
   test(`extraction refuses ${tc.name}`, async () => {
     await assert.rejects(extractLayers(tc.entries), { message: new RegExp(`^layer layer-0: tar entry .*${tc.why.source}`) });
@@ -161,7 +198,8 @@ for (const tc of [
 test("extraction bounds a payload's total bytes and entries, counted across layers", async () => {
   const extract = async (limits: { maxPayloadBytes: number; maxPayloadFiles: number }, ...layers: LayerEntry[][]): Promise<void> => {
     const extractor = new PayloadExtractor(limits);
-    for (const [i, entries] of layers.entries()) await extractor.extract(Readable.from([gunzipSync(await tarLayer(entries))]), `layer-${i}`, new AbortController().signal);
+    for (const [i, entries] of layers.entries())
+      await extractor.extract(Readable.from([gunzipSync(await tarLayer(entries))]), `layer-${i}`, new AbortController().signal);
   };
   const files = (n: number, size: number): LayerEntry[] => Array.from({ length: n }, (_, i) => ({ name: `manifests/f${i}.yaml`, content: "x".repeat(size) }));
   await extract({ maxPayloadBytes: 300, maxPayloadFiles: 10 }, files(3, 100));
@@ -179,7 +217,10 @@ test("a cache entry is used only while its archive has the recorded digest; the 
   const dir = entryDir(cache, digest);
   await mkdir(dir, { recursive: true });
   assert.equal(await checkEntry(dir, digest), undefined, "not sealed yet");
-  const tree = await extractLayers([{ name: "release-manifests/a.yaml", content: "a" }, { name: "manifests/l", type: "symlink", linkname: "../release-manifests/a.yaml" }]);
+  const tree = await extractLayers([
+    { name: "release-manifests/a.yaml", content: "a" },
+    { name: "manifests/l", type: "symlink", linkname: "../release-manifests/a.yaml" },
+  ]);
   const archiveDigest = await sealEntry(dir, digest, tree);
   const archive = await checkEntry(dir, digest);
   assert.deepEqual(archive, { path: join(dir, "payload.archive"), digest: archiveDigest });
@@ -189,7 +230,9 @@ test("a cache entry is used only while its archive has the recorded digest; the 
   await writeFile(archive.path, Buffer.concat([bytes.subarray(0, 600), Buffer.from("b"), bytes.subarray(601)]));
   assert.equal(await checkEntry(dir, digest), undefined, "a changed archive");
   const changed = sha256Digest(await readFile(archive.path));
-  await assert.rejects(readArchive(archive, new AbortController().signal), { message: `payload archive ${archive.path} has digest ${changed}, not the ${archiveDigest} it was stored with: it changed on disk` });
+  await assert.rejects(readArchive(archive, new AbortController().signal), {
+    message: `payload archive ${archive.path} has digest ${changed}, not the ${archiveDigest} it was stored with: it changed on disk`,
+  });
 });
 
 test("pruning keeps the most recently used entries, a hit counting as a use", async () => {
@@ -233,8 +276,14 @@ test("an archive whose digest matches but whose contents break the rules is refu
     return readArchive({ path, digest: sha256Digest(Buffer.from(text)) }, new AbortController().signal);
   };
   const format = "syncworker.payload-archive/v1";
-  await assert.rejects(read(`{"format":"${format}","entries":[["release-manifests/../../etc/x","file",1]]}\nx`), /tar entry "release-manifests\/\.\.\/\.\.\/etc\/x" refused: path contains "\.\."/);
-  await assert.rejects(read(`{"format":"${format}","entries":[["manifests/l","symlink","/etc/passwd"]]}\n`), /symbolic link to "\/etc\/passwd" leaves the extraction root/);
+  await assert.rejects(
+    read(`{"format":"${format}","entries":[["release-manifests/../../etc/x","file",1]]}\nx`),
+    /tar entry "release-manifests\/\.\.\/\.\.\/etc\/x" refused: path contains "\.\."/,
+  );
+  await assert.rejects(
+    read(`{"format":"${format}","entries":[["manifests/l","symlink","/etc/passwd"]]}\n`),
+    /symbolic link to "\/etc\/passwd" leaves the extraction root/,
+  );
   await assert.rejects(read(`{"format":"${format}","entries":[["manifests/a","file",5]]}\nab`), /is damaged: manifests\/a has a bad size/);
   await assert.rejects(read(`{"format":"${format}","entries":[]}\nextra`), /is damaged: 5 bytes follow its last entry/);
   await assert.rejects(read(`{"format":"other","entries":[]}\n`), /is damaged: it is not a syncworker\.payload-archive\/v1 archive/);
@@ -251,11 +300,17 @@ test("a payload read from its archive loads exactly as from its directory", asyn
     for (const name of await readdir(join(release, top))) tree.set(`${top}/${name}`, { kind: "file", data: await readFile(join(release, top, name)) });
   }
   const archiveDigest = await sealEntry(cache, `sha256:${HEX}`, tree);
-  const { dir, fs } = await openPayload({ directory: cache, archive: { path: join(cache, "payload.archive"), digest: archiveDigest } }, new AbortController().signal);
+  const { dir, fs } = await openPayload(
+    { directory: cache, archive: { path: join(cache, "payload.archive"), digest: archiveDigest } },
+    new AbortController().signal,
+  );
   const fromArchive = await loadUpdate(dir, "quay.io/x/release@sha256:1", options, fs);
   assert.ok(fromArchive.manifests.length > 100);
   assert.equal(fromArchive.manifestHash, fromDirectory.manifestHash);
-  assert.deepEqual(fromArchive.manifests.map((m) => m.originalFilename), fromDirectory.manifests.map((m) => m.originalFilename));
+  assert.deepEqual(
+    fromArchive.manifests.map((m) => m.originalFilename),
+    fromDirectory.manifests.map((m) => m.originalFilename),
+  );
 });
 
 test("the in-memory file system resolves links inside the tree and refuses what is not there", async () => {
@@ -307,7 +362,10 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   assert.deepEqual(seen, [`${digest} ${image}`], "the verifier is asked about the digest and the pull spec by digest");
   const forced = await retriever.retrieve({ image, force: true }, signal);
   assert.equal(forced.verified, false);
-  assert.equal(forced.verificationError?.message, `Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: no trusted signature`);
+  assert.equal(
+    forced.verificationError?.message,
+    `Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: no trusted signature`,
+  );
   const trusted = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64", verifier: async () => ({ verified: true }) });
   assert.deepEqual(await trusted.retrieve({ image, force: false }, signal), { directory: dir, archive, local: false, verified: true });
   const unconfigured = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64" });
@@ -318,12 +376,18 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
 test("admission with payload roots: a reference passes (pinned as given), a directory outside the roots does not, a malformed reference names why", async () => {
   const root = await tmp("root");
   const client = new RegistryClient({ authFile: "", authFileOptional: true });
-  const images = new ImageRetriever(new DirectoryRetriever(undefined, [root]), new RegistryRetriever({ client, cacheDir: await tmp("admit-cache"), architecture: "amd64" }));
+  const images = new ImageRetriever(
+    new DirectoryRetriever(undefined, [root]),
+    new RegistryRetriever({ client, cacheDir: await tmp("admit-cache"), architecture: "amd64" }),
+  );
   const signal = new AbortController().signal;
   const pinned = `registry.invalid/release@sha256:${HEX}`;
   assert.equal(await images.admit(pinned, signal), pinned);
   await assert.rejects(images.admit(join(tmpdir(), "elsewhere"), signal), { kind: "OutsideRoot" });
-  await assert.rejects(images.admit("registry.invalid/Release:1", signal), { kind: "Retrieval", message: /invalid image reference "registry\.invalid\/Release:1"/ });
+  await assert.rejects(images.admit("registry.invalid/Release:1", signal), {
+    kind: "Retrieval",
+    message: /invalid image reference "registry\.invalid\/Release:1"/,
+  });
   // A tag the registry cannot resolve now stays as given; retrieval reports why.
   assert.equal(await images.admit("127.0.0.1:9/release:1", AbortSignal.timeout(5_000)), "127.0.0.1:9/release:1");
   await client.close();

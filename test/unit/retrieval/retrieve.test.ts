@@ -50,7 +50,8 @@ const FAILURES: { name: string; image: string; message: RegExp }[] = [
   {
     name: "OCI reference by digest",
     image: "quay.io/openshift-release-dev/ocp-release@sha256:0123456789abcdef",
-    message: /^Unable to download and prepare the update: OCI image references are not supported yet by this retriever \(image "quay\.io\/openshift-release-dev\/ocp-release@sha256:0123456789abcdef"\)/,
+    message:
+      /^Unable to download and prepare the update: OCI image references are not supported yet by this retriever \(image "quay\.io\/openshift-release-dev\/ocp-release@sha256:0123456789abcdef"\)/,
   },
   { name: "OCI reference by tag", image: "quay.io/x/y:4.16.0", message: /OCI image references are not supported yet.*quay\.io\/x\/y:4\.16\.0/ },
   { name: "relative path", image: "payloads/real-a", message: /OCI image references are not supported yet.*payloads\/real-a/ },
@@ -105,7 +106,11 @@ test("without payload roots a forbidden path reads exactly as a missing one, at 
       return nodePayloadFs.stat(path);
     },
   };
-  const failure = (image: string): Promise<string> => new DirectoryRetriever(fs).retrieve(desired(image), signal).then(() => "loaded", (err: Error) => err.message);
+  const failure = (image: string): Promise<string> =>
+    new DirectoryRetriever(fs).retrieve(desired(image), signal).then(
+      () => "loaded",
+      (err: Error) => err.message,
+    );
   try {
     assert.equal(await failure(join(dir, "secret")), `Unable to download and prepare the update: stat ${join(dir, "secret")}: no such file or directory`);
     assert.equal(await failure(join(dir, "secret")), (await failure(join(dir, "absent"))).replace("absent", "secret"));
@@ -131,7 +136,13 @@ test("uses the injected PayloadFs", async () => {
   };
   const info = await new DirectoryRetriever(fs).retrieve(desired("/virtual"), signal);
   assert.equal(info.directory, "/virtual");
-  assert.deepEqual(seen, ["/virtual", "/virtual/manifests", "/virtual/release-manifests", "/virtual/release-manifests/release-metadata", "/virtual/release-manifests/image-references"]);
+  assert.deepEqual(seen, [
+    "/virtual",
+    "/virtual/manifests",
+    "/virtual/release-manifests",
+    "/virtual/release-manifests/release-metadata",
+    "/virtual/release-manifests/image-references",
+  ]);
 });
 
 test("a file URL with a remote host is rejected as retrieval failure", async () => {

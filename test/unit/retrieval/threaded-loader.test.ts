@@ -20,7 +20,11 @@ test("a cancelled load rejects with the signal's reason and the thread goes on s
     const reason = new Error("superseded");
     controller.abort(reason);
     await assert.rejects(cancelled, (err: unknown) => err === reason);
-    await assert.rejects(loader.load({ directory: RELEASE }, "release:1.0.0", controller.signal), (err: unknown) => err === reason, "an aborted signal is refused at once");
+    await assert.rejects(
+      loader.load({ directory: RELEASE }, "release:1.0.0", controller.signal),
+      (err: unknown) => err === reason,
+      "an aborted signal is refused at once",
+    );
     const next = await loader.load({ directory: DEMO }, "demo:1.0.0", never);
     assert.equal(next.release.version, "1.0.0");
   } finally {
@@ -31,7 +35,12 @@ test("a cancelled load rejects with the signal's reason and the thread goes on s
 test("a load still running at its deadline fails with a Timeout PayloadError", async () => {
   const loader = new ThreadedPayloadLoader(options, 1);
   try {
-    await assert.rejects(loader.load({ directory: RELEASE }, "release:1.0.0", never), { kind: "Timeout", step: "LoadPayload", reason: "UpdatePayloadLoadTimeout", message: `the payload ${RELEASE} did not load within 0.001s` });
+    await assert.rejects(loader.load({ directory: RELEASE }, "release:1.0.0", never), {
+      kind: "Timeout",
+      step: "LoadPayload",
+      reason: "UpdatePayloadLoadTimeout",
+      message: `the payload ${RELEASE} did not load within 0.001s`,
+    });
   } finally {
     await loader.close();
   }
@@ -43,10 +52,16 @@ test("the threaded loader returns what loadUpdate returns, and keeps error reaso
     const threaded = await loader.load({ directory: DEMO }, "demo:1.0.0", never);
     const direct = await loadUpdate(DEMO, "demo:1.0.0", options, nodePayloadFs);
     assert.deepEqual(threaded, direct);
-    await assert.rejects(loader.load({ directory: "/nonexistent/payload" }, "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /nonexistent/.test(err.message));
+    await assert.rejects(
+      loader.load({ directory: "/nonexistent/payload" }, "x", never),
+      (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /nonexistent/.test(err.message),
+    );
     const broken = fileURLToPath(new URL("../../../examples", import.meta.url));
     // A folder that is not a payload is refused naming what is missing, not with any error.
-    await assert.rejects(loader.load({ directory: broken }, "x", never), (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /examples\/manifests: no such file/.test(err.message));
+    await assert.rejects(
+      loader.load({ directory: broken }, "x", never),
+      (err: unknown) => err instanceof PayloadError && err.kind === "MissingFile" && /examples\/manifests: no such file/.test(err.message),
+    );
   } finally {
     await loader.close();
   }
@@ -81,8 +96,12 @@ test("the enabled feature gates travel to the loader thread and filter there", a
   try {
     await cp(DEMO, dir, { recursive: true });
     const annotations = '{include.release.openshift.io/self-managed-high-availability: "true", release.openshift.io/feature-gate: gate1}';
-    await writeFile(`${dir}/release-manifests/0000_99_x_gated.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gated, namespace: x, annotations: ${annotations}}\n`);
-    const names = async (loader: ThreadedPayloadLoader): Promise<(string | undefined)[]> => (await loader.load({ directory: dir }, "x", never)).manifests.map((m) => m.obj.metadata?.name);
+    await writeFile(
+      `${dir}/release-manifests/0000_99_x_gated.yaml`,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gated, namespace: x, annotations: ${annotations}}\n`,
+    );
+    const names = async (loader: ThreadedPayloadLoader): Promise<(string | undefined)[]> =>
+      (await loader.load({ directory: dir }, "x", never)).manifests.map((m) => m.obj.metadata?.name);
     assert.ok((await names(gated)).includes("gated"));
     assert.ok(!(await names(ungated)).includes("gated"));
   } finally {
@@ -98,7 +117,10 @@ test("a load's warnings (a skipped template) reach the caller's thread with the 
   const loader = new ThreadedPayloadLoader(options, 60_000, (w) => warnings.push(w));
   try {
     await cp(DEMO, dir, { recursive: true });
-    await writeFile(`${dir}/manifests/0000_00_future.yaml`, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: future, namespace: x}\ndata: {image: '{{ .FutureField }}'}\n");
+    await writeFile(
+      `${dir}/manifests/0000_00_future.yaml`,
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: future, namespace: x}\ndata: {image: '{{ .FutureField }}'}\n",
+    );
     const update = await loader.load({ directory: dir }, "x", never);
     assert.ok(!update.manifests.some((m) => m.originalFilename === "0000_00_future.yaml"));
     assert.equal(warnings.length, 1);

@@ -7,7 +7,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as openpgp from "openpgp";
-import { addToStore, checkClaim, claimFor, configureVerifier, loadKeyrings, readKeyring, releaseVerifier, signatureStore, signImage, verifyWithKeyring, type Keyring } from "../../../src/retrieval/verify/index.js";
+import {
+  addToStore,
+  checkClaim,
+  claimFor,
+  configureVerifier,
+  loadKeyrings,
+  readKeyring,
+  releaseVerifier,
+  signatureStore,
+  signImage,
+  verifyWithKeyring,
+  type Keyring,
+} from "../../../src/retrieval/verify/index.js";
 
 const DIGEST = `sha256:${"ab".repeat(32)}`;
 const OTHER = `sha256:${"cd".repeat(32)}`;
@@ -48,7 +60,12 @@ describe("atomic container signature claims", () => {
     });
   }
   it("keeps the signer's reference, creator and timestamp", () => {
-    assert.deepEqual(checkClaim(claimFor(DIGEST, REFERENCE, "me", 1700000000), DIGEST), { digest: DIGEST, reference: REFERENCE, creator: "me", timestamp: 1700000000 });
+    assert.deepEqual(checkClaim(claimFor(DIGEST, REFERENCE, "me", 1700000000), DIGEST), {
+      digest: DIGEST,
+      reference: REFERENCE,
+      creator: "me",
+      timestamp: 1700000000,
+    });
   });
 });
 
@@ -104,7 +121,10 @@ describe("--verification-keys directories", () => {
     await writeFile(join(dir, "b.asc"), (await generate("b")).armoredPublic);
     await writeFile(join(dir, "a.gpg"), (await generate("a")).key.toPublic().write());
     await writeFile(join(dir, ".hidden"), "junk");
-    assert.deepEqual((await loadKeyrings(dir)).map((k) => k.name), ["a.gpg", "b.asc"]);
+    assert.deepEqual(
+      (await loadKeyrings(dir)).map((k) => k.name),
+      ["a.gpg", "b.asc"],
+    );
     await writeFile(join(dir, "c.asc"), "junk");
     await assert.rejects(loadKeyrings(dir), new RegExp(`^Error: ${join(dir, "c.asc")}: unable to read keyring`));
   });
@@ -191,7 +211,10 @@ describe("release verifier with a signature store over HTTP", () => {
     broken.add(`/store/sha256=${digest.slice(7)}/signature-2`);
     requests.splice(0);
     assert.deepEqual(await releaseVerifier({ keyrings: [trusted], sources: [signatureStore(base)], now })(digest, `r@${digest}`, signal), { verified: true });
-    assert.deepEqual(requests.splice(0).map((p) => p.slice(-11)), ["signature-1", "signature-2", "signature-3"]);
+    assert.deepEqual(
+      requests.splice(0).map((p) => p.slice(-11)),
+      ["signature-1", "signature-2", "signature-3"],
+    );
 
     const gap = digestOf(6);
     await mkdir(join(storeDir, `sha256=${gap.slice(7)}`));

@@ -23,8 +23,10 @@ async function check(files: Record<string, string>): Promise<string[]> {
 const CLEAN = {
   "src/core/ids.ts": 'import { join } from "node:path";\nexport const id = join("a", "b");\n',
   "src/payload/manifest.ts": 'import { id } from "../core/ids.js";\nexport type Manifest = { id: typeof id };\n',
-  "src/retrieval/fs.ts": 'import { readFile } from "node:fs/promises";\nimport type { Manifest } from "../payload/manifest.js";\nexport const read = (m: Manifest) => readFile(m.id);\n',
-  "src/main.ts": 'import { read } from "./retrieval/fs.js";\nimport type { Manifest } from "./payload/manifest.js";\nexport const run = (m: Manifest) => read(m);\n',
+  "src/retrieval/fs.ts":
+    'import { readFile } from "node:fs/promises";\nimport type { Manifest } from "../payload/manifest.js";\nexport const read = (m: Manifest) => readFile(m.id);\n',
+  "src/main.ts":
+    'import { read } from "./retrieval/fs.js";\nimport type { Manifest } from "./payload/manifest.js";\nexport const run = (m: Manifest) => read(m);\n',
 };
 
 test("a tree that keeps the layering passes", async () => {
@@ -47,7 +49,8 @@ test("a folder importing one its row of the table does not list is reported", as
   const errors = await check({
     ...CLEAN,
     "src/worker/run.ts": "export const run = 1;\n",
-    "src/payload/load.ts": 'import type { Manifest } from "./manifest.js";\nimport { run } from "../worker/run.js";\nexport const load = (m: Manifest) => run;\n',
+    "src/payload/load.ts":
+      'import type { Manifest } from "./manifest.js";\nimport { run } from "../worker/run.js";\nexport const load = (m: Manifest) => run;\n',
     "src/core/ports.ts": 'import type { Manifest } from "../payload/manifest.js";\nexport type Port = Manifest;\n',
   });
   assert.deepEqual(errors, [

@@ -37,7 +37,8 @@ test("a state that does not fit the format is not saved: the error names the fil
   const before = await readFile(join(dir, "state.json"), "utf8");
   await assert.rejects(
     store.save({ ...state(2), status: { ...EMPTY_STATUS, total: -1 } }, never),
-    (err: unknown) => err instanceof StateError && err.message.startsWith(`state file ${join(dir, "state.json")}: not saved`) && /status\.total/.test(err.message),
+    (err: unknown) =>
+      err instanceof StateError && err.message.startsWith(`state file ${join(dir, "state.json")}: not saved`) && /status\.total/.test(err.message),
   );
   assert.equal(await readFile(join(dir, "state.json"), "utf8"), before);
   assert.deepEqual(await readdir(dir), ["state.json"]);
@@ -48,7 +49,10 @@ test("the lock keeps a second process off the directory while the first lives, a
   const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
   try {
     await writeFile(join(dir, "lock"), `${other.pid}\n`);
-    assert.throws(() => new FileStateStore(dir).lock(), (err: unknown) => err instanceof StateError && err.message.includes(`pid ${other.pid}`) && err.message.includes(dir));
+    assert.throws(
+      () => new FileStateStore(dir).lock(),
+      (err: unknown) => err instanceof StateError && err.message.includes(`pid ${other.pid}`) && err.message.includes(dir),
+    );
   } finally {
     other.kill("SIGKILL");
     await once(other, "exit");
@@ -65,7 +69,13 @@ async function lockHolder(dir: string): Promise<ChildProcess> {
   const module = new URL("../../../src/service/file-state-store.ts", import.meta.url).href;
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--input-type=module", "-e", `const m = await import(${JSON.stringify(module)}); new m.FileStateStore(${JSON.stringify(dir)}).lock(); console.log("locked"); setTimeout(() => {}, 60000);`],
+    [
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      `const m = await import(${JSON.stringify(module)}); new m.FileStateStore(${JSON.stringify(dir)}).lock(); console.log("locked"); setTimeout(() => {}, 60000);`,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   const [line] = (await once(child.stdout, "data")) as [Buffer];
@@ -79,7 +89,11 @@ test("a lock naming a live pid of an unrelated process (the pid was reused) is s
   const unrelated = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
   try {
     const held = (await readFile(join(dir, "lock"), "utf8")).trim();
-    assert.throws(() => new FileStateStore(dir).lock(), (err: unknown) => err instanceof StateError && err.message.includes(`pid ${holder.pid}`), "the live holder keeps it");
+    assert.throws(
+      () => new FileStateStore(dir).lock(),
+      (err: unknown) => err instanceof StateError && err.message.includes(`pid ${holder.pid}`),
+      "the live holder keeps it",
+    );
     // The same lock, its pid now belonging to another live process (as after a restart in a fresh pid namespace).
     await writeFile(join(dir, "lock"), `${held.replace(/^\d+/, String(unrelated.pid))}\n`);
     const store = new FileStateStore(dir);
@@ -114,7 +128,8 @@ test("a state file that is not a regular file is refused naming it, without wait
     make(file);
     await assert.rejects(
       new FileStateStore(dir).load(AbortSignal.timeout(5000)),
-      (err: unknown) => err instanceof StateError && err.message === `state file ${file}: is ${kind}, not a regular file: remove it or choose another --state-dir`,
+      (err: unknown) =>
+        err instanceof StateError && err.message === `state file ${file}: is ${kind}, not a regular file: remove it or choose another --state-dir`,
     );
   }
 });

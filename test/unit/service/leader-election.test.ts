@@ -129,7 +129,10 @@ test("a leader that cannot renew stops leading before its lease can expire", asy
   await clock.advance(20_000);
   const ended = a.terms[0]!.to;
   assert.ok(ended !== undefined, "the term ended");
-  assert.ok(ended - renewedAt < TIMING.leaseDurationMs, `stopped ${ended - renewedAt} ms after its last renewal, before the ${TIMING.leaseDurationMs} ms lease ran out`);
+  assert.ok(
+    ended - renewedAt < TIMING.leaseDurationMs,
+    `stopped ${ended - renewedAt} ms after its last renewal, before the ${TIMING.leaseDurationMs} ms lease ran out`,
+  );
   lease.down = false;
   await clock.advance(4_000);
   assert.equal(a.terms.length, 2, "it campaigns again once the API server answers, and leads again");
@@ -152,5 +155,8 @@ test("a leader that sees another holder stops at once", async () => {
 
 test("timings that would let a leader outlive its lease are refused", () => {
   const lease = new MemoryLease();
-  assert.throws(() => new LeaderElector(lease.client(), "a", new ManualClock(), () => 0, { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }), /renew deadline/);
+  assert.throws(
+    () => new LeaderElector(lease.client(), "a", new ManualClock(), () => 0, { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),
+    /renew deadline/,
+  );
 });

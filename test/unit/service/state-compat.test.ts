@@ -49,9 +49,41 @@ test("a state saved with every optional field decodes to the values it was saved
     verified: true,
     capabilitiesStatus: { enabled: ["Console"], known: ["Console", "Insights"], implicitlyEnabled: ["Insights"] },
     components: [
-      { runLevel: 10, component: "config-operator", state: "Done", done: 4, total: 4, currentObject: "", waitReason: "", attempts: 0, startedAt: since, finishedAt: at("2026-01-01T00:00:03Z") },
-      { runLevel: 50, component: "dns-operator", state: "Waiting", done: 3, total: 4, currentObject: "clusteroperator/dns", waitReason: "ClusterOperatorNotAvailable", waitingSince: since, attempts: 2, startedAt: since },
-      { runLevel: 50, component: "ingress-operator", state: "Applying", done: 1, total: 9, currentObject: "deployment/openshift-ingress-operator/ingress-operator", waitReason: "", attempts: 1, startedAt: at("2026-01-01T00:00:03.5Z") },
+      {
+        runLevel: 10,
+        component: "config-operator",
+        state: "Done",
+        done: 4,
+        total: 4,
+        currentObject: "",
+        waitReason: "",
+        attempts: 0,
+        startedAt: since,
+        finishedAt: at("2026-01-01T00:00:03Z"),
+      },
+      {
+        runLevel: 50,
+        component: "dns-operator",
+        state: "Waiting",
+        done: 3,
+        total: 4,
+        currentObject: "clusteroperator/dns",
+        waitReason: "ClusterOperatorNotAvailable",
+        waitingSince: since,
+        attempts: 2,
+        startedAt: since,
+      },
+      {
+        runLevel: 50,
+        component: "ingress-operator",
+        state: "Applying",
+        done: 1,
+        total: 9,
+        currentObject: "deployment/openshift-ingress-operator/ingress-operator",
+        waitReason: "",
+        attempts: 1,
+        startedAt: at("2026-01-01T00:00:03.5Z"),
+      },
       { runLevel: 60, component: "console-operator", state: "Pending", done: 0, total: 3, currentObject: "", waitReason: "", attempts: 0 },
     ],
     pause: { pausedBy: "admin@example.com", reason: "maintenance window", pausedAt: at("2026-01-01T00:00:04.5Z"), updatePending: true },
@@ -78,14 +110,31 @@ test("a state saved with every optional field decodes to the values it was saved
       { type: "Failing", status: "Unknown", reason: "SlowClusterOperator", message: "waiting on dns", lastTransitionTime: at("2026-01-01T00:00:04Z") },
     ],
     history: [
-      { state: "Partial", version: "4.16.1", image: "/payloads/b", verified: false, startedTime: at("2026-01-01T00:00:01Z"), acceptedRisks: "Forced through blocking failures: …" },
-      { state: "Completed", version: "4.16.0", image: "/payloads/a", verified: true, startedTime: at("2025-12-31T00:00:00Z"), completionTime: at("2025-12-31T00:10:00Z") },
+      {
+        state: "Partial",
+        version: "4.16.1",
+        image: "/payloads/b",
+        verified: false,
+        startedTime: at("2026-01-01T00:00:01Z"),
+        acceptedRisks: "Forced through blocking failures: …",
+      },
+      {
+        state: "Completed",
+        version: "4.16.0",
+        image: "/payloads/a",
+        verified: true,
+        startedTime: at("2025-12-31T00:00:00Z"),
+        completionTime: at("2025-12-31T00:10:00Z"),
+      },
     ],
     message: "Working towards 4.16.1: 10 of 20 done (50% complete), waiting on dns",
   });
   assert.deepEqual(state.position, { image: "/payloads/b", versionHash: "hash-1", done: new Set([2, 3, 7]) });
   assert.deepEqual(state.durations, { updates: 2, byComponent: { "50/dns-operator": [31_000, 29_500], "10/config-operator": [1200] } });
-  assert.deepEqual(state.progress, { slow: ["50/dns-operator"], timing: { startedAt: at("2026-01-01T00:00:01Z"), elapsedMs: 4000, estimate: { remainingMs: 30_000, basis: "from 2 previous updates" } } });
+  assert.deepEqual(state.progress, {
+    slow: ["50/dns-operator"],
+    timing: { startedAt: at("2026-01-01T00:00:01Z"), elapsedMs: 4000, estimate: { remainingMs: 30_000, basis: "from 2 previous updates" } },
+  });
 
   assert.equal(encodeState(state), text, "re-encoding gives the same bytes");
 });

@@ -45,14 +45,17 @@ function setup(intervalMs = 1000, onBuild = (): void => undefined) {
   const store = new GatedStore();
   let revision = 0;
   const errors: unknown[] = [];
-  const build = (): PersistedState => (onBuild(), {
-    writer: "w",
-    savedAt: clock.now(),
-    revision: { published: revision, reserved: revision },
-    spec: undefined,
-    status: EMPTY_STATUS,
-    clusterVersion: EMPTY_CLUSTER_VERSION,
-  });
+  const build = (): PersistedState => (
+    onBuild(),
+    {
+      writer: "w",
+      savedAt: clock.now(),
+      revision: { published: revision, reserved: revision },
+      spec: undefined,
+      status: EMPTY_STATUS,
+      clusterVersion: EMPTY_CLUSTER_VERSION,
+    }
+  );
   const writer = new StateWriter(store, build, clock, intervalMs, (err) => errors.push(err));
   return { clock, store, writer, errors, set: (r: number) => (revision = r) };
 }
@@ -190,7 +193,13 @@ test("commits saved together apply in order; one whose apply throws is refused w
   const first = writer.commit({ name: "a", draft: (s) => s, apply: () => order.push("a") });
   await settle();
   const second = writer.commit({ name: "b", draft: (s) => ({ ...s, spec: spec(2) }), apply: () => order.push("b") });
-  const third = writer.commit({ name: "c", draft: (s) => ({ ...s, spec: spec(3) }), apply: () => { throw new Error("refused by the worker"); } });
+  const third = writer.commit({
+    name: "c",
+    draft: (s) => ({ ...s, spec: spec(3) }),
+    apply: () => {
+      throw new Error("refused by the worker");
+    },
+  });
   store.finish();
   await first;
   await settle();

@@ -24,10 +24,21 @@ const STATE: PersistedState = {
     done: 10,
     total: 20,
     completed: 2,
-    failure: new UpdateError({ reason: "ClusterOperatorNotAvailable", message: "Cluster operator dns is not available", effect: "FailAfterInterval", name: "dns", names: ["dns"] }),
+    failure: new UpdateError({
+      reason: "ClusterOperatorNotAvailable",
+      message: "Cluster operator dns is not available",
+      effect: "FailAfterInterval",
+      name: "dns",
+      names: ["dns"],
+    }),
     lastProgress: at("2026-01-01T00:00:04Z"),
     actual: { version: "4.16.1", image: "/payloads/b", url: "u", channels: ["stable-4.16"] },
-    loadPayloadStatus: { step: "PayloadLoaded", message: "Payload loaded", update: { version: "4.16.1", image: "/payloads/b", force: true }, verified: false, lastTransitionTime: at("2026-01-01T00:00:01Z"),
+    loadPayloadStatus: {
+      step: "PayloadLoaded",
+      message: "Payload loaded",
+      update: { version: "4.16.1", image: "/payloads/b", force: true },
+      verified: false,
+      lastTransitionTime: at("2026-01-01T00:00:01Z"),
       preconditionResults: [{ name: "ClusterVersionUpgradeable", reason: "NotUpgradeable", message: "set to false", blocking: true }],
       acceptedRisks: "Forced through blocking failures: …",
     },
@@ -36,8 +47,22 @@ const STATE: PersistedState = {
   clusterVersion: {
     conditions: [{ type: "Available", status: "True", reason: "", message: "Done applying 4.16.0", lastTransitionTime: at("2026-01-01T00:00:00Z") }],
     history: [
-      { state: "Partial", version: "4.16.1", image: "/payloads/b", verified: false, startedTime: at("2026-01-01T00:00:01Z"), acceptedRisks: "Forced through blocking failures: …" },
-      { state: "Completed", version: "4.16.0", image: "/payloads/a", verified: true, startedTime: at("2025-12-31T00:00:00Z"), completionTime: at("2025-12-31T00:10:00Z") },
+      {
+        state: "Partial",
+        version: "4.16.1",
+        image: "/payloads/b",
+        verified: false,
+        startedTime: at("2026-01-01T00:00:01Z"),
+        acceptedRisks: "Forced through blocking failures: …",
+      },
+      {
+        state: "Completed",
+        version: "4.16.0",
+        image: "/payloads/a",
+        verified: true,
+        startedTime: at("2025-12-31T00:00:00Z"),
+        completionTime: at("2025-12-31T00:10:00Z"),
+      },
     ],
     message: "Working towards 4.16.1: 10 of 20 done (50% complete), waiting on dns",
   },
@@ -49,18 +74,46 @@ test("a state survives encoding: dates, the typed failure, the spec and the hist
   assert.deepEqual({ ...decoded, status: { ...decoded.status, failure: undefined } }, { ...STATE, status: { ...STATE.status, failure: undefined } });
   const failure = decoded.status.failure;
   assert.ok(failure instanceof UpdateError);
-  assert.deepEqual([failure.reason, failure.effect, failure.objectName, failure.names, failure.message], ["ClusterOperatorNotAvailable", "FailAfterInterval", "dns", ["dns"], "Cluster operator dns is not available"]);
+  assert.deepEqual(
+    [failure.reason, failure.effect, failure.objectName, failure.names, failure.message],
+    ["ClusterOperatorNotAvailable", "FailAfterInterval", "dns", ["dns"], "Cluster operator dns is not available"],
+  );
   assert.equal(encodeState(decoded), encodeState(STATE), "encoding is stable");
 });
 
 test("components and timing are saved, a pending or done component in a few fields; a state saved before them has none", () => {
   const since = at("2026-01-01T00:00:02Z");
   const components = [
-    { runLevel: 10, component: "config-operator", state: "Done" as const, done: 4, total: 4, currentObject: "", waitReason: "", attempts: 0, startedAt: since, finishedAt: at("2026-01-01T00:00:03Z") },
-    { runLevel: 50, component: "dns-operator", state: "Waiting" as const, done: 3, total: 4, currentObject: "clusteroperator/dns", waitReason: "ClusterOperatorNotAvailable", waitingSince: since, attempts: 2, startedAt: since },
+    {
+      runLevel: 10,
+      component: "config-operator",
+      state: "Done" as const,
+      done: 4,
+      total: 4,
+      currentObject: "",
+      waitReason: "",
+      attempts: 0,
+      startedAt: since,
+      finishedAt: at("2026-01-01T00:00:03Z"),
+    },
+    {
+      runLevel: 50,
+      component: "dns-operator",
+      state: "Waiting" as const,
+      done: 3,
+      total: 4,
+      currentObject: "clusteroperator/dns",
+      waitReason: "ClusterOperatorNotAvailable",
+      waitingSince: since,
+      attempts: 2,
+      startedAt: since,
+    },
     { runLevel: 50, component: "ingress-operator", state: "Pending" as const, done: 0, total: 9, currentObject: "", waitReason: "", attempts: 0 },
   ];
-  const progress = { slow: ["50/dns-operator"], timing: { startedAt: at("2026-01-01T00:00:01Z"), elapsedMs: 4000, estimate: { remainingMs: 30_000, basis: "from 2 previous updates" } } };
+  const progress = {
+    slow: ["50/dns-operator"],
+    timing: { startedAt: at("2026-01-01T00:00:01Z"), elapsedMs: 4000, estimate: { remainingMs: 30_000, basis: "from 2 previous updates" } },
+  };
   const state: PersistedState = { ...STATE, status: { ...STATE.status, components }, progress };
   const text = encodeState(state);
   const decoded = decodeState(text, "test");
@@ -68,7 +121,11 @@ test("components and timing are saved, a pending or done component in a few fiel
   assert.deepEqual(decoded.progress, progress);
   assert.equal(encodeState(decoded), text, "encoding is stable");
   const saved = JSON.parse(text) as { status: { components: object[] } };
-  assert.deepEqual(saved.status.components[2], { runLevel: 50, component: "ingress-operator", state: "Pending", done: 0, total: 9 }, "a pending component is its identity and counts");
+  assert.deepEqual(
+    saved.status.components[2],
+    { runLevel: 50, component: "ingress-operator", state: "Pending", done: 0, total: 9 },
+    "a pending component is its identity and counts",
+  );
 
   const older = JSON.parse(text) as { status: Record<string, unknown> } & Record<string, unknown>;
   delete older.status["components"];
@@ -92,11 +149,25 @@ const BAD: Array<[string, (doc: Record<string, unknown>) => unknown, RegExp]> = 
   ["another format", (d) => ({ ...d, format: "other/v9" }), /format/],
   ["a revision that is not a number", (d) => ({ ...d, revision: { published: "many", reserved: 1 } }), /revision\.published/],
   ["a reservation below the published revision", (d) => ({ ...d, revision: { published: 10, reserved: 5 } }), /reserved must be >= published/],
-  ["a history entry with a bad date", (d) => ({ ...d, clusterVersion: { ...(d["clusterVersion"] as object), history: [{ state: "Completed", version: "1", image: "i", verified: false, startedTime: "yesterday" }] } }), /clusterVersion\.history\.0\.startedTime/],
+  [
+    "a history entry with a bad date",
+    (d) => ({
+      ...d,
+      clusterVersion: {
+        ...(d["clusterVersion"] as object),
+        history: [{ state: "Completed", version: "1", image: "i", verified: false, startedTime: "yesterday" }],
+      },
+    }),
+    /clusterVersion\.history\.0\.startedTime/,
+  ],
   ["an unknown field", (d) => ({ ...d, extra: true }), /extra/],
   ["a state the worker does not know", (d) => ({ ...d, spec: { ...(d["spec"] as object), state: "Precreating" } }), /spec\.state/],
   ["a negative deletion limit", (d) => ({ ...d, spec: { ...(d["spec"] as object), limits: { maxDeletions: -1 } } }), /spec\.limits\.maxDeletions/],
-  ["a component in a state the worker does not know", (d) => ({ ...d, status: { ...(d["status"] as object), components: [{ runLevel: 1, component: "a", state: "Stuck", done: 0, total: 1 }] } }), /status\.components\.0\.state/],
+  [
+    "a component in a state the worker does not know",
+    (d) => ({ ...d, status: { ...(d["status"] as object), components: [{ runLevel: 1, component: "a", state: "Stuck", done: 0, total: 1 }] } }),
+    /status\.components\.0\.state/,
+  ],
   ["a negative component duration", (d) => ({ ...d, durations: { updates: 1, byComponent: { "10/a": [-5] } } }), /durations\.byComponent\.10\/a\.0/],
 ];
 for (const [name, corrupt, field] of BAD) {
@@ -110,15 +181,26 @@ for (const [name, corrupt, field] of BAD) {
 }
 
 test("text that is not JSON is refused as such", () => {
-  assert.throws(() => decodeState("{", "ConfigMap ns/syncworker-state"), (err: unknown) => err instanceof StateError && /ConfigMap ns\/syncworker-state: not valid JSON/.test(err.message));
+  assert.throws(
+    () => decodeState("{", "ConfigMap ns/syncworker-state"),
+    (err: unknown) => err instanceof StateError && /ConfigMap ns\/syncworker-state: not valid JSON/.test(err.message),
+  );
 });
 
 const UNFIT: Array<[string, (s: PersistedState) => PersistedState, RegExp]> = [
   ["a negative count", (s) => ({ ...s, status: { ...s.status, done: -1 } }), /status\.done/],
   ["an invalid date", (s) => ({ ...s, savedAt: new Date(Number.NaN) }), /savedAt/],
   ["a reservation below the published revision", (s) => ({ ...s, revision: { published: 10, reserved: 5 } }), /revision: reserved must be >= published/],
-  ["a component in a state the worker does not know", (s) => ({ ...s, status: { ...s.status, components: [{ ...COMPONENT, state: "Stuck" as "Done" }] } }), /status\.components\.0\.state/],
-  ["a field the format does not have", (s) => ({ ...s, clusterVersion: { ...s.clusterVersion, extra: 1 } as PersistedState["clusterVersion"] }), /clusterVersion.*extra/],
+  [
+    "a component in a state the worker does not know",
+    (s) => ({ ...s, status: { ...s.status, components: [{ ...COMPONENT, state: "Stuck" as "Done" }] } }),
+    /status\.components\.0\.state/,
+  ],
+  [
+    "a field the format does not have",
+    (s) => ({ ...s, clusterVersion: { ...s.clusterVersion, extra: 1 } as PersistedState["clusterVersion"] }),
+    /clusterVersion.*extra/,
+  ],
   ["a duration that is not finite", (s) => ({ ...s, durations: { updates: 1, byComponent: { "10/a": [Infinity] } } }), /durations\.byComponent\.10\/a\.0/],
 ];
 const COMPONENT = { runLevel: 10, component: "a", state: "Pending" as const, done: 0, total: 1, currentObject: "", waitReason: "", attempts: 0 };
@@ -132,8 +214,20 @@ for (const [name, unfit, field] of UNFIT) {
 }
 
 test("a decoded state is deep-frozen, its errors excepted", () => {
-  const decoded = decodeState(encodeState({ ...STATE, status: { ...STATE.status, components: [COMPONENT] }, position: { image: "i", versionHash: "h", done: new Set([1]) } }), "test");
-  for (const value of [decoded, decoded.spec, decoded.spec?.overrides, decoded.status.components[0], decoded.status.loadPayloadStatus.preconditionResults, decoded.clusterVersion.history[1], decoded.durations?.byComponent, decoded.position]) {
+  const decoded = decodeState(
+    encodeState({ ...STATE, status: { ...STATE.status, components: [COMPONENT] }, position: { image: "i", versionHash: "h", done: new Set([1]) } }),
+    "test",
+  );
+  for (const value of [
+    decoded,
+    decoded.spec,
+    decoded.spec?.overrides,
+    decoded.status.components[0],
+    decoded.status.loadPayloadStatus.preconditionResults,
+    decoded.clusterVersion.history[1],
+    decoded.durations?.byComponent,
+    decoded.position,
+  ]) {
     assert.ok(Object.isFrozen(value), JSON.stringify(value));
   }
   assert.ok(!Object.isFrozen(decoded.status.failure), "an UpdateError is still annotated after it is shared");

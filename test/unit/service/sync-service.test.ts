@@ -25,8 +25,14 @@ test("a restarted service resumes the completed release: history, completed, Rec
   await second.open();
   const resumed = second.service.latest();
   assert.ok(resumed.revision > lastRevision, `${resumed.revision} > ${lastRevision}`);
-  assert.deepEqual([resumed.value.worker.actual.image, resumed.value.worker.completed, resumed.value.worker.reconciling, resumed.value.worker.generation], [IMG0, 1, true, 4]);
-  assert.deepEqual(second.history().map((h) => h.state), ["Completed"]);
+  assert.deepEqual(
+    [resumed.value.worker.actual.image, resumed.value.worker.completed, resumed.value.worker.reconciling, resumed.value.worker.generation],
+    [IMG0, 1, true, 4],
+  );
+  assert.deepEqual(
+    second.history().map((h) => h.state),
+    ["Completed"],
+  );
   await second.start();
   assert.deepEqual(new Set(second.applier.calls.map((c) => c.mode)), new Set(["Reconciling"]), "the replayed release is reconciled, not installed again");
   assert.equal(second.last().completed, 2, "the completed count carries on");
@@ -76,7 +82,11 @@ test("a service and a worker each start once", async () => {
 });
 
 test("with a progress interval, progress-only snapshots are throttled; edges, the Update's own status and the last status are not", async () => {
-  const many = payload(V0, IMG0, Array.from({ length: 40 }, (_, i) => configMap(`m${i}`)));
+  const many = payload(
+    V0,
+    IMG0,
+    Array.from({ length: 40 }, (_, i) => configMap(`m${i}`)),
+  );
   const every = workerHarness({ payloads: [many] });
   await every.update(IMG0);
   await every.start();
@@ -113,7 +123,13 @@ test("a newly accepted release enters the history as Partial, not Completed with
   const taken = await h.update("image/image:1", { generation: 2 });
   assert.equal(taken.actual.image, "image/image:1");
   assert.equal(taken.completed, 0, "no pass of the new release has completed");
-  assert.deepEqual(h.history().map((e) => [e.image, e.state]), [["image/image:1", "Partial"], [IMG0, "Completed"]]);
+  assert.deepEqual(
+    h.history().map((e) => [e.image, e.state]),
+    [
+      ["image/image:1", "Partial"],
+      [IMG0, "Completed"],
+    ],
+  );
   await h.stop();
 });
 
@@ -134,7 +150,14 @@ test("a service resumed on a completed release with a newer Update saved records
   const loaded = second.statuses.find((s) => s.actual.image === "image/image:1");
   assert.ok(loaded, "the saved Update is replayed");
   assert.equal(loaded.completed, 0, "no pass of the new release has completed");
-  assert.deepEqual(second.history().slice(0, 2).map((e) => [e.image, e.state]).at(-1), [IMG0, "Completed"]);
+  assert.deepEqual(
+    second
+      .history()
+      .slice(0, 2)
+      .map((e) => [e.image, e.state])
+      .at(-1),
+    [IMG0, "Completed"],
+  );
   assert.ok(second.statuses.filter((s) => s.actual.image === "image/image:1" && s.done < s.total).every((s) => s.completed === 0));
   await second.stop();
 });
@@ -156,7 +179,10 @@ test("an Update refused for its plan controls is saved with them: a restarted se
     expectedPlanDigest: `sha256:${"0".repeat(64)}`,
   };
   const refused = (await first.service.update(request, new AbortController().signal)).value.worker;
-  assert.deepEqual([refused.loadPayloadStatus.step, (refused.loadPayloadStatus.failure as UpdateError | undefined)?.reason], ["PreconditionChecks", "PlanUnavailable"]);
+  assert.deepEqual(
+    [refused.loadPayloadStatus.step, (refused.loadPayloadStatus.failure as UpdateError | undefined)?.reason],
+    ["PreconditionChecks", "PlanUnavailable"],
+  );
   const saved = decodeState(state.text!, "test").spec;
   assert.deepEqual([saved?.desired.image, saved?.limits, saved?.expectedPlanDigest], ["image/image:1", { maxDeletions: 0 }, `sha256:${"0".repeat(64)}`]);
   await first.stop();
@@ -167,8 +193,15 @@ test("an Update refused for its plan controls is saved with them: a restarted se
   const replayed = second.statuses.filter((s) => s.loadPayloadStatus.step === "PreconditionChecks");
   assert.ok(replayed.length > 0, "the saved Update is replayed and refused again");
   assert.ok(replayed.every((s) => (s.loadPayloadStatus.failure as UpdateError | undefined)?.reason === "PlanUnavailable"));
-  assert.deepEqual(second.applier.calls, [], "nothing of the refused release is applied (nor is the previous one reconciled, as the CVO with a desired release it cannot load)");
-  assert.ok(second.statuses.every((s) => s.actual.image === IMG0), "the release shown stays the one applied");
+  assert.deepEqual(
+    second.applier.calls,
+    [],
+    "nothing of the refused release is applied (nor is the previous one reconciled, as the CVO with a desired release it cannot load)",
+  );
+  assert.ok(
+    second.statuses.every((s) => s.actual.image === IMG0),
+    "the release shown stays the one applied",
+  );
   assert.equal(decodeState(state.text!, "test").spec?.limits?.maxDeletions, 0, "still saved with its controls");
   await second.stop();
 });
@@ -178,12 +211,21 @@ test("a restarted service shows the components and timing it saved at once, befo
   const state = new MemoryStateStore();
   const first = workerHarness({ payloads: [release], state });
   // c never finishes: the service stops mid-pass, one component done and one applying.
-  first.applier.scripts.set("c", (_attempt, _mode, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error))));
+  first.applier.scripts.set(
+    "c",
+    (_attempt, _mode, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error))),
+  );
   await first.update(IMG0);
   await first.start();
   await first.clock.advance(3_000);
   const running = first.service.latest().value;
-  assert.deepEqual(running.worker.components.map((c) => [c.component, c.state]), [["config", "Done"], ["dns", "Applying"]]);
+  assert.deepEqual(
+    running.worker.components.map((c) => [c.component, c.state]),
+    [
+      ["config", "Done"],
+      ["dns", "Applying"],
+    ],
+  );
   assert.ok(running.progress?.timing, "the leader's snapshot has timing");
   await first.stop();
   const saved = decodeState(state.text!, "test");
@@ -212,8 +254,12 @@ test("an Update, pause or resume whose state cannot be saved is refused and chan
   const before = h.service.latest();
   const retrievals = h.retrievals.length;
   h.state.failure = new StateError("memory state", "cannot be written: ENOSPC: no space left on device");
-  const refused = (change: string, cause = "ENOSPC: no space left on device") => (err: unknown) =>
-    err instanceof StateNotSavedError && err.change === change && err.message === `${change} was not applied because its state could not be saved: memory state: cannot be written: ${cause}`;
+  const refused =
+    (change: string, cause = "ENOSPC: no space left on device") =>
+    (err: unknown) =>
+      err instanceof StateNotSavedError &&
+      err.change === change &&
+      err.message === `${change} was not applied because its state could not be saved: memory state: cannot be written: ${cause}`;
   await assert.rejects(h.update(IMG1, { generation: 3 }), refused("Update"));
   await assert.rejects(h.service.pause("alice", "window"), refused("PauseUpdate"));
   await h.clock.advance(5_000);

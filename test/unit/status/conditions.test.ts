@@ -25,8 +25,16 @@ const updating = (names: string[]): UpdateError =>
 type Want = readonly [status: string, reason: string, message: string];
 const show = (c: Condition | undefined): Want => [c?.status ?? "", c?.reason ?? "", c?.message ?? ""];
 
-function derive(failure: Error | undefined, opts: { history?: readonly HistoryEntry[]; reconciling?: boolean; started?: Record<string, Date> } = {}): Condition[] {
-  const ws: SyncWorkerStatus = { ...EMPTY_STATUS, actual: { version: "1.2.3", image: "img", url: "", channels: [] }, reconciling: opts.reconciling ?? false, ...(failure ? { failure } : {}) };
+function derive(
+  failure: Error | undefined,
+  opts: { history?: readonly HistoryEntry[]; reconciling?: boolean; started?: Record<string, Date> } = {},
+): Condition[] {
+  const ws: SyncWorkerStatus = {
+    ...EMPTY_STATUS,
+    actual: { version: "1.2.3", image: "img", url: "", channels: [] },
+    reconciling: opts.reconciling ?? false,
+    ...(failure ? { failure } : {}),
+  };
   const started = opts.started ?? STARTED;
   return deriveConditions([], ws, opts.history ?? HISTORY, NOW, (name) => started[name]);
 }
@@ -40,7 +48,12 @@ const B_UPDATING = err("None", "ClusterOperatorUpdating", "Cluster operator B is
 const C_DEGRADED = err("FailAfterInterval", "ClusterOperatorDegraded", "Cluster operator C is degraded", "C");
 for (const tc of [
   { name: "no errors", failure: undefined, failing: ["False", "", ""], unfiltered: ["False", "", ""] },
-  { name: "one generic error", failure: new Error("error has happened"), failing: ["True", "", "error has happened"], unfiltered: ["True", "", "error has happened"] },
+  {
+    name: "one generic error",
+    failure: new Error("error has happened"),
+    failing: ["True", "", "error has happened"],
+    unfiltered: ["True", "", "error has happened"],
+  },
   {
     name: "one operator still updating is progress",
     failure: err("None", "ClusterOperatorUpdating", "Cluster operator A is updating", "co-not-timeout"),
@@ -73,7 +86,13 @@ for (const tc of [
   },
   {
     name: "a condensed error of effect Fail is not filtered",
-    failure: new UpdateError({ effect: "Fail", reason: "ClusterOperatorNotAvailable", message: "Cluster operators A, B are not available", name: "A, B", names: ["A", "B"] }),
+    failure: new UpdateError({
+      effect: "Fail",
+      reason: "ClusterOperatorNotAvailable",
+      message: "Cluster operators A, B are not available",
+      name: "A, B",
+      names: ["A", "B"],
+    }),
     failing: ["True", "ClusterOperatorNotAvailable", "Cluster operators A, B are not available"],
     unfiltered: ["True", "ClusterOperatorNotAvailable", "Cluster operators A, B are not available"],
   },
@@ -87,19 +106,31 @@ for (const tc of [
     name: "MultipleErrors of Fail and None leave the failing one",
     failure: multiple(A_UNAVAILABLE, B_UPDATING),
     failing: ["True", "ClusterOperatorNotAvailable", "Cluster operator A is not available"],
-    unfiltered: ["True", "MultipleErrors", "Multiple errors are preventing progress:\n* Cluster operator A is not available\n* Cluster operator B is updating versions"],
+    unfiltered: [
+      "True",
+      "MultipleErrors",
+      "Multiple errors are preventing progress:\n* Cluster operator A is not available\n* Cluster operator B is updating versions",
+    ],
   },
   {
     name: "MultipleErrors of None only are not failing",
     failure: multiple(B_UPDATING, err("None", "NewUpdateEffectNoneReason", "Cluster operator B is getting conscious", "B")),
     failing: ["False", "", ""],
-    unfiltered: ["True", "MultipleErrors", "Multiple errors are preventing progress:\n* Cluster operator B is getting conscious\n* Cluster operator B is updating versions"],
+    unfiltered: [
+      "True",
+      "MultipleErrors",
+      "Multiple errors are preventing progress:\n* Cluster operator B is getting conscious\n* Cluster operator B is updating versions",
+    ],
   },
   {
     name: "MultipleErrors of Fail, FailAfterInterval and None are rebuilt without the None",
     failure: multiple(A_UNAVAILABLE, B_UPDATING, C_DEGRADED),
     failing: ["True", "MultipleErrors", "Multiple errors are preventing progress:\n* Cluster operator A is not available\n* Cluster operator C is degraded"],
-    unfiltered: ["True", "MultipleErrors", "Multiple errors are preventing progress:\n* Cluster operator A is not available\n* Cluster operator B is updating versions\n* Cluster operator C is degraded"],
+    unfiltered: [
+      "True",
+      "MultipleErrors",
+      "Multiple errors are preventing progress:\n* Cluster operator A is not available\n* Cluster operator B is updating versions\n* Cluster operator C is degraded",
+    ],
   },
   {
     name: "several operators updating, none slow: waiting on each by name",
@@ -119,7 +150,11 @@ for (const tc of [
     name: "several operators updating, some slow, machine-config too",
     failure: updating(["co-timeout", "co-bar-timeout", "co-not-timeout", "machine-config"]),
     started: { ...STARTED, "machine-config": minutesAgo(100) },
-    failing: ["Unknown", "SlowClusterOperator", "waiting on co-timeout, co-bar-timeout over 30 minutes and machine-config over 90 minutes which is longer than expected"],
+    failing: [
+      "Unknown",
+      "SlowClusterOperator",
+      "waiting on co-timeout, co-bar-timeout over 30 minutes and machine-config over 90 minutes which is longer than expected",
+    ],
     unfiltered: ["True", "ClusterOperatorsUpdating", "some-message"],
   },
   {

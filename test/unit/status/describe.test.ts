@@ -16,7 +16,10 @@ for (const tc of [
   { name: "progress", status: base, want: "Working towards 4.16.1: 42 of 180 done (23% complete)" },
   {
     name: "an operator still updating is a wait",
-    status: { ...base, failure: new UpdateError({ reason: "ClusterOperatorUpdating", effect: "None", message: "Cluster operator dns is updating versions", name: "dns" }) },
+    status: {
+      ...base,
+      failure: new UpdateError({ reason: "ClusterOperatorUpdating", effect: "None", message: "Cluster operator dns is updating versions", name: "dns" }),
+    },
     want: "Working towards 4.16.1: 42 of 180 done (23% complete), waiting on dns",
   },
   {
@@ -38,14 +41,23 @@ for (const tc of [
     name: "a failed load names the step",
     status: {
       ...base,
-      loadPayloadStatus: { step: "LoadPayload", message: "", failure: new Error("bad yaml"), update: { version: "4.17.0", image: "/p", force: false }, verified: false },
+      loadPayloadStatus: {
+        step: "LoadPayload",
+        message: "",
+        failure: new Error("bad yaml"),
+        update: { version: "4.17.0", image: "/p", force: false },
+        verified: false,
+      },
     },
     want: "LoadPayload failed for 4.17.0: bad yaml",
   },
 ] as const) {
   test(`the status message: ${tc.name}`, () => {
     // A history exists (an update began), as for every status the service derives after an Update.
-    const tracker = new ClusterVersionTracker(() => new Date(0), () => undefined);
+    const tracker = new ClusterVersionTracker(
+      () => new Date(0),
+      () => undefined,
+    );
     tracker.observe({ ...tc.status, failure: undefined });
     assert.equal(tracker.observe(tc.status).message, tc.want);
   });
@@ -53,7 +65,10 @@ for (const tc of [
 
 test("a sync that cannot start: Available=False, Failing=True with the error, Progressing keeps its status (CVO syncFailingStatus)", () => {
   let now = new Date(1000);
-  const tracker = new ClusterVersionTracker(() => now, () => undefined);
+  const tracker = new ClusterVersionTracker(
+    () => now,
+    () => undefined,
+  );
   tracker.observe(base);
   now = new Date(2000);
   const status = tracker.observeFailure(base, new Error("bad"));
@@ -71,10 +86,17 @@ test("a sync that cannot start: Available=False, Failing=True with the error, Pr
   );
   assert.equal(byType.get("Progressing")?.lastTransitionTime.getTime(), 1000, "Progressing keeps its status, so its transition time");
   assert.equal(byType.get("ImplicitlyEnabledCapabilities")?.reason, "AsExpected", "other conditions stay");
-  assert.deepEqual(status.history.map((h) => [h.state, h.version]), [["Partial", "4.16.1"]], "the release stays in the history, not completed");
+  assert.deepEqual(
+    status.history.map((h) => [h.state, h.version]),
+    [["Partial", "4.16.1"]],
+    "the release stays in the history, not completed",
+  );
   assert.equal(status.message, "Error ensuring the cluster version is up to date: bad");
 
-  const reconciled = new ClusterVersionTracker(() => now, () => undefined);
+  const reconciled = new ClusterVersionTracker(
+    () => now,
+    () => undefined,
+  );
   reconciled.observe({ ...base, reconciling: true, completed: 1 });
   assert.equal(reconciled.observeFailure(base, new Error("bad")).conditions.find((c) => c.type === "Progressing")?.status, "False");
 });

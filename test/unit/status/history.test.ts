@@ -6,17 +6,29 @@ const t = (n: number) => new Date(n * 1000);
 
 test("history: a new release starts Partial, completes, and the next one closes it", () => {
   let h = mergeHistory([], { version: "1.0.0", image: "img:0" }, false, t(1), false);
-  assert.deepEqual(h.map((e) => [e.state, e.version]), [["Partial", "1.0.0"]]);
+  assert.deepEqual(
+    h.map((e) => [e.state, e.version]),
+    [["Partial", "1.0.0"]],
+  );
   h = mergeHistory(h, { version: "1.0.0", image: "img:0" }, true, t(2), true);
   assert.deepEqual([h[0]?.state, h[0]?.completionTime, h[0]?.verified], ["Completed", t(2), true]);
   h = mergeHistory(h, { version: "1.0.1", image: "img:1" }, false, t(3), false);
-  assert.deepEqual(h.map((e) => [e.state, e.version, e.completionTime?.getTime()]), [["Partial", "1.0.1", undefined], ["Completed", "1.0.0", 2000]]);
+  assert.deepEqual(
+    h.map((e) => [e.state, e.version, e.completionTime?.getTime()]),
+    [
+      ["Partial", "1.0.1", undefined],
+      ["Completed", "1.0.0", 2000],
+    ],
+  );
   assert.equal(h[1]?.verified, true, "verified is sticky");
 });
 
 test("history: the same image adopts a version learned later", () => {
   const h = mergeHistory(mergeHistory([], { version: "", image: "img:0" }, false, t(1), false), { version: "1.0.0", image: "img:0" }, false, t(2), false);
-  assert.deepEqual(h.map((e) => [e.version, e.image]), [["1.0.0", "img:0"]]);
+  assert.deepEqual(
+    h.map((e) => [e.version, e.image]),
+    [["1.0.0", "img:0"]],
+  );
 });
 
 test("history: pruning keeps the newest five, the oldest and the latest Completed, and respects the limit", () => {
@@ -30,10 +42,21 @@ test("history: pruning keeps the newest five, the oldest and the latest Complete
   const pruned = pruneHistory(entries, 100);
   assert.equal(pruned.length, 100);
   for (const keep of [0, 1, 2, 3, 4, 119]) assert.ok(pruned.includes(entries[keep]!), `entry ${keep} is kept`);
-  assert.deepEqual(pruned, entries.filter((e) => pruned.includes(e)), "order is preserved");
+  assert.deepEqual(
+    pruned,
+    entries.filter((e) => pruned.includes(e)),
+    "order is preserved",
+  );
 });
 
-const entry = (version: string, image: string, extra: Partial<HistoryEntry> = {}): HistoryEntry => ({ state: "Partial", version, image, verified: false, startedTime: t(1), ...extra });
+const entry = (version: string, image: string, extra: Partial<HistoryEntry> = {}): HistoryEntry => ({
+  state: "Partial",
+  version,
+  image,
+  verified: false,
+  startedTime: t(1),
+  ...extra,
+});
 
 // Every branch of upstream's mergeOperatorHistory and its mergeEqualVersions table (status_test.go).
 for (const tc of [
@@ -45,7 +68,13 @@ for (const tc of [
     completed: false,
     want: [entry("1.0.0", "img:0", { state: "Completed", completionTime: t(2) })],
   },
-  { name: "empty history, sync not completed: one Partial entry", history: [], desired: { version: "1.0.0", image: "img:0" }, completed: false, want: [entry("1.0.0", "img:0", { startedTime: t(5) })] },
+  {
+    name: "empty history, sync not completed: one Partial entry",
+    history: [],
+    desired: { version: "1.0.0", image: "img:0" },
+    completed: false,
+    want: [entry("1.0.0", "img:0", { startedTime: t(5) })],
+  },
   {
     name: "empty history, sync already completed: one Completed entry",
     history: [],
@@ -53,10 +82,34 @@ for (const tc of [
     completed: true,
     want: [entry("1.0.0", "img:0", { state: "Completed", startedTime: t(5), completionTime: t(5) })],
   },
-  { name: "same image and version merge", history: [entry("0.0.1", "test:1")], desired: { version: "0.0.1", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
-  { name: "same image adopts the version learned later", history: [entry("", "test:1")], desired: { version: "0.0.1", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
-  { name: "same image, desired version unknown, keeps the recorded version", history: [entry("0.0.1", "test:1")], desired: { version: "", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
-  { name: "same version, entry without image, adopts the image", history: [entry("0.0.1", "")], desired: { version: "0.0.1", image: "test:1" }, completed: false, want: [entry("0.0.1", "test:1")] },
+  {
+    name: "same image and version merge",
+    history: [entry("0.0.1", "test:1")],
+    desired: { version: "0.0.1", image: "test:1" },
+    completed: false,
+    want: [entry("0.0.1", "test:1")],
+  },
+  {
+    name: "same image adopts the version learned later",
+    history: [entry("", "test:1")],
+    desired: { version: "0.0.1", image: "test:1" },
+    completed: false,
+    want: [entry("0.0.1", "test:1")],
+  },
+  {
+    name: "same image, desired version unknown, keeps the recorded version",
+    history: [entry("0.0.1", "test:1")],
+    desired: { version: "", image: "test:1" },
+    completed: false,
+    want: [entry("0.0.1", "test:1")],
+  },
+  {
+    name: "same version, entry without image, adopts the image",
+    history: [entry("0.0.1", "")],
+    desired: { version: "0.0.1", image: "test:1" },
+    completed: false,
+    want: [entry("0.0.1", "test:1")],
+  },
   {
     name: "same version, another image, starts a new entry",
     history: [entry("0.0.1", "test:1")],
@@ -98,9 +151,22 @@ for (const tc of [
 
 test("history: accepted risks start with a new entry and replace the newest entry's on a merge", () => {
   let h = mergeHistory([], { version: "1.0.0", image: "img:0" }, false, t(1), false, "forced: unverified");
-  assert.deepEqual(h.map((e) => [e.version, e.acceptedRisks]), [["1.0.0", "forced: unverified"]]);
+  assert.deepEqual(
+    h.map((e) => [e.version, e.acceptedRisks]),
+    [["1.0.0", "forced: unverified"]],
+  );
   h = mergeHistory(h, { version: "1.0.0", image: "img:0" }, false, t(2), true);
-  assert.deepEqual(h.map((e) => [e.state, e.acceptedRisks]), [["Completed", undefined]], "a merge without risks clears them, as upstream overwrites the field");
+  assert.deepEqual(
+    h.map((e) => [e.state, e.acceptedRisks]),
+    [["Completed", undefined]],
+    "a merge without risks clears them, as upstream overwrites the field",
+  );
   h = mergeHistory(h, { version: "1.0.1", image: "img:1" }, false, t(3), true, "warning: y-then-z");
-  assert.deepEqual(h.map((e) => [e.version, e.acceptedRisks]), [["1.0.1", "warning: y-then-z"], ["1.0.0", undefined]]);
+  assert.deepEqual(
+    h.map((e) => [e.version, e.acceptedRisks]),
+    [
+      ["1.0.1", "warning: y-then-z"],
+      ["1.0.0", undefined],
+    ],
+  );
 });

@@ -10,7 +10,10 @@ test("the status message and the Progressing condition agree for every done/tota
   const disagreements: string[] = [];
   for (let total = 0; total <= 600; total++) {
     for (let done = 0; done <= total; done++) {
-      const tracker = new ClusterVersionTracker(() => now, () => undefined);
+      const tracker = new ClusterVersionTracker(
+        () => now,
+        () => undefined,
+      );
       const status: SyncWorkerStatus = { ...EMPTY_STATUS, done, total, actual: { version: "4.16.0", image: "img", url: "", channels: [] } };
       const view = tracker.observe(status);
       const progressing = view.conditions.find((c) => c.type === "Progressing")?.message ?? "";

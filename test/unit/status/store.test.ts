@@ -5,7 +5,11 @@ import { SnapshotStore, type Snapshot } from "../../../src/status/index.js";
 /** A store whose fan-out runs only when the test flushes it. */
 function manualStore() {
   const pending: Array<() => void> = [];
-  const store = new SnapshotStore({ n: 0 }, () => 1000, (fn) => pending.push(fn));
+  const store = new SnapshotStore(
+    { n: 0 },
+    () => 1000,
+    (fn) => pending.push(fn),
+  );
   const flush = (): void => {
     while (pending.length > 0) pending.shift()?.();
   };
@@ -67,13 +71,23 @@ test("resuming with since_revision skips what was seen; a future revision counts
     });
     return got;
   };
-  assert.deepEqual(first(0).map((s) => s.revision), [2]);
-  assert.deepEqual(first(99).map((s) => s.revision), [2], "a resume point from another process gets the current snapshot");
+  assert.deepEqual(
+    first(0).map((s) => s.revision),
+    [2],
+  );
+  assert.deepEqual(
+    first(99).map((s) => s.revision),
+    [2],
+    "a resume point from another process gets the current snapshot",
+  );
   const resumed = first(2);
   assert.equal(resumed.length, 0, "nothing twice");
   store.publish({ n: 2 });
   flush();
-  assert.deepEqual(resumed.map((s) => s.revision), [3]);
+  assert.deepEqual(
+    resumed.map((s) => s.revision),
+    [3],
+  );
 });
 
 test("an unsubscribed watcher receives nothing more", () => {

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UpdateError } from "../../../src/core/index.js";
-import { boundStatus, EMPTY_CLUSTER_VERSION, listText, MAX_STATUS_TEXT, redactCredentials, truncateText, type ServiceStatus } from "../../../src/status/index.js";
+import {
+  boundStatus,
+  EMPTY_CLUSTER_VERSION,
+  listText,
+  MAX_STATUS_TEXT,
+  redactCredentials,
+  truncateText,
+  type ServiceStatus,
+} from "../../../src/status/index.js";
 import { EMPTY_STATUS } from "../../../src/worker/index.js";
 
 test("listText lists up to its bound, then says how many more", () => {
@@ -24,10 +32,14 @@ test("redactCredentials replaces every URL's user name and password, wherever it
   assert.equal(redactCredentials("http://user:password@sigs.example:8080/x"), "http://redacted@sigs.example:8080/x");
   assert.equal(redactCredentials("see https://token@host/a and ftp://u:p@h."), "see https://redacted@host/a and ftp://redacted@h.");
   // WHATWG: the userinfo ends at the last "@" of the authority, so a password holding "@" is redacted whole.
-  assert.equal(redactCredentials("unable to retrieve signature from http://u:p@ss@host/sha256=1/signature-1: 404"), "unable to retrieve signature from http://redacted@host/sha256=1/signature-1: 404");
+  assert.equal(
+    redactCredentials("unable to retrieve signature from http://u:p@ss@host/sha256=1/signature-1: 404"),
+    "unable to retrieve signature from http://redacted@host/sha256=1/signature-1: 404",
+  );
   assert.equal(redactCredentials('{"msg":"GET http://u:pw@h/v2/ failed"}'), '{"msg":"GET http://redacted@h/v2/ failed"}');
   // Text without userinfo is unchanged: an e-mail address, an image by digest, a URL whose path holds "@".
-  for (const text of ["mail admin@example.com", "quay.io/r/i@sha256:abc", "https://host/path/a@b", "http://host/?q=a@b"]) assert.equal(redactCredentials(text), text);
+  for (const text of ["mail admin@example.com", "quay.io/r/i@sha256:abc", "https://host/path/a@b", "http://host/?q=a@b"])
+    assert.equal(redactCredentials(text), text);
 });
 
 test("boundStatus redacts and cuts every status text, keeping a failure's class and fields", () => {
@@ -38,7 +50,12 @@ test("boundStatus redacts and cuts every status text, keeping a failure's class 
     worker: {
       ...EMPTY_STATUS,
       failure,
-      loadPayloadStatus: { ...EMPTY_STATUS.loadPayloadStatus, message: `Retrieving payload failed ${huge}`, failure, acceptedRisks: `signature store under ${url}` },
+      loadPayloadStatus: {
+        ...EMPTY_STATUS.loadPayloadStatus,
+        message: `Retrieving payload failed ${huge}`,
+        failure,
+        acceptedRisks: `signature store under ${url}`,
+      },
     },
     clusterVersion: {
       ...EMPTY_CLUSTER_VERSION,

@@ -57,5 +57,9 @@ test("every alert of the PrometheusRule fires and stays quiet as its promtool un
   const tests = parse(await readFile(TESTS, "utf8")) as { tests: { alert_rule_test?: { alertname: string }[] }[] };
   const covered = new Set(tests.tests.flatMap((t) => (t.alert_rule_test ?? []).map((a) => a.alertname)));
   const alerts = rule.spec.groups.flatMap((g) => g.rules.map((r) => r.alert ?? ""));
-  assert.deepEqual(alerts.filter((a) => !covered.has(a)), [], "alerts without a test");
+  assert.deepEqual(
+    alerts.filter((a) => !covered.has(a)),
+    [],
+    "alerts without a test",
+  );
 });

@@ -10,23 +10,50 @@ import { EMPTY_STATUS } from "../../../src/worker/index.js";
 import { skipTier } from "../../harness/tiers.js";
 
 const t = (s: number): Date => new Date(s * 1000);
-const completed = (version: string, image: string, start: number, end: number): HistoryEntry => ({ state: "Completed", version, image, verified: false, startedTime: t(start), completionTime: t(end) });
+const completed = (version: string, image: string, start: number, end: number): HistoryEntry => ({
+  state: "Completed",
+  version,
+  image,
+  verified: false,
+  startedTime: t(start),
+  completionTime: t(end),
+});
 const partial = (version: string, image: string, start: number): HistoryEntry => ({ state: "Partial", version, image, verified: false, startedTime: t(start) });
-const condition = (type: string, status: Condition["status"], reason: string, at = 0): Condition => ({ type, status, reason, message: "", lastTransitionTime: t(at) });
+const condition = (type: string, status: Condition["status"], reason: string, at = 0): Condition => ({
+  type,
+  status,
+  reason,
+  message: "",
+  lastTransitionTime: t(at),
+});
 
-function status(o: { actual?: Partial<Release>; desired?: { version: string; image: string }; history?: HistoryEntry[]; conditions?: Condition[]; enabled?: string[]; known?: string[] }): ServiceStatus {
+function status(o: {
+  actual?: Partial<Release>;
+  desired?: { version: string; image: string };
+  history?: HistoryEntry[];
+  conditions?: Condition[];
+  enabled?: string[];
+  known?: string[];
+}): ServiceStatus {
   return {
     worker: {
       ...EMPTY_STATUS,
       actual: { ...EMPTY_STATUS.actual, ...o.actual },
-      loadPayloadStatus: { ...EMPTY_STATUS.loadPayloadStatus, update: { force: false, ...(o.desired ?? { version: o.actual?.version ?? "", image: o.actual?.image ?? "" }) } },
+      loadPayloadStatus: {
+        ...EMPTY_STATUS.loadPayloadStatus,
+        update: { force: false, ...(o.desired ?? { version: o.actual?.version ?? "", image: o.actual?.image ?? "" }) },
+      },
       capabilitiesStatus: { enabled: o.enabled ?? [], known: o.known ?? [], implicitlyEnabled: [] },
     },
     clusterVersion: { history: o.history ?? [], conditions: o.conditions ?? [], message: "" },
   };
 }
 
-const operator = (name: string, versions: { name: string; version: string }[], conditions: { type: string; status: string; reason?: string }[]): KubeObject => ({
+const operator = (
+  name: string,
+  versions: { name: string; version: string }[],
+  conditions: { type: string; status: string; reason?: string }[],
+): KubeObject => ({
   apiVersion: "config.openshift.io/v1",
   kind: "ClusterOperator",
   metadata: { name },
@@ -59,7 +86,10 @@ for (const tc of [
   },
   {
     name: "an update towards a new release after a completed one: completed, initial, cluster, updating",
-    status: status({ actual: { version: "0.0.2", image: "test/image:1" }, history: [partial("0.0.2", "test/image:1", 5), completed("0.0.1", "test/image:0", 2, 4)] }),
+    status: status({
+      actual: { version: "0.0.2", image: "test/image:1" },
+      history: [partial("0.0.2", "test/image:1", 5), completed("0.0.1", "test/image:0", 2, 4)],
+    }),
     created: t(3),
     want: [
       "current|0.0.2|test/image:1|0.0.1 = 3",
@@ -143,7 +173,10 @@ for (const tc of [
   },
 ]) {
   test(`cluster_version: ${tc.name}`, () => {
-    assert.deepEqual(clusterVersionSeries(tc.status, tc.created).map((s) => row(s.labels, s.value)), tc.want);
+    assert.deepEqual(
+      clusterVersionSeries(tc.status, tc.created).map((s) => row(s.labels, s.value)),
+      tc.want,
+    );
   });
 }
 
@@ -151,7 +184,16 @@ for (const tc of [
 for (const tc of [
   {
     name: "an operator without conditions is down with NoAvailableCondition, labelled with its operator version",
-    operators: [operator("test", [{ name: "operator", version: "10.1.5-1" }, { name: "operand", version: "10.1.5-2" }], [])],
+    operators: [
+      operator(
+        "test",
+        [
+          { name: "operator", version: "10.1.5-1" },
+          { name: "operand", version: "10.1.5-2" },
+        ],
+        [],
+      ),
+    ],
     up: ["test|10.1.5-1|NoAvailableCondition = 0"],
     conditions: [],
   },
@@ -163,13 +205,32 @@ for (const tc of [
   },
   {
     name: "a degraded operator is up and shows Degraded=1",
-    operators: [operator("test", [{ name: "operator", version: "10.1.5-1" }], [{ type: "Available", status: "True" }, { type: "Degraded", status: "True", reason: "Sick" }])],
+    operators: [
+      operator(
+        "test",
+        [{ name: "operator", version: "10.1.5-1" }],
+        [
+          { type: "Available", status: "True" },
+          { type: "Degraded", status: "True", reason: "Sick" },
+        ],
+      ),
+    ],
     up: ["test|10.1.5-1| = 1"],
     conditions: ["test|Available| = 1", "test|Degraded|Sick = 1"],
   },
   {
     name: "custom conditions are reported, Unknown ones left out",
-    operators: [operator("test", [], [{ type: "Available", status: "True" }, { type: "Custom", status: "False", reason: "CustomReason" }, { type: "Unknown", status: "Unknown" }])],
+    operators: [
+      operator(
+        "test",
+        [],
+        [
+          { type: "Available", status: "True" },
+          { type: "Custom", status: "False", reason: "CustomReason" },
+          { type: "Unknown", status: "Unknown" },
+        ],
+      ),
+    ],
     up: ["test|| = 1"],
     conditions: ["test|Available| = 1", "test|Custom|CustomReason = 0"],
   },
@@ -182,8 +243,14 @@ for (const tc of [
 ]) {
   test(`cluster_operator_up and _conditions: ${tc.name}`, () => {
     const none = status({});
-    assert.deepEqual(operatorUpSeries(none, tc.operators).map((s) => row(s.labels, s.value)), tc.up);
-    assert.deepEqual(operatorConditionSeries(none, tc.operators).map((s) => row(s.labels, s.value)), tc.conditions);
+    assert.deepEqual(
+      operatorUpSeries(none, tc.operators).map((s) => row(s.labels, s.value)),
+      tc.up,
+    );
+    assert.deepEqual(
+      operatorConditionSeries(none, tc.operators).map((s) => row(s.labels, s.value)),
+      tc.conditions,
+    );
   });
 }
 
@@ -191,16 +258,34 @@ test("the cluster version shows as operator 'version': up from Available with it
   const s = status({
     actual: { version: "0.0.2", image: "test/image:1" },
     history: [partial("0.0.2", "test/image:1", 3), completed("0.0.1", "test/image:0", 1, 2)],
-    conditions: [condition("Available", "True", "Done"), condition("Failing", "False", ""), condition("Progressing", "Unknown", "Hm"), condition("RetrievedUpdates", "False", "NoUpstream")],
+    conditions: [
+      condition("Available", "True", "Done"),
+      condition("Failing", "False", ""),
+      condition("Progressing", "Unknown", "Hm"),
+      condition("RetrievedUpdates", "False", "NoUpstream"),
+    ],
   });
-  assert.deepEqual(operatorUpSeries(s, []).map((x) => row(x.labels, x.value)), ["version|0.0.1|Done = 1"]);
-  assert.deepEqual(operatorConditionSeries(s, []).map((x) => row(x.labels, x.value)), ["version|Available|Done = 1", "version|Failing| = 0", "version|RetrievedUpdates|NoUpstream = 0"]);
-  assert.deepEqual(operatorUpSeries(status({ conditions: [condition("Progressing", "True", "")] }), []), [], "no Available condition: no up series for the cluster version");
+  assert.deepEqual(
+    operatorUpSeries(s, []).map((x) => row(x.labels, x.value)),
+    ["version|0.0.1|Done = 1"],
+  );
+  assert.deepEqual(
+    operatorConditionSeries(s, []).map((x) => row(x.labels, x.value)),
+    ["version|Available|Done = 1", "version|Failing| = 0", "version|RetrievedUpdates|NoUpstream = 0"],
+  );
+  assert.deepEqual(
+    operatorUpSeries(status({ conditions: [condition("Progressing", "True", "")] }), []),
+    [],
+    "no Available condition: no up series for the cluster version",
+  );
 });
 
 test("cluster_version_capability: enabled 1, known but disabled 0", () => {
   const s = status({ enabled: ["Console", "baremetal"], known: ["Console", "Insights", "baremetal"] });
-  assert.deepEqual(capabilitySeries(s).map((x) => row(x.labels, x.value)), ["Console = 1", "baremetal = 1", "Insights = 0"]);
+  assert.deepEqual(
+    capabilitySeries(s).map((x) => row(x.labels, x.value)),
+    ["Console = 1", "baremetal = 1", "Insights = 0"],
+  );
 });
 
 test("the scraped CVO metrics follow the status between scrapes and pass promtool check metrics", { skip: skipTier("metrics") }, async () => {
@@ -221,13 +306,21 @@ test("the scraped CVO metrics follow the status between scrapes and pass promtoo
   };
 
   const first = await scrape();
-  assert.deepEqual(first.get("cluster_version"), ["current|1.0.0|img:1| = 7", "initial|1.0.0|img:1| = 10", "cluster|1.0.0|img:1| = 10", "failure|1.0.0|img:1| = 12", "updating|1.0.0|img:1| = 10"]);
+  assert.deepEqual(first.get("cluster_version"), [
+    "current|1.0.0|img:1| = 7",
+    "initial|1.0.0|img:1| = 10",
+    "cluster|1.0.0|img:1| = 10",
+    "failure|1.0.0|img:1| = 12",
+    "updating|1.0.0|img:1| = 10",
+  ]);
   assert.deepEqual(first.get("cluster_operator_up"), ["version|| = 0", "web|1.0.0|Starting = 0"]);
   assert.deepEqual(first.get("cluster_version_capability"), ["Console = 1", "Insights = 0"]);
 
   // Prometheus's own linter on upstream's names, labels and types as we expose them: nothing to say.
   const checked = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = execFile("promtool", ["check", "metrics"], (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }));
+    const child = execFile("promtool", ["check", "metrics"], (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
+    );
     void registry.metrics().then((text) => child.stdin!.end(text));
   });
   assert.deepEqual(checked, { code: 0, output: "" });
@@ -241,12 +334,19 @@ test("the scraped CVO metrics follow the status between scrapes and pass promtoo
   });
   operators = [];
   const second = await scrape();
-  assert.deepEqual(second.get("cluster_version"), ["current|1.0.0|img:1|1.0.0 = 7", "completed|1.0.0|img:1| = 20", "initial|1.0.0|img:1| = 10", "cluster|1.0.0|img:1|1.0.0 = 10"], "failure and updating are gone");
+  assert.deepEqual(
+    second.get("cluster_version"),
+    ["current|1.0.0|img:1|1.0.0 = 7", "completed|1.0.0|img:1| = 20", "initial|1.0.0|img:1| = 10", "cluster|1.0.0|img:1|1.0.0 = 10"],
+    "failure and updating are gone",
+  );
   assert.deepEqual(second.get("cluster_operator_up"), ["version|1.0.0| = 1"], "a removed operator's series is gone");
 });
 
 test("cluster_version_capability: names this release does not know (a state saved before they were checked) make no series", () => {
   const invented = Array.from({ length: 20_000 }, (_, i) => `Invented${i}`);
   const s = status({ enabled: ["Console", ...invented], known: ["Console", "Insights", ...invented] });
-  assert.deepEqual(capabilitySeries(s).map((x) => row(x.labels, x.value)), ["Console = 1", "Insights = 0"]);
+  assert.deepEqual(
+    capabilitySeries(s).map((x) => row(x.labels, x.value)),
+    ["Console = 1", "Insights = 0"],
+  );
 });

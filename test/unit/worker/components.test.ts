@@ -10,12 +10,28 @@ import { clusterOperator, configMap, payload, workerHarness } from "../../harnes
 const ONCE = { durationMs: 0, factor: 1, jitter: 0, steps: 1, capMs: 0 };
 const task = (i: number, m: ReturnType<typeof configMap>): Task => new Task(i, 0, m, ONCE);
 const updating = (name: string): UpdateError =>
-  new UpdateError({ effect: "None", reason: "ClusterOperatorUpdating", pluralReason: "ClusterOperatorsUpdating", message: `Cluster operator ${name} is updating versions`, pluralMessageFormat: "Cluster operators %s are updating versions", name });
+  new UpdateError({
+    effect: "None",
+    reason: "ClusterOperatorUpdating",
+    pluralReason: "ClusterOperatorsUpdating",
+    message: `Cluster operator ${name} is updating versions`,
+    pluralMessageFormat: "Cluster operators %s are updating versions",
+    name,
+  });
 
-const brief = (cs: readonly ComponentProgress[]): string[] => cs.map((c) => `${c.runLevel}/${c.component} ${c.state} ${c.done}/${c.total}${c.currentObject ? ` ${c.currentObject}` : ""}${c.waitReason ? ` ${c.waitReason}` : ""}`);
+const brief = (cs: readonly ComponentProgress[]): string[] =>
+  cs.map(
+    (c) =>
+      `${c.runLevel}/${c.component} ${c.state} ${c.done}/${c.total}${c.currentObject ? ` ${c.currentObject}` : ""}${c.waitReason ? ` ${c.waitReason}` : ""}`,
+  );
 
 describe("ComponentTracker", () => {
-  const manifests = [configMap("a", "0000_10_alpha_00_a.yaml"), configMap("b", "0000_10_alpha_01_b.yaml"), clusterOperator("beta", "1", "0000_20_beta_co.yaml"), configMap("x", "x.yaml")];
+  const manifests = [
+    configMap("a", "0000_10_alpha_00_a.yaml"),
+    configMap("b", "0000_10_alpha_01_b.yaml"),
+    clusterOperator("beta", "1", "0000_20_beta_co.yaml"),
+    configMap("x", "x.yaml"),
+  ];
   const tasks = manifests.map((m, i) => task(i + 1, m));
   let now = 1000;
   const clock = (): Date => new Date(now);
@@ -40,9 +56,15 @@ describe("ComponentTracker", () => {
     t.skipped(tasks[3]!);
     const [alpha, beta, other] = t.components();
     assert.deepEqual([alpha?.state, alpha?.startedAt?.getTime(), alpha?.finishedAt?.getTime(), alpha?.currentObject], ["Done", 2000, 3000, ""]);
-    assert.deepEqual([beta?.state, beta?.waitReason, beta?.waitingSince?.getTime(), beta?.currentObject, beta?.attempts], ["Waiting", "ClusterOperatorUpdating", 4000, "clusteroperator/beta", 1]);
+    assert.deepEqual(
+      [beta?.state, beta?.waitReason, beta?.waitingSince?.getTime(), beta?.currentObject, beta?.attempts],
+      ["Waiting", "ClusterOperatorUpdating", 4000, "clusteroperator/beta", 1],
+    );
     assert.deepEqual([other?.state, other?.done], ["Done", 0], "a skipped task finishes its component without counting as done");
-    assert.equal(t.components().reduce((sum, c) => sum + c.done, 0), 2);
+    assert.equal(
+      t.components().reduce((sum, c) => sum + c.done, 0),
+      2,
+    );
   });
 
   test("an error that is not a readiness wait fails the component", () => {
@@ -84,7 +106,12 @@ describe("ComponentTracker", () => {
 });
 
 test("through the service: every status lists each component once, done sums to the status's done, the wait keeps its start", async () => {
-  const p = payload("1.0.0", "img", [configMap("a", "0000_10_alpha_00_a"), configMap("b", "0000_10_alpha_01_b"), clusterOperator("co", "1.0.0", "0000_20_beta_co"), configMap("c", "0000_30_gamma_c")]);
+  const p = payload("1.0.0", "img", [
+    configMap("a", "0000_10_alpha_00_a"),
+    configMap("b", "0000_10_alpha_01_b"),
+    clusterOperator("co", "1.0.0", "0000_20_beta_co"),
+    configMap("c", "0000_30_gamma_c"),
+  ]);
   const h = workerHarness({ payloads: [p], reconcileMs: 8000 });
   let checks = 0;
   h.applier.scripts.set("co", (_attempt, mode) => {
@@ -98,13 +125,22 @@ test("through the service: every status lists each component once, done sums to 
   assert.ok(h.last().completed >= 1);
   const check = (s: SyncWorkerStatus): void => {
     if (s.components.length === 0) return;
-    assert.deepEqual(s.components.map((c) => c.component), ["alpha", "beta", "gamma"]);
-    assert.equal(s.components.reduce((sum, c) => sum + c.done, 0), s.done);
+    assert.deepEqual(
+      s.components.map((c) => c.component),
+      ["alpha", "beta", "gamma"],
+    );
+    assert.equal(
+      s.components.reduce((sum, c) => sum + c.done, 0),
+      s.done,
+    );
   };
   h.statuses.forEach(check);
   const waits = h.statuses.flatMap((s) => s.components.filter((c) => c.state === "Waiting"));
   assert.ok(waits.length >= 2, "the operator is waited on in more than one pass");
   assert.deepEqual(new Set(waits.map((c) => `${c.currentObject} ${c.waitReason} ${c.waitingSince?.getTime()}`)).size, 1, "one wait, started once");
-  assert.deepEqual(h.last().components.map((c) => c.state), ["Done", "Done", "Done"]);
+  assert.deepEqual(
+    h.last().components.map((c) => c.state),
+    ["Done", "Done", "Done"],
+  );
   await h.stop();
 });

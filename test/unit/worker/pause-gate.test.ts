@@ -6,7 +6,10 @@ import { ManualClock, settle } from "../../harness/manual-clock.js";
 test("pausing twice and resuming a running gate are PauseErrors naming the state", () => {
   const clock = new ManualClock();
   const gate = new PauseGate(clock);
-  assert.throws(() => gate.resume(), (err: unknown) => err instanceof PauseError && err.reason === "NotPaused" && /not paused/.test(err.message));
+  assert.throws(
+    () => gate.resume(),
+    (err: unknown) => err instanceof PauseError && err.reason === "NotPaused" && /not paused/.test(err.message),
+  );
   const status = gate.pause("alice", "change freeze");
   assert.deepEqual(status, { pausedBy: "alice", reason: "change freeze", pausedAt: clock.now(), updatePending: false });
   assert.throws(

@@ -9,8 +9,16 @@ import { configMap, payload, workerHarness } from "../../harness/worker-harness.
 
 const NAMES = ["a", "b", "c", "d", "e", "f"];
 /** One component, so one graph node applies the tasks in order, one at a time. */
-const P1 = payload("1.0.0", "/p1", NAMES.map((n) => configMap(n, `0000_50_demo_${n}.yaml`)));
-const P2 = payload("2.0.0", "/p2", ["x", "y"].map((n) => configMap(n, `0000_50_demo_${n}.yaml`)));
+const P1 = payload(
+  "1.0.0",
+  "/p1",
+  NAMES.map((n) => configMap(n, `0000_50_demo_${n}.yaml`)),
+);
+const P2 = payload(
+  "2.0.0",
+  "/p2",
+  ["x", "y"].map((n) => configMap(n, `0000_50_demo_${n}.yaml`)),
+);
 const TASK_MS = 100;
 /** Long enough that a pass's deadline (twice this) would expire while paused if paused time counted. */
 const RECONCILE_MS = 60_000;

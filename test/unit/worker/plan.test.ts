@@ -21,7 +21,13 @@ function cluster(): { store: ObjectStore; planner: ClusterPlanner } {
 
 async function plan(planner: ClusterPlanner, manifests: Parameters<typeof payload>[2], overrides: ComponentOverride[] = [], image = "/p") {
   const objects: PlannedObject[] = [];
-  const result = await computePlan(payload("2.0.0", image, manifests), { overrides, capabilities: setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()) }, planner, (o) => objects.push(o), AbortSignal.timeout(5_000));
+  const result = await computePlan(
+    payload("2.0.0", image, manifests),
+    { overrides, capabilities: setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()) },
+    planner,
+    (o) => objects.push(o),
+    AbortSignal.timeout(5_000),
+  );
   return { ...result, objects };
 }
 
@@ -31,7 +37,14 @@ test("each object's action: create, change with a diff of the changed field, unc
   const before = store.list().map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`);
   const result = await plan(
     planner,
-    [cm("same", { a: "1" }), cm("edited", { a: "1", b: "3" }), cm("new", { n: "1" }), cm("doomed", { x: "1" }, { "release.openshift.io/delete": "true" }), cm("gone", {}, { "release.openshift.io/delete": "true" }), cm("mine", { m: "1" })],
+    [
+      cm("same", { a: "1" }),
+      cm("edited", { a: "1", b: "3" }),
+      cm("new", { n: "1" }),
+      cm("doomed", { x: "1" }, { "release.openshift.io/delete": "true" }),
+      cm("gone", {}, { "release.openshift.io/delete": "true" }),
+      cm("mine", { m: "1" }),
+    ],
     [{ kind: "ConfigMap", group: "", namespace: "test", name: "mine", unmanaged: true }],
   );
   assert.deepEqual(
@@ -44,7 +57,11 @@ test("each object's action: create, change with a diff of the changed field, unc
   assert.doesNotMatch(edited?.diff ?? "", /resourceVersion|generation|creationTimestamp|uid/, "server bookkeeping is no change");
   assert.equal(result.objects.find((o) => o.name === "mine")?.skippedReason, "unmanaged by a component override");
   assert.deepEqual(result.counts, { create: 1, change: 1, unchanged: 2, delete: 1, skipped: 1 });
-  assert.deepEqual(store.list().map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`), before, "a plan writes nothing");
+  assert.deepEqual(
+    store.list().map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`),
+    before,
+    "a plan writes nothing",
+  );
 });
 
 test("the digest is stable while nothing changes and moves when the payload, its image or a live object does", async () => {
@@ -70,7 +87,13 @@ test("capabilities that are not enabled skip their manifests, naming the capabil
   const { planner } = cluster();
   const console = configMap("console-config", "0000_50_console_00.yaml", { "capability.openshift.io/name": "Console" });
   const objects: PlannedObject[] = [];
-  await computePlan(payload("2.0.0", "/p", [console]), { overrides: [], capabilities: NO_CAPABILITIES }, planner, (o) => objects.push(o), AbortSignal.timeout(5_000));
+  await computePlan(
+    payload("2.0.0", "/p", [console]),
+    { overrides: [], capabilities: NO_CAPABILITIES },
+    planner,
+    (o) => objects.push(o),
+    AbortSignal.timeout(5_000),
+  );
   assert.equal(objects[0]?.action, "skipped");
   assert.match(objects[0]?.skippedReason ?? "", /Console/);
 });
@@ -84,8 +107,16 @@ test("blast-radius arithmetic: deletions and the changed share against their lim
     "the update would delete 1 object, more than the limit of 0 (max_deletions)",
     "the update would change 6 of 20 objects (30%), more than the limit of 29.9% (max_changed_percent)",
   ]);
-  assert.deepEqual(limitViolations({ counts: { ...counts, delete: 0, create: 0, change: 0 }, manifests: 0 }, { maxChangedPercent: 0 }), [], "an empty payload changes nothing");
-  assert.deepEqual(effectiveLimits({ maxDeletions: 3 }, { maxDeletions: 10, maxChangedPercent: 50 }), { maxDeletions: 3, maxChangedPercent: 50 }, "the request's fields over the defaults");
+  assert.deepEqual(
+    limitViolations({ counts: { ...counts, delete: 0, create: 0, change: 0 }, manifests: 0 }, { maxChangedPercent: 0 }),
+    [],
+    "an empty payload changes nothing",
+  );
+  assert.deepEqual(
+    effectiveLimits({ maxDeletions: 3 }, { maxDeletions: 10, maxChangedPercent: 50 }),
+    { maxDeletions: 3, maxChangedPercent: 50 },
+    "the request's fields over the defaults",
+  );
   assert.deepEqual(effectiveLimits(undefined, undefined), {});
 });
 
@@ -99,15 +130,32 @@ test("a plan digest previewed with another image is refused naming both images; 
   const expected = (await plan(planner, manifests, [], previewedImage)).digest;
   previewed.record(expected, previewedImage);
   const check = (image: string, expectedPlanDigest: string) =>
-    checkPlan({ planner }, payload("2.0.0", image, manifests), scope, { desired: { version: "", image, force: false }, expectedPlanDigest }, previewed, AbortSignal.timeout(5_000));
+    checkPlan(
+      { planner },
+      payload("2.0.0", image, manifests),
+      scope,
+      { desired: { version: "", image, force: false }, expectedPlanDigest },
+      previewed,
+      AbortSignal.timeout(5_000),
+    );
 
   assert.deepEqual(await check(previewedImage, expected), {}, "the previewed image with its plan applies");
   const moved = (await check(movedImage, expected)).failure;
   assert.equal(moved?.reason, "PlanDigestMismatch");
-  assert.match(moved?.message ?? "", new RegExp(`plan digest ${expected} was previewed with ${previewedImage}, this update's image is ${movedImage} \\(plan digest sha256:[0-9a-f]{64}\\); a tag that moved`));
+  assert.match(
+    moved?.message ?? "",
+    new RegExp(
+      `plan digest ${expected} was previewed with ${previewedImage}, this update's image is ${movedImage} \\(plan digest sha256:[0-9a-f]{64}\\); a tag that moved`,
+    ),
+  );
   const unknown = `sha256:${"0".repeat(64)}`;
   const stale = (await check(movedImage, unknown)).failure;
-  assert.match(stale?.message ?? "", new RegExp(`expected plan digest ${unknown}, computed sha256:[0-9a-f]{64} for release image ${movedImage} \\(the payload, the request or the live objects changed; preview again\\)`));
+  assert.match(
+    stale?.message ?? "",
+    new RegExp(
+      `expected plan digest ${unknown}, computed sha256:[0-9a-f]{64} for release image ${movedImage} \\(the payload, the request or the live objects changed; preview again\\)`,
+    ),
+  );
 });
 
 test("the previewed images kept are the most recent ones, a preview again counting as recent", () => {

@@ -19,18 +19,27 @@ const cond = (h: ReturnType<typeof workerHarness>, type: string) => {
 test("scenario 2/3: fresh install reports load, progress and completion; the history becomes Completed", async () => {
   const h = workerHarness({ payloads: [basic(V0, IMG1)] });
   await h.update(IMG1, { version: V0 });
-  assert.deepEqual(h.statuses.slice(0, 2).map((s) => s.loadPayloadStatus.step), ["RetrievePayload", "PayloadLoaded"]);
+  assert.deepEqual(
+    h.statuses.slice(0, 2).map((s) => s.loadPayloadStatus.step),
+    ["RetrievePayload", "PayloadLoaded"],
+  );
   assert.equal(h.statuses[0]?.actual.image, IMG1, "actual is the requested release from the first update on");
   assert.equal(cond(h, "ReleaseAccepted"), `True(PayloadLoaded) Payload loaded version="${V0}" image="${IMG1}" architecture="amd64"`);
   assert.equal(cond(h, "Progressing"), `True() Working towards ${V0}`);
   assert.equal(cond(h, "Available"), "False() ");
-  assert.deepEqual(h.history().map((e) => [e.state, e.version, e.image]), [["Partial", V0, IMG1]]);
+  assert.deepEqual(
+    h.history().map((e) => [e.state, e.version, e.image]),
+    [["Partial", V0, IMG1]],
+  );
 
   await h.start();
   const applied = h.statuses.filter((s) => s.total > 0);
   assert.ok(applied.every((s) => s.total === 3));
   assert.deepEqual([h.last().completed, h.last().reconciling, h.last().done, h.last().initial], [1, true, 3, false]);
-  assert.deepEqual(h.history().map((e) => e.state), ["Completed"]);
+  assert.deepEqual(
+    h.history().map((e) => e.state),
+    ["Completed"],
+  );
   assert.ok(h.history()[0]?.completionTime);
   assert.equal(cond(h, "Available"), `True() Done applying ${V0}`);
   assert.equal(cond(h, "Progressing"), `False() Cluster version is ${V0}`);
@@ -47,7 +56,10 @@ test("scenario 4: a periodic reconcile re-applies in Reconciling state without r
   await h.clock.advance(500);
   assert.deepEqual(new Set(h.applier.calls.map((c) => c.mode)), new Set(["Reconciling"]));
   assert.equal(h.last().completed, 2);
-  assert.ok(h.statuses.filter((s) => s.total > 0 && s.completed === 1).every((s) => s.reconciling), "reconciling passes report reconciling=true");
+  assert.ok(
+    h.statuses.filter((s) => s.total > 0 && s.completed === 1).every((s) => s.reconciling),
+    "reconciling passes report reconciling=true",
+  );
   assert.deepEqual(h.retrievals, [IMG0]);
   await h.stop();
 });
@@ -55,7 +67,8 @@ test("scenario 4: a periodic reconcile re-applies in Reconciling state without r
 test("scenario 7: an upgrade blocked by verification reports the retrieval failure, not a failing cluster", async () => {
   const h = workerHarness({
     payloads: [basic(), basic(V1, IMG1)],
-    retrieve: (image) => (image === IMG1 ? new UpdateError({ reason: "ImageVerificationFailed", message: "The update cannot be verified: some random error" }) : undefined),
+    retrieve: (image) =>
+      image === IMG1 ? new UpdateError({ reason: "ImageVerificationFailed", message: "The update cannot be verified: some random error" }) : undefined,
   });
   await h.update(IMG0);
   await h.start();
@@ -95,11 +108,16 @@ test("scenario 10: a blocking precondition fails PreconditionChecks; forcing tur
   assert.equal(forced.loadPayloadStatus.step, "PayloadLoaded");
   assert.equal(forced.loadPayloadStatus.update.force, true);
   assert.equal(forced.loadPayloadStatus.preconditionResults?.[0]?.blocking, true, "forced through, still a blocking result");
-  const risk = 'Forced through blocking failures: Precondition "TestPrecondition SuccessAfter: 3" failed because of "CheckFailure": failing, attempt: 2 will succeed after 3 attempt';
+  const risk =
+    'Forced through blocking failures: Precondition "TestPrecondition SuccessAfter: 3" failed because of "CheckFailure": failing, attempt: 2 will succeed after 3 attempt';
   assert.equal(forced.loadPayloadStatus.acceptedRisks, risk);
   await h.start();
   assert.equal(h.last().completed, 1);
-  assert.deepEqual(h.history().map((e) => [e.version, e.state, e.acceptedRisks]), [[V1, "Completed", risk]], "the history records what the update was accepted despite");
+  assert.deepEqual(
+    h.history().map((e) => [e.version, e.state, e.acceptedRisks]),
+    [[V1, "Completed", risk]],
+    "the history records what the update was accepted despite",
+  );
   await h.stop();
 });
 
@@ -116,7 +134,10 @@ test("a non-blocking precondition warning is an accepted risk of a load that pro
   assert.deepEqual(status.loadPayloadStatus.preconditionResults, [
     { name: "ClusterVersionRollback", reason: "InvalidCurrentVersion", message: "the current version cannot be parsed", blocking: false },
   ]);
-  assert.equal(status.loadPayloadStatus.acceptedRisks, 'Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": the current version cannot be parsed');
+  assert.equal(
+    status.loadPayloadStatus.acceptedRisks,
+    'Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": the current version cannot be parsed',
+  );
   await h.stop();
 });
 
@@ -124,7 +145,11 @@ test("scenario 12: a capability change survives a failed load", async () => {
   const h = workerHarness({ payloads: [basic(V1, IMG1), basic(V1, IMG0)] });
   await h.update(IMG1, { capabilities: { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["baremetal"] } });
   await h.start();
-  const status = await h.update(IMG0, { version: V0, generation: 2, capabilities: { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["baremetal", "marketplace"] } });
+  const status = await h.update(IMG0, {
+    version: V0,
+    generation: 2,
+    capabilities: { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["baremetal", "marketplace"] },
+  });
   assert.equal(status.loadPayloadStatus.step, "VerifyPayloadVersion");
   assert.equal(status.loadPayloadStatus.failure?.message, `release image version ${V1} does not match the expected upstream version ${V0}`);
   assert.deepEqual(status.capabilitiesStatus.enabled, ["baremetal", "marketplace"]);
@@ -135,11 +160,18 @@ test("scenario 12: a capability change survives a failed load", async () => {
 test("scenario 13: capabilities cannot be disabled once enabled", async () => {
   const h = workerHarness({ payloads: [basic(), basic(V1, IMG1)] });
   await h.update(IMG0, { capabilities: { baselineCapabilitySet: "v4.11", additionalEnabledCapabilities: [] } });
-  const status = await h.update(IMG1, { version: V1, generation: 2, capabilities: { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["baremetal"] } });
+  const status = await h.update(IMG1, {
+    version: V1,
+    generation: 2,
+    capabilities: { baselineCapabilitySet: "None", additionalEnabledCapabilities: ["baremetal"] },
+  });
   // v4.11 holds MachineAPI too (openshift/api), so it is among the capabilities that stay on.
   assert.deepEqual(status.capabilitiesStatus.enabled, ["MachineAPI", "baremetal", "marketplace", "openshift-samples"]);
   assert.deepEqual([...status.capabilitiesStatus.implicitlyEnabled].sort(), ["MachineAPI", "marketplace", "openshift-samples"]);
-  assert.equal(cond(h, "ImplicitlyEnabledCapabilities"), "True(CapabilitiesImplicitlyEnabled) The following capabilities could not be disabled: MachineAPI, marketplace, openshift-samples");
+  assert.equal(
+    cond(h, "ImplicitlyEnabledCapabilities"),
+    "True(CapabilitiesImplicitlyEnabled) The following capabilities could not be disabled: MachineAPI, marketplace, openshift-samples",
+  );
 });
 
 test("scenario 15: an error while reconciling fails with UpdatePayloadFailed and keeps Available", async () => {
@@ -171,7 +203,10 @@ test("scenario 16: parallel errors at install become MultipleErrors", async () =
   await h.start();
   const failed = h.statuses.find((s) => s.failure)!;
   assert.equal((failed.failure as UpdateError).reason, "MultipleErrors");
-  assert.equal(failed.failure?.message, "Multiple errors are preventing progress:\n* Failed to reconcile 10-a-file resource\n* Failed to reconcile 20-b-file resource");
+  assert.equal(
+    failed.failure?.message,
+    "Multiple errors are preventing progress:\n* Failed to reconcile 10-a-file resource\n* Failed to reconcile 20-b-file resource",
+  );
   assert.deepEqual([failed.done, failed.total, failed.initial], [1, 3, true]);
   assert.equal(cond(h, "Progressing"), `True(MultipleErrors) Unable to apply ${V0}: an unknown error has occurred: MultipleErrors`);
   await h.stop();
@@ -193,7 +228,10 @@ test("scenario 22: capability-disabled manifests are skipped, not failed", async
   const h = workerHarness({ payloads: [payload(V0, IMG0, [gated, configMap("plain")])] });
   await h.update(IMG0, { capabilities: { baselineCapabilitySet: "None", additionalEnabledCapabilities: [] } });
   await h.start();
-  assert.deepEqual(h.applier.calls.map((c) => c.name), ["plain"]);
+  assert.deepEqual(
+    h.applier.calls.map((c) => c.name),
+    ["plain"],
+  );
   assert.equal(h.last().completed, 1);
   assert.equal(h.last().done, 1, "skipped manifests do not count as done");
   await h.stop();
@@ -212,10 +250,18 @@ test("scenario 23: an unknown resource type is UpdatePayloadResourceTypeMissing"
 
 test("scenario 24: a degraded operator only reports while installing, and waits up to 40 minutes while updating", async () => {
   const degraded = (name: string) =>
-    new UpdateError({ effect: "FailAfterInterval", reason: "ClusterOperatorDegraded", pluralReason: "ClusterOperatorsDegraded", message: `Cluster operator ${name} is degraded`, pluralMessageFormat: "Cluster operators %s are degraded", name });
+    new UpdateError({
+      effect: "FailAfterInterval",
+      reason: "ClusterOperatorDegraded",
+      pluralReason: "ClusterOperatorsDegraded",
+      message: `Cluster operator ${name} is degraded`,
+      pluralMessageFormat: "Cluster operators %s are degraded",
+      name,
+    });
   const install = workerHarness({ payloads: [payload(V0, IMG0, [clusterOperator("co", V0)])] });
   install.applier.scripts.set("co", (_attempt, mode) => {
-    if (mode !== "Precreating") throw new UpdateError({ effect: "Report", reason: "ClusterOperatorDegraded", message: "Cluster operator co is degraded", name: "co" });
+    if (mode !== "Precreating")
+      throw new UpdateError({ effect: "Report", reason: "ClusterOperatorDegraded", message: "Cluster operator co is degraded", name: "co" });
   });
   await install.update(IMG0);
   await install.start();
@@ -245,7 +291,14 @@ test("scenario 25: operators still updating are a wait, condensed into one messa
   for (const name of ["a", "b"]) {
     h.applier.scripts.set(name, (_attempt, mode) => {
       if (mode === "Precreating") return;
-      throw new UpdateError({ effect: "None", reason: "ClusterOperatorUpdating", pluralReason: "ClusterOperatorsUpdating", message: `Cluster operator ${name} is updating versions`, pluralMessageFormat: "Cluster operators %s are updating versions", name });
+      throw new UpdateError({
+        effect: "None",
+        reason: "ClusterOperatorUpdating",
+        pluralReason: "ClusterOperatorsUpdating",
+        message: `Cluster operator ${name} is updating versions`,
+        pluralMessageFormat: "Cluster operators %s are updating versions",
+        name,
+      });
     });
   }
   await h.update(IMG0, { state: "Updating" });
@@ -325,7 +378,13 @@ test("scenario 8/9: a forced unverified upgrade completes; verification is recor
   await h.clock.advance(0);
   // completed counts passes in a row of the loop's work, which a new target does not reset (upstream).
   assert.deepEqual([h.last().actual.version, h.last().completed, h.last().initial, h.last().reconciling], [V1, 2, false, true]);
-  assert.deepEqual(h.history().map((e) => [e.state, e.version, e.verified]), [["Completed", V1, false], ["Completed", V0, true]]);
+  assert.deepEqual(
+    h.history().map((e) => [e.state, e.version, e.verified]),
+    [
+      ["Completed", V1, false],
+      ["Completed", V0, true],
+    ],
+  );
   assert.equal(cond(h, "Progressing"), `False() Cluster version is ${V1}`);
   await h.stop();
 });
@@ -384,7 +443,11 @@ test("overrides: an unmanaged object is neither precreated nor applied; cluster-
   ];
   await h.update(IMG0, { state: "Updating", overrides });
   await h.start();
-  assert.deepEqual(h.applier.calls.map((c) => c.name), ["kept"], "an override in another namespace does not match a namespaced object");
+  assert.deepEqual(
+    h.applier.calls.map((c) => c.name),
+    ["kept"],
+    "an override in another namespace does not match a namespaced object",
+  );
   assert.deepEqual([h.last().completed, h.last().done, h.last().total], [1, 1, 3]);
   await h.stop();
 });

@@ -10,7 +10,11 @@ import { configMap, payload, workerHarness } from "../../harness/worker-harness.
 const IMAGES = ["img:0", "img:1", "img:2"];
 const NAMES = ["a", "b", "c", "d"];
 const payloads = IMAGES.map((image, i) =>
-  payload(`1.0.${i}`, image, NAMES.map((n) => configMap(n, `0000_${10 + NAMES.indexOf(n) * 10}_${n}_file`))),
+  payload(
+    `1.0.${i}`,
+    image,
+    NAMES.map((n) => configMap(n, `0000_${10 + NAMES.indexOf(n) * 10}_${n}_file`)),
+  ),
 );
 
 type Op =
@@ -23,7 +27,11 @@ type Op =
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("update" as const), image: fc.integer({ min: 0, max: IMAGES.length }), force: fc.boolean() }),
   fc.record({ kind: fc.constant("notify" as const) }),
-  fc.record({ kind: fc.constant("fail" as const), name: fc.integer({ min: 0, max: NAMES.length - 1 }), how: fc.constantFrom("plain" as const, "update-error" as const, "block" as const) }),
+  fc.record({
+    kind: fc.constant("fail" as const),
+    name: fc.integer({ min: 0, max: NAMES.length - 1 }),
+    how: fc.constantFrom("plain" as const, "update-error" as const, "block" as const),
+  }),
   fc.record({ kind: fc.constant("heal" as const) }),
   fc.record({ kind: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 2000 }) }),
 );
@@ -70,7 +78,11 @@ test("soak: random sequences keep the worker's invariants", { timeout: 600_000 }
       assert.equal(last.actual.image, image, "the loop ends on the latest desired update");
       assert.ok(last.completed > 0 && !last.failure, `the latest update completes: ${last.failure?.message ?? ""}`);
       const generations = h.statuses.map((s) => s.generation).filter((g) => g > 0);
-      assert.deepEqual(generations, [...generations].sort((a, b) => a - b), "generation never decreases");
+      assert.deepEqual(
+        generations,
+        [...generations].sort((a, b) => a - b),
+        "generation never decreases",
+      );
       await h.stop();
       assert.equal(h.clock.pending, 0, "no timer is left behind after stop");
     }),

@@ -13,19 +13,35 @@ function coError(name: string, reason: string, effect: UpdateEffect = "None"): U
     ClusterOperatorNotAvailable: ["ClusterOperatorsNotAvailable", "Cluster operators %s are not available"],
     ClusterOperatorDegraded: ["ClusterOperatorsDegraded", "Cluster operators %s are degraded"],
   }[reason] ?? ["", ""];
-  return new UpdateError({ reason, effect, pluralReason, pluralMessageFormat: format, message: `Cluster operator ${name} ${reason}`, name, task: new Task(1, 1, clusterOperator(name, "1"), backoff) });
+  return new UpdateError({
+    reason,
+    effect,
+    pluralReason,
+    pluralMessageFormat: format,
+    message: `Cluster operator ${name} ${reason}`,
+    name,
+    task: new Task(1, 1, clusterOperator(name, "1"), backoff),
+  });
 }
 const notFound = new UpdateError({ reason: "UpdatePayloadResourceNotFound", message: "NotFound" });
 const describe = (errs: Error[]) => errs.map((e) => (e instanceof UpdateError ? `${e.reason}:${e.objectName}` : e.message));
 
 for (const tc of [
-  { name: "other errors pass through first", input: [coError("test-co-A", "ClusterOperatorUpdating"), notFound], want: ["UpdatePayloadResourceNotFound:", "ClusterOperatorUpdating:test-co-A"] },
+  {
+    name: "other errors pass through first",
+    input: [coError("test-co-A", "ClusterOperatorUpdating"), notFound],
+    want: ["UpdatePayloadResourceNotFound:", "ClusterOperatorUpdating:test-co-A"],
+  },
   {
     name: "groups come out in sorted reason order",
     input: [coError("test-co-B", "ClusterOperatorUpdating"), coError("test-co-A", "ClusterOperatorNotAvailable"), notFound],
     want: ["UpdatePayloadResourceNotFound:", "ClusterOperatorNotAvailable:test-co-A", "ClusterOperatorUpdating:test-co-B"],
   },
-  { name: "same reason condenses with sorted names", input: [coError("test-co-B", "ClusterOperatorUpdating"), coError("test-co-A", "ClusterOperatorUpdating")], want: ["ClusterOperatorsUpdating:test-co-A, test-co-B"] },
+  {
+    name: "same reason condenses with sorted names",
+    input: [coError("test-co-B", "ClusterOperatorUpdating"), coError("test-co-A", "ClusterOperatorUpdating")],
+    want: ["ClusterOperatorsUpdating:test-co-A, test-co-B"],
+  },
 ] as const) {
   test(`condense: ${tc.name}`, () => assert.deepEqual(describe(condenseClusterOperators([...tc.input])), tc.want));
 }
@@ -78,7 +94,10 @@ const image = (i: string) => ({ actual: { version: "", image: i, url: "", channe
 test("scenario 20: after a failure, a report showing less progress on the same image is dropped", () => {
   assert.equal(wrapperCase({ failure: new Error("a"), ...image("testing"), done: 10, total: 100 }, { ...image("testing") }), undefined);
   assert.ok(wrapperCase({ failure: new Error("a"), ...image("testing"), done: 10, total: 100 }, { ...image("testing2") })?.lastProgress);
-  assert.ok(wrapperCase({ failure: new Error("a"), ...image("testing"), done: 10, total: 100 }, { failure: new Error("b"), ...image("testing"), done: 20, total: 100 })?.lastProgress);
+  assert.ok(
+    wrapperCase({ failure: new Error("a"), ...image("testing"), done: 10, total: 100 }, { failure: new Error("b"), ...image("testing"), done: 20, total: 100 })
+      ?.lastProgress,
+  );
   assert.ok(wrapperCase({ completed: 1 }, { completed: 2 })?.lastProgress);
   assert.ok(wrapperCase({}, { ...image("testing") })?.lastProgress);
   assert.equal(wrapperCase({ ...image("x"), done: 1, total: 2 }, { ...image("x"), done: 1, total: 2 })?.lastProgress, undefined, "no progress, no stamp");

@@ -118,10 +118,7 @@ test("fresh install: load, then progress 0..2, then completion in Reconciling", 
   // Installing runs every component in parallel: one progress report per task, then completion.
   assert.equal(applied.length, 4);
   assert.ok(applied.slice(0, 3).every((s) => s.initial && s.total === 3 && s.completed === 0 && !s.reconciling));
-  assert.deepEqual(
-    [applied[3]?.initial, applied[3]?.done, applied[3]?.completed, applied[3]?.reconciling],
-    [false, 3, 1, true],
-  );
+  assert.deepEqual([applied[3]?.initial, applied[3]?.done, applied[3]?.completed, applied[3]?.reconciling], [false, 3, 1, true]);
   assert.deepEqual(applier.applied.map(([name]) => name).sort(), ["a", "b", "c"]);
   assert.ok(applied.at(-1)?.lastProgress, "completion counts as progress");
   assert.equal(applied.at(-1)?.versionHash, "DL-FFQ2Uem8=");
@@ -195,7 +192,10 @@ test("a newer update stops the payload load of the one before it, which reports 
 
 test("a version mismatch fails VerifyPayloadVersion", async () => {
   const { worker } = setup();
-  const { status, accepted } = await worker.update({ ...input("image/image:2"), desired: { version: "1.0.0-abc", image: "image/image:2", force: false } }, new AbortController().signal);
+  const { status, accepted } = await worker.update(
+    { ...input("image/image:2"), desired: { version: "1.0.0-abc", image: "image/image:2", force: false } },
+    new AbortController().signal,
+  );
   assert.equal(accepted, false);
   assert.equal(status.loadPayloadStatus.step, "VerifyPayloadVersion");
   assert.equal(status.loadPayloadStatus.failure?.message, "release image version 1.0.1-abc does not match the expected upstream version 1.0.0-abc");
