@@ -71,7 +71,7 @@ test("not root and tmux missing: setup.sh names the tier and why in one line and
   const failed = await run("bash", [script], env, ids);
   assert.equal(failed.code, 1, failed.stderr);
   assert.deepEqual(failed.stderr.trimEnd().split("\n"), [
-    "setup: tier terminal not set up: tmux missing and not root (apt-get install tmux)",
+    "setup: tier terminal not set up: tmux missing and not root (apt-get install tmux zsh)",
     "setup: failed tiers: terminal; fix them or opt out with SYNCWORKER_SKIP_TIERS=terminal",
   ]);
   const skipped = await run("bash", [script], { ...env, SYNCWORKER_SKIP_TIERS: TIERS.join(",") }, ids);
@@ -87,7 +87,7 @@ test("root without apt-get and tmux missing: setup.sh names the tier and why in 
     SYNCWORKER_SKIP_TIERS: allBut("terminal"),
   });
   assert.equal(failed.code, 1, failed.stderr);
-  assert.equal(failed.stderr.split("\n")[0], "setup: tier terminal not set up: tmux missing and no apt-get (install tmux)");
+  assert.equal(failed.stderr.split("\n")[0], "setup: tier terminal not set up: tmux missing and no apt-get (install tmux zsh)");
 });
 
 test("a misspelt tier in SYNCWORKER_SKIP_TIERS fails setup.sh naming it before anything is installed", async () => {
