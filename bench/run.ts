@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<void>> = {
   "payload-load": async () => (await import("./payload-load.js")).run(),
   pull: async () => (await import("./pull.js")).run(),
   "snapshot-size": async () => (await import("./snapshot-size.js")).run(),
+  memory: async () => (await import("./memory.js")).run(),
 };
 
 const name = process.argv[2] ?? "";

@@ -11,13 +11,16 @@ import { SyncWorkerClient, type SyncWorkerStatus } from "@syncworker/client";
 import { SyncWorkerClient as RawSyncWorkerClient } from "@syncworker/client/gen/syncworker/v1/syncworker";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** Node's own flags for every syncworker started here, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it. */
+const NODE_ARGS = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter(Boolean);
 /**
  * Node arguments that run the `syncworker` program from the sources through tsx, so every test sees the code as
  * it is rather than the last build (test/integration/package.test.ts covers the build and bin/syncworker.js).
+ * BENCH_SERVER_BUILD=1 runs the build instead (`npm run build` first), for a benchmark that measures what users run.
  */
-/** Node's own flags for every syncworker started here, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it. */
-const NODE_ARGS = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter(Boolean);
-export const SYNCWORKER: readonly string[] = [...NODE_ARGS, "--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/bin.ts")];
+export const SYNCWORKER: readonly string[] = process.env["BENCH_SERVER_BUILD"]
+  ? [...NODE_ARGS, join(REPO_ROOT, "bin/syncworker.js")]
+  : [...NODE_ARGS, "--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/bin.ts")];
 
 /** How long a server may take to print its addresses (a cold tsx start on a loaded 2-core machine takes seconds). */
 const START_TIMEOUT_MS = 120_000;
