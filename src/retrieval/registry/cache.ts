@@ -179,3 +179,23 @@ export async function pruneCache(cacheDir: string, maxBytes: number, keep = KEPT
   for (const { dir } of removed) await rm(dir, { recursive: true, force: true });
   return removed.map(({ dir }) => dir);
 }
+
+/** The prefix of a pull's working directory in the cache (the retriever's `mkdtemp`). */
+export const PULL_DIR_PREFIX = "tmp-";
+
+/**
+ * Removes the working directories of pulls that were killed before they could clean up (a crash, SIGKILL, a full
+ * disk): those in `cacheDir` untouched for longer than `olderThanMs`, which the caller sets above the longest a
+ * pull may take, so a pull still running is never one of them. Returns the directories removed.
+ */
+export async function removeStalePulls(cacheDir: string, olderThanMs: number, now = Date.now()): Promise<string[]> {
+  const names = (await readdir(cacheDir).catch(() => [] as string[])).filter((name) => name.startsWith(PULL_DIR_PREFIX));
+  const stale: string[] = [];
+  for (const name of names) {
+    const dir = join(cacheDir, name);
+    const modified = (await stat(dir).catch(() => undefined))?.mtimeMs;
+    if (modified !== undefined && now - modified > olderThanMs) stale.push(dir);
+  }
+  for (const dir of stale) await rm(dir, { recursive: true, force: true });
+  return stale;
+}

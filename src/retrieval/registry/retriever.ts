@@ -14,7 +14,7 @@ import { createGunzip } from "node:zlib";
 import { link } from "../../core/index.js";
 import { PayloadError } from "../../payload/errors.js";
 import type { PayloadArchive, PayloadInfo } from "../../payload/retrieval-port.js";
-import { archiveIn, checkEntry, entryDir, pruneCache, sealEntry, touchEntry } from "./cache.js";
+import { archiveIn, checkEntry, entryDir, PULL_DIR_PREFIX, pruneCache, removeStalePulls, sealEntry, touchEntry } from "./cache.js";
 import type { RegistryClient } from "./client.js";
 import { PAYLOAD_DIRS, PayloadExtractor } from "./extract.js";
 import { DEFAULT_PULL_LIMITS, type PullLimits } from "./limits.js";
@@ -118,8 +118,10 @@ export class RegistryRetriever {
     else {
       await rm(dir, { recursive: true, force: true });
       archive = await this.#bounded(ref, signal, (step, bounded) => this.#pull(ref, digest, dir, bounded, step, progress));
-      // Best effort: a cache that cannot be pruned still serves this pull.
+      // Best effort: a cache that cannot be pruned still serves this pull. A pull directory untouched for twice the
+      // pull timeout belongs to no running pull.
       await pruneCache(this.options.cacheDir, this.#limits.maxCacheBytes).catch(() => undefined);
+      await removeStalePulls(this.options.cacheDir, 2 * this.#limits.pullTimeoutMs).catch(() => undefined);
     }
     return { directory: dir, archive, local: false, verified: verification.verified, ...(verificationError ? { verificationError } : {}) };
   }
@@ -138,7 +140,7 @@ export class RegistryRetriever {
     const big = layers.find((l) => l.size > maxLayer);
     if (big) throw new Error(`layer ${big.digest} declares ${big.size} bytes, more than --registry-max-layer allows (${maxLayer})`);
     await mkdir(this.options.cacheDir, { recursive: true });
-    const tmp = await mkdtemp(join(this.options.cacheDir, "tmp-"));
+    const tmp = await mkdtemp(join(this.options.cacheDir, PULL_DIR_PREFIX));
     try {
       const extractor = new PayloadExtractor(this.#limits);
       const total = layers.reduce((sum, l) => sum + l.size, 0);

@@ -10,7 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { PayloadError } from "../../../src/payload/errors.js";
 import { DirectoryRetriever, ImageRetriever } from "../../../src/retrieval/retrieve.js";
 import { credentialsFor, parseChallenge } from "../../../src/retrieval/registry/auth.js";
-import { checkEntry, entryDir, KEPT_ENTRIES, pruneCache, readArchive, sealEntry, touchEntry } from "../../../src/retrieval/registry/cache.js";
+import { checkEntry, entryDir, KEPT_ENTRIES, pruneCache, readArchive, removeStalePulls, sealEntry, touchEntry } from "../../../src/retrieval/registry/cache.js";
 import { loadUpdate } from "../../../src/payload/load.js";
 import { nodePayloadFs } from "../../../src/retrieval/node-fs.js";
 import { MemoryPayloadFs, type PayloadNode, type PayloadTree } from "../../../src/payload/memory-fs.js";
@@ -391,4 +391,20 @@ test("admission with payload roots: a reference passes (pinned as given), a dire
   // A tag the registry cannot resolve now stays as given; retrieval reports why.
   assert.equal(await images.admit("127.0.0.1:9/release:1", AbortSignal.timeout(5_000)), "127.0.0.1:9/release:1");
   await client.close();
+});
+
+test("a killed pull's working directory is removed once older than the bound; a running pull's and the entries stay", async () => {
+  const cache = await tmp("stale-pulls");
+  const killed = join(cache, "tmp-killed");
+  const running = join(cache, "tmp-running");
+  const entry = entryDir(cache, `sha256:${"a".repeat(64)}`);
+  for (const dir of [killed, running, entry]) await mkdir(dir, { recursive: true });
+  await writeFile(join(killed, "sha256-layer"), "half a layer");
+  const now = Date.UTC(2026, 0, 1, 12);
+  const old = new Date(now - 3 * 3_600_000);
+  await utimes(killed, old, old);
+  await utimes(running, new Date(now - 60_000), new Date(now - 60_000));
+  assert.deepEqual(await removeStalePulls(cache, 2 * 3_600_000, now), [killed]);
+  assert.deepEqual((await readdir(cache)).sort(), ["sha256", "tmp-running"]);
+  assert.deepEqual(await removeStalePulls(join(cache, "absent"), 0, now), [], "no cache directory yet: nothing to do");
 });
