@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { SyncWorkerStatus } from "@syncworker/client";
-import { flattenByNumberAndComponent, runGraph, splitOnJobs, Task, TaskGraph } from "../src/graph/index.js";
+import { runGraph, Task } from "../src/graph/index.js";
+import { passGraph } from "../src/worker/apply.js";
 import { gvkOf, type Manifest } from "../src/payload/manifest.js";
 import { kubectlBinary, startControlPlane } from "../test/harness/control-plane.js";
 import type { KubeRest } from "../test/harness/kube-rest.js";
@@ -89,19 +90,17 @@ async function raw(api: KubeRest, objs: ReadonlyArray<{ obj: Obj }>): Promise<vo
 }
 
 /**
- * The physical limit of a faithful runner: the payload's manifests in syncworker's own task graph, built as its
+ * The physical limit of a faithful runner: the payload's manifests in syncworker's own task graph ({@link passGraph}), as its
  * Initializing pass builds it (split on Jobs, flattened by run level and component, one worker per node), each task
  * one PATCH and nothing else: no status, no progress, no metrics, no cache.
  */
 async function orderedRaw(api: KubeRest, objs: ReadonlyArray<{ file: string; obj: Obj }>): Promise<void> {
   const manifests: Manifest[] = objs.map(({ file, obj }) => ({ originalFilename: file, raw: JSON.stringify(obj), gvk: gvkOf(obj), obj }));
   const tasks = manifests.map((manifest, i) => new Task(i + 1, manifests.length, manifest, { steps: 1, durationMs: 0, factor: 1, jitter: 0, capMs: 0 }));
-  const graph = new TaskGraph(tasks);
-  graph.split(splitOnJobs);
-  graph.parallelize(flattenByNumberAndComponent);
+  const { graph, maxWorkers } = passGraph(tasks, { state: "Initializing", attempt: 0 }, WORKERS);
   const errors = await runGraph(
     graph,
-    graph.nodes.length,
+    maxWorkers,
     async (nodeTasks) => {
       for (const task of nodeTasks) await api.apply(task.manifest.obj as Obj, "ordered-raw-bench");
     },

@@ -85,28 +85,9 @@ export async function applyPayload(
     deps.position.size,
   );
 
-  const graph = new TaskGraph(tasks);
-  graph.split(splitOnJobs);
-  let precreate = false;
-  switch (work.state) {
-    case "Initializing":
-      graph.parallelize(flattenByNumberAndComponent);
-      maxWorkers = graph.nodes.length;
-      precreate = true;
-      break;
-    case "Reconciling": {
-      // Same shuffle for 8 attempts in a row, rotated further each time, so repeated failures
-      // still cover the whole payload in a reproducible order.
-      const epoch = Math.floor(work.attempt / RECONCILE_STRIDE);
-      const step = work.attempt % RECONCILE_STRIDE;
-      graph.parallelize(shiftOrder(permuteOrder(flattenByNumberAndComponent, createRng(epoch)), step, RECONCILE_STRIDE));
-      maxWorkers = 2;
-      break;
-    }
-    default:
-      graph.parallelize(byNumberAndComponent);
-      precreate = true;
-  }
+  const pass = passGraph(tasks, work, maxWorkers);
+  const { graph, precreate } = pass;
+  maxWorkers = pass.maxWorkers;
 
   const caps = { capabilities: capabilitiesStatus(work.capabilities) };
   const skip = (task: Task): boolean => overrideFor(work.overrides, task.manifest)?.unmanaged === true || exclusionReason(task.manifest, caps) !== undefined;
@@ -196,4 +177,34 @@ function nodeAttributes(tasks: readonly Task[]): SpanAttributes {
     "syncworker.task.run_level": level?.number,
     "syncworker.task.component": level?.component,
   };
+}
+
+/**
+ * The task graph of a pass in `work.state` (CVO `SyncWorker.apply`): split on Jobs, then ordered by run level and
+ * component; how many nodes run at once; whether ClusterOperators are precreated first. Exported for bench apply's
+ * ordered raw contender, which must run the same graph.
+ */
+export function passGraph(
+  tasks: readonly Task[],
+  work: Pick<SyncWork, "state" | "attempt">,
+  maxWorkers: number,
+): { graph: TaskGraph; maxWorkers: number; precreate: boolean } {
+  const graph = new TaskGraph(tasks);
+  graph.split(splitOnJobs);
+  switch (work.state) {
+    case "Initializing":
+      graph.parallelize(flattenByNumberAndComponent);
+      return { graph, maxWorkers: graph.nodes.length, precreate: true };
+    case "Reconciling": {
+      // Same shuffle for 8 attempts in a row, rotated further each time, so repeated failures
+      // still cover the whole payload in a reproducible order.
+      const epoch = Math.floor(work.attempt / RECONCILE_STRIDE);
+      const step = work.attempt % RECONCILE_STRIDE;
+      graph.parallelize(shiftOrder(permuteOrder(flattenByNumberAndComponent, createRng(epoch)), step, RECONCILE_STRIDE));
+      return { graph, maxWorkers: 2, precreate: false };
+    }
+    default:
+      graph.parallelize(byNumberAndComponent);
+      return { graph, maxWorkers, precreate: true };
+  }
 }
