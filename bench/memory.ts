@@ -27,18 +27,24 @@ interface Memory {
   readonly heapMb: number;
 }
 
-/** RSS and heap from the server's own /metrics; the heap is the least of a few samples, so a pending collection does not count. */
+/** RSS and heap now, in MB, from the server's own /metrics. */
+async function sample(server: ServerProcess): Promise<Memory> {
+  const text = await (await fetch(`http://${server.adminAddress}/metrics`)).text();
+  const mbOf = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) / 2 ** 20;
+  return { rssMb: mbOf("process_resident_memory_bytes"), heapMb: mbOf("nodejs_heap_size_used_bytes") };
+}
+
+/** RSS and heap; the heap is the least of a few samples, so a pending collection does not count. */
 async function memory(server: ServerProcess): Promise<Memory> {
-  let heap = Infinity;
-  let rss = 0;
+  let heapMb = Infinity;
+  let rssMb = 0;
   for (let i = 0; i < 5; i++) {
-    const text = await (await fetch(`http://${server.adminAddress}/metrics`)).text();
-    const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
-    heap = Math.min(heap, value("nodejs_heap_size_used_bytes"));
-    rss = value("process_resident_memory_bytes");
+    const now = await sample(server);
+    heapMb = Math.min(heapMb, now.heapMb);
+    rssMb = now.rssMb;
     await settle(400);
   }
-  return { rssMb: rss / 2 ** 20, heapMb: heap / 2 ** 20 };
+  return { rssMb, heapMb };
 }
 
 /** Updates to `image` and waits, on one watch, until that release is complete (waiting on operators reads as a failure meanwhile, as upstream). */
@@ -97,9 +103,9 @@ export async function run(): Promise<void> {
     const started = performance.now();
     for (let i = 1; i <= UPDATES; i++) {
       await updateTo(server, i % 2 === 1 ? releases.b1000 : releases.a1000, generation++);
-      const text = await (await fetch(`http://${server.adminAddress}/metrics`)).text();
-      heaps.push(Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? NaN) / 2 ** 20);
-      rss.push(Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1] ?? NaN) / 2 ** 20);
+      const now = await sample(server);
+      heaps.push(now.heapMb);
+      rss.push(now.rssMb);
     }
     const perUpdateS = (performance.now() - started) / 1000 / UPDATES;
     const end = await mark(`updates_${UPDATES}`);
