@@ -24,9 +24,11 @@ export interface ApiMetrics {
   handled(service: string, method: string, type: "unary" | "server_stream", code: string, seconds: number): void;
   /** StatusWatch streams opened (+1) and closed (-1). */
   watchStreams(delta: 1 | -1): void;
+  /** A status snapshot was written to one StatusWatch stream `seconds` after it was published. */
+  watchDelivered(seconds: number): void;
 }
 
-export const NO_API_METRICS: ApiMetrics = { handled: () => undefined, watchStreams: () => undefined };
+export const NO_API_METRICS: ApiMetrics = { handled: () => undefined, watchStreams: () => undefined, watchDelivered: () => undefined };
 
 /** The part of a grpc-js call the observer reads. */
 export interface ObservedCall {

@@ -255,9 +255,14 @@ export class ApiServer {
         const endOk = (): void => end(grpc.status.OK);
         // One message in flight per watcher: while it is being sent, newer snapshots coalesce in
         // the store instead of queueing in the stream's buffers.
+        // A snapshot older than the stream is timed from the stream's start, not from its publication.
+        const subscribedAt = Date.now();
         const unsubscribe = service.subscribe(call.request.sinceRevision, (snapshot, done) => {
           call.write(this.#response(snapshot), (err?: Error | null) => {
-            if (!err) return done();
+            if (!err) {
+              metrics.watchDelivered((Date.now() - Math.max(snapshot.publishedAt, subscribedAt)) / 1000);
+              return done();
+            }
             log.warn(`status watch ended: ${err.message}`);
             end(grpc.status.UNAVAILABLE);
           });

@@ -8,6 +8,8 @@ import type { MetricsSink } from "../worker/index.js";
 const TASK_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 30, 60, 300];
 const LOAD_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const RPC_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
+// A watcher expects a snapshot within tens of milliseconds; the upper buckets catch a stalled stream.
+const DELIVERY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
 /**
  * The worker's metrics in a given registry (never the global one). The CVO's two keep its names;
@@ -110,12 +112,19 @@ export function apiMetrics(registry: Registry): ApiMetrics {
     registers,
   });
   const streams = new Gauge({ name: "syncworker_status_watch_streams", help: "StatusWatch streams open now.", registers });
+  const delivery = new Histogram({
+    name: "syncworker_status_watch_delivery_seconds",
+    help: "Time from a status snapshot's publication (or the stream's start, if later) to its write to one StatusWatch stream completing.",
+    buckets: DELIVERY_BUCKETS,
+    registers,
+  });
   return {
     handled: (service, method, type, code, seconds) => {
       handled.inc({ grpc_service: service, grpc_method: method, grpc_type: type, grpc_code: code });
       latency.observe({ grpc_service: service, grpc_method: method, grpc_type: type }, seconds);
     },
     watchStreams: (delta) => streams.inc(delta),
+    watchDelivered: (seconds) => delivery.observe(seconds),
   };
 }
 

@@ -10,7 +10,7 @@ let server: ServerProcess;
 let watcher: SyncWorkerClient;
 // One test opens 200 streams from this host, above the default limit per client.
 before(async () => {
-  server = await startServer(["--reconcile-interval", "60s", "--max-watches-per-client", "250"]);
+  server = await startServer(["--reconcile-interval", "60s", "--max-watches-per-client", "250", "--metrics-listen", "127.0.0.1:0"]);
   watcher = rawClient(server.address);
 });
 after(async () => {
@@ -77,6 +77,11 @@ test("200 watchers at once all converge on the final snapshot", { timeout: 90_00
     const behind = last.filter((s) => s?.revision !== final.revision).length;
     assert.equal(behind, 0, `${behind} of 200 watchers did not converge on revision ${final.revision}`);
     assert.ok(last.every((s) => s && complete(s) && s.actual?.version === "1.1.0"));
+    // Every write to every stream is timed from the snapshot's publication: at least the final one to each of the 200.
+    const metrics = await (await fetch(`http://${server.metricsAddress}/metrics`)).text();
+    const delivered = Number(/^syncworker_status_watch_delivery_seconds_count (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(delivered >= 200, `delivery histogram counted ${delivered} writes`);
+    assert.match(metrics, /^syncworker_status_watch_delivery_seconds_bucket\{le="\+Inf"\} \d+$/m);
   } finally {
     for (const stream of streams) stream.cancel();
   }
