@@ -118,7 +118,7 @@ function wireStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerStatus {
       update: { ...load.update },
       verified: load.verified,
       lastTransitionTime: load.lastTransitionTime,
-      preconditionResults: (load.preconditionResults ?? []).map((r) => ({ ...r })),
+      preconditionResults: (load.preconditionResults ?? []).map((r) => ({ ...r, risk: r.risk ?? "", accepted: r.accepted ?? false })),
       acceptedRisks: load.acceptedRisks ?? "",
     },
     capabilitiesStatus: {

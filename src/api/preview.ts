@@ -1,8 +1,10 @@
 import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { PreviewInput, PreviewResult } from "../worker/planning/index.js";
 import type { BlastRadiusLimits, PlanAction, PlannedObject, UpdateControls } from "../worker/index.js";
-import { fromProtoUpdate } from "./convert.js";
+import { fromProtoUpdate, STRING_LIMITS } from "./convert.js";
+import { truncateText } from "../status/index.js";
 import { InvalidArgumentError } from "./errors.js";
+import { RISK_NAMES, isRiskName, type RiskName } from "../core/index.js";
 
 /** Checks blast-radius limits; absent fields stay absent (the server's defaults apply). */
 export function fromProtoLimits(field: string, limits: pb.BlastRadiusLimits | undefined): BlastRadiusLimits | undefined {
@@ -19,9 +21,10 @@ export function fromProtoLimits(field: string, limits: pb.BlastRadiusLimits | un
 
 const PLAN_DIGEST = /^sha256:[0-9a-f]{64}$/;
 
-/** The plan controls of an UpdateRequest (limits, expected plan digest), checked; absent when not set. */
+/** The acceptance controls of an UpdateRequest (limits, expected plan digest, accepted risks), checked; absent when not set. */
 export function fromProtoUpdateControls(req: pb.UpdateRequest): UpdateControls {
   const limits = fromProtoLimits("limits", req.limits);
+  const acceptRisks = fromProtoRisks(req.acceptRisks);
   const digest = req.expectedPlanDigest;
   if (digest !== "" && !PLAN_DIGEST.test(digest)) {
     throw new InvalidArgumentError(
@@ -29,7 +32,20 @@ export function fromProtoUpdateControls(req: pb.UpdateRequest): UpdateControls {
       `expected_plan_digest must be a Preview's plan_digest (sha256:<64 hex digits>), got "${digest.slice(0, 80)}"`,
     );
   }
-  return { ...(limits ? { limits } : {}), ...(digest ? { expectedPlanDigest: digest } : {}) };
+  return { ...(limits ? { limits } : {}), ...(digest ? { expectedPlanDigest: digest } : {}), ...(acceptRisks.length > 0 ? { acceptRisks } : {}) };
+}
+
+/** Known risk names, each once; an unknown one is refused naming the valid ones. */
+function fromProtoRisks(names: readonly string[]): RiskName[] {
+  names.forEach((name, i) => {
+    if (!isRiskName(name)) {
+      throw new InvalidArgumentError(
+        `accept_risks[${i}]`,
+        `accept_risks[${i}] "${truncateText(name, STRING_LIMITS.name)}" is not a risk name; the names are ${RISK_NAMES.join(", ")}`,
+      );
+    }
+  });
+  return [...new Set(names as readonly RiskName[])];
 }
 
 /** Checks a PreviewRequest with the rules of an UpdateRequest's same fields, naming the first offending one. */
@@ -41,6 +57,7 @@ export function fromProtoPreview(req: pb.PreviewRequest): PreviewInput {
     capabilities: req.capabilities,
     state: 0,
     expectedPlanDigest: "",
+    acceptRisks: [],
   });
   const limits = fromProtoLimits("limits", req.limits);
   return { desired: spec.desired, overrides: spec.overrides, capabilities: spec.capabilities, ...(limits ? { limits } : {}) };

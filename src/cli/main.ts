@@ -11,7 +11,7 @@ import {
   type RegistryFlags,
   type ServeOptions,
 } from "../config/index.js";
-import { link } from "../core/index.js";
+import { RISK_NAMES, isRiskName, link, type RiskName } from "../core/index.js";
 import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../retrieval/registry/index.js";
@@ -59,6 +59,7 @@ interface UpdateFlags {
   readonly force: boolean;
   readonly generation: number;
   readonly plan?: string;
+  readonly acceptRisk: readonly RiskName[];
   readonly wait: boolean;
   readonly timeout?: string;
 }
@@ -67,6 +68,12 @@ interface UpdateFlags {
 interface LimitFlags {
   readonly maxDeletions?: number;
   readonly maxChangedPercent?: number;
+}
+
+/** One `--accept-risk` value added to the ones before it. */
+function riskName(text: string, previous: readonly RiskName[] | undefined): RiskName[] {
+  if (!isRiskName(text)) throw new Error(`"${text}" is not a risk name; the names are ${RISK_NAMES.join(", ")}`);
+  return [...(previous ?? []), text];
 }
 
 function limitsOf(o: LimitFlags): BlastRadiusLimits | undefined {
@@ -161,11 +168,17 @@ export function program(): Command {
     .description("set the desired release (exit 1, naming why on stderr, when the service refuses it or its payload does not load)")
     .requiredOption("--image <dir|ref>", "payload directory (or file:// URL), or a release image reference (by digest; a tag is resolved by the service)")
     .option("--version <version>", "expected release version (empty adopts the payload's)", "")
-    .option("--force", "apply even if verification or preconditions fail", false)
+    .option("--force", "apply even if verification or preconditions fail (accepts every risk)", false)
+    .option(
+      "--accept-risk <name>",
+      `apply even if the check of this name fails, recorded as an accepted risk; repeatable; one of ${RISK_NAMES.join(", ")}`,
+      argParser(riskName),
+      [],
+    )
     .option("--generation <n>", "generation of the desired state", argParser(integer), 1)
-    .option("--plan <digest>", "apply only if the plan is still this one (a `syncworker diff` plan digest)")
-    .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --force)", argParser(integer))
-    .option("--max-changed-percent <p>", "refuse the update if it would change more of its payload's objects, in % (unless --force)", Number)
+    .option("--plan <digest>", "apply only if the plan is still this one (a `syncworker diff` plan digest; unless --accept-risk PlanDigest)")
+    .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --accept-risk BlastRadius)", argParser(integer))
+    .option("--max-changed-percent <p>", "refuse the update if it would change more of its payload's objects, in % (unless --accept-risk BlastRadius)", Number)
     .option("--wait", "then wait until the release is completely applied (exit 1 if it is not taken, 3 after --timeout)", false)
     .option("--timeout <duration>", "with --wait: give up after this long (e.g. 30m), counted from the start (default: wait for ever)")
     .action(async (o: ConnectOptions & LimitFlags & UpdateFlags) => {
@@ -177,6 +190,7 @@ export function program(): Command {
           desired: { version: o.version, image: payloadLocation(o.image), force: o.force },
           limits: limitsOf(o),
           expectedPlanDigest: o.plan ?? "",
+          acceptRisks: [...o.acceptRisk],
         });
         const refused = notTaken(taken);
         // The release the Update loaded, by image: a version alone may name the one it replaces.

@@ -22,3 +22,4 @@ export {
 export { formatRef, isClusterOperator, objectKey, type ObjectRef } from "./object-identity.js";
 export { deepFreeze, type Frozen } from "./deep-freeze.js";
 export { CancelledError, abortReason, deadline, link, onAbort, sleep, type CancelKind, type Disposer, type Linked } from "./cancellation.js";
+export { NO_RISKS, RISK_NAMES, acceptHint, accepts, isRiskName, type RiskAcceptance, type RiskName } from "./risks.js";

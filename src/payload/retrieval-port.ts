@@ -30,13 +30,23 @@ export interface PayloadInfo extends PayloadSource {
   verificationError?: Error;
 }
 
+/** What to retrieve, and whether an image that cannot be verified may be used all the same. */
+export interface RetrieveRequest {
+  readonly version: string;
+  readonly image: string;
+  /** The update is forced: every risk is accepted, an unverified image too (upstream words it so). */
+  readonly force: boolean;
+  /** The update names the risk ImageVerification: an unverified image is accepted, the other risks are not. */
+  readonly acceptUnverified?: boolean;
+}
+
 /** Introduced for testing: the worker depends on this, not on a concrete retriever. */
 export interface PayloadRetriever {
   /**
    * Makes the payload of `desired` available locally. Must honour `signal`. A download tells `progress`
    * how far it is ("downloaded A of B bytes"), for the load-payload status.
    */
-  retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo>;
+  retrieve(desired: RetrieveRequest, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo>;
 }
 
 /** Loads a retrieved payload directory; injected so the worker stays free of file I/O. Must honour `signal`. */

@@ -1,4 +1,4 @@
-import { UpdateError, brandError } from "../core/index.js";
+import { UpdateError, acceptHint, accepts, brandError, type RiskAcceptance, type RiskName } from "../core/index.js";
 import { compareSemVer, parseSemVer, type SemVer } from "./semver.js";
 import type { PreconditionResult } from "./shapes.js";
 
@@ -10,6 +10,8 @@ export interface ReleaseContext {
 /** A check that must pass before a new payload is accepted (CVO `precondition.Precondition`). */
 export interface Precondition {
   readonly name: string;
+  /** The risk an Update names to pass this check when it fails; without one only `force` passes it. */
+  readonly risk?: RiskName;
   /** Resolves to undefined when the check passes. */
   run(context: ReleaseContext, signal: AbortSignal): Promise<Error | undefined>;
 }
@@ -34,15 +36,21 @@ export class PreconditionError extends Error {
   }
 }
 
+/** One failed check and the risk that passes it. */
+export interface PreconditionFailure {
+  readonly error: Error;
+  readonly risk?: RiskName;
+}
+
 /** Runs every precondition in order, without short-circuiting, and collects the failures. */
-export async function runAll(preconditions: readonly Precondition[], context: ReleaseContext, signal: AbortSignal): Promise<Error[]> {
-  const errors: Error[] = [];
+export async function runAll(preconditions: readonly Precondition[], context: ReleaseContext, signal: AbortSignal): Promise<PreconditionFailure[]> {
+  const failures: PreconditionFailure[] = [];
   for (const precondition of preconditions) {
     signal.throwIfAborted();
-    const err = await precondition.run(context, signal).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
-    if (err) errors.push(err);
+    const error = await precondition.run(context, signal).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+    if (error) failures.push({ error, ...(precondition.risk ? { risk: precondition.risk } : {}) });
   }
-  return errors;
+  return failures;
 }
 
 export type { PreconditionResult };
@@ -54,27 +62,42 @@ export interface PreconditionSummary {
   readonly results: readonly PreconditionResult[];
 }
 
-function resultOf(err: Error): PreconditionResult {
-  if (err instanceof PreconditionError) return { name: err.precondition, reason: err.reason, message: err.message, blocking: !err.nonBlockingWarning };
-  return { name: "", reason: "", message: err.message, blocking: true };
-}
+const isWarning = (err: Error): boolean => err instanceof PreconditionError && err.nonBlockingWarning;
 
 /**
- * Reduces precondition failures to one UpdateError and whether it blocks (CVO `precondition.Summarize`):
- * it blocks unless every failure is a non-blocking warning; `force` turns a blocking result into a warning.
+ * Reduces precondition failures to one UpdateError and whether it blocks (CVO `precondition.Summarize`): it blocks
+ * while a blocking failure's risk is not accepted. Forced, the text says so as upstream's does; passed by named risks,
+ * it names them. A refusal ends by naming the risks that would pass it. One failure is the error's cause; several
+ * are only listed (upstream nests none).
  */
-export function summarizePreconditions(errors: readonly Error[], force: boolean): PreconditionSummary {
-  if (errors.length === 0) return { block: false, results: [] };
-  const lines = errors.map((err) =>
-    err instanceof PreconditionError ? `Precondition "${err.precondition}" failed because of "${err.reason}": ${err.message}` : err.message,
+export function summarizePreconditions(failures: readonly PreconditionFailure[], acceptance: RiskAcceptance): PreconditionSummary {
+  if (failures.length === 0) return { block: false, results: [] };
+  const lines = failures.map(({ error }) =>
+    error instanceof PreconditionError ? `Precondition "${error.precondition}" failed because of "${error.reason}": ${error.message}` : error.message,
   );
-  const warning = errors.every((err) => err instanceof PreconditionError && err.nonBlockingWarning);
+  const blocking = failures.filter((f) => !isWarning(f.error));
+  const refused = blocking.filter((f) => !accepts(acceptance, f.risk));
   let message = lines.length === 1 ? (lines[0] ?? "") : `Multiple precondition checks failed:\n* ${lines.join("\n* ")}`;
-  if (force && !warning) message = `Forced through blocking failures: ${message}`;
+  if (blocking.length > 0 && refused.length === 0) {
+    message = acceptance.force ? `Forced through blocking failures: ${message}` : `Accepted risks ${blocking.map((f) => f.risk).join(", ")}: ${message}`;
+  }
+  const named = refused.flatMap((f) => (f.risk ? [f.risk] : []));
+  if (named.length > 0) message = `${message}\n${acceptHint(named)}`;
+  const cause = failures.length === 1 ? { cause: failures[0]?.error } : {};
   return {
-    block: !warning && !force,
-    error: new UpdateError({ reason: "UpgradePreconditionCheckFailed", message, name: "PreconditionCheck", cause: errors[0] }),
-    results: errors.map(resultOf),
+    block: refused.length > 0,
+    error: new UpdateError({ reason: "UpgradePreconditionCheckFailed", message, name: "PreconditionCheck", ...cause }),
+    results: failures.map(({ error, risk }) => {
+      const base = error instanceof PreconditionError ? { name: error.precondition, reason: error.reason } : { name: "", reason: "" };
+      const blocks = !isWarning(error);
+      return {
+        ...base,
+        message: error.message,
+        blocking: blocks,
+        ...(risk ? { risk } : {}),
+        ...(blocks && accepts(acceptance, risk) ? { accepted: true } : {}),
+      };
+    }),
   };
 }
 
@@ -109,13 +132,20 @@ function currentVersion(cv: ClusterVersionView): string {
 type VersionCheck = (cv: ClusterVersionView, current: SemVer, target: SemVer, name: string) => PreconditionError | undefined;
 
 /**
- * The shape every ClusterVersion precondition shares upstream: no ClusterVersion passes; an unreadable one
- * fails; an unparsable current target is only a warning (an update is what fixes it); an unparsable
- * desired version blocks.
+ * The shape every ClusterVersion precondition shares upstream: no ClusterVersion passes, and so does one the check
+ * does not apply to (`applies`, asked before any version is parsed); an unreadable one fails; an unparsable current
+ * target is only a warning (an update is what fixes it); an unparsable desired version blocks.
  */
-function clusterVersionPrecondition(name: string, cluster: PreconditionCluster, check: VersionCheck): Precondition {
+function clusterVersionPrecondition(
+  name: string,
+  risk: RiskName,
+  cluster: PreconditionCluster,
+  check: VersionCheck,
+  applies: (cv: ClusterVersionView) => boolean = () => true,
+): Precondition {
   return {
     name,
+    risk,
     async run(context, signal) {
       let cv: ClusterVersionView | undefined;
       try {
@@ -123,7 +153,7 @@ function clusterVersionPrecondition(name: string, cluster: PreconditionCluster, 
       } catch (err) {
         return new PreconditionError("UnknownError", err instanceof Error ? err.message : String(err), name, err);
       }
-      if (!cv) return undefined;
+      if (!cv || !applies(cv)) return undefined;
       const current = parseSemVer(cv.desired.version);
       if (current instanceof Error) return new PreconditionError("InvalidCurrentVersion", current.message, name, current, true);
       const target = parseSemVer(context.desiredVersion);
@@ -146,39 +176,45 @@ function majorOrMinor(from: SemVer, to: SemVer): "Major" | "Minor" | undefined {
  * (y-then-z, x-then-z: the retarget is an accepted risk).
  */
 export function clusterVersionUpgradeable(cluster: PreconditionCluster): Precondition {
-  return clusterVersionPrecondition("ClusterVersionUpgradeable", cluster, (cv, current, target, name) => {
-    const up = cv.upgradeable;
-    if (!up || up.status !== "False") return undefined;
-    const patchOnly = target.major === current.major && target.minor === current.minor;
-    if (!patchOnly && compareSemVer(target, current) > 0) return new PreconditionError(up.reason, up.message, name);
-    if (cv.overridesUnmanaged) {
-      return new PreconditionError(
-        "ClusterVersionOverridesSet",
-        `Retarget from ${current.text} to ${target.text} is not blocked by ClusterVersionOverridesSet. But the cluster-version operator is not managing these resources; they are currently the responsibility of the agent that set the overrides: Disabling ownership via cluster version overrides prevents upgrades between minor or major versions. Please remove overrides before requesting a minor or major version update.`,
-        name,
-        undefined,
-        true,
-      );
-    }
-    const completed = currentVersion(cv);
-    const from = completed ? parseSemVer(completed) : undefined;
-    const kind = from && !(from instanceof Error) && cv.progressing?.status === "True" ? majorOrMinor(from, current) : undefined;
-    if (patchOnly && kind) {
-      return new PreconditionError(
-        `${kind}VersionClusterUpdateInProgress`,
-        `Retarget to ${target.text} while a ${kind.toLowerCase()} version update from ${completed} to ${current.text} is in progress`,
-        name,
-        undefined,
-        true,
-      );
-    }
-    return undefined;
-  });
+  const upgradeableFalse = (cv: ClusterVersionView): boolean => cv.upgradeable?.status === "False";
+  return clusterVersionPrecondition(
+    "ClusterVersionUpgradeable",
+    "ClusterVersionUpgradeable",
+    cluster,
+    (cv, current, target, name) => {
+      const up = cv.upgradeable!;
+      const patchOnly = target.major === current.major && target.minor === current.minor;
+      if (!patchOnly && compareSemVer(target, current) > 0) return new PreconditionError(up.reason, up.message, name);
+      if (cv.overridesUnmanaged) {
+        return new PreconditionError(
+          "ClusterVersionOverridesSet",
+          `Retarget from ${current.text} to ${target.text} is not blocked by ClusterVersionOverridesSet. But the cluster-version operator is not managing these resources; they are currently the responsibility of the agent that set the overrides: Disabling ownership via cluster version overrides prevents upgrades between minor or major versions. Please remove overrides before requesting a minor or major version update.`,
+          name,
+          undefined,
+          true,
+        );
+      }
+      const completed = currentVersion(cv);
+      const from = completed ? parseSemVer(completed) : undefined;
+      const kind = from && !(from instanceof Error) && cv.progressing?.status === "True" ? majorOrMinor(from, current) : undefined;
+      if (patchOnly && kind) {
+        return new PreconditionError(
+          `${kind}VersionClusterUpdateInProgress`,
+          `Retarget to ${target.text} while a ${kind.toLowerCase()} version update from ${completed} to ${current.text} is in progress`,
+          name,
+          undefined,
+          true,
+        );
+      }
+      return undefined;
+    },
+    upgradeableFalse,
+  );
 }
 
 /** Allows moving back only to the cluster's previous version, and only within a z-stream (CVO `Rollback`). */
 export function rollback(cluster: PreconditionCluster): Precondition {
-  return clusterVersionPrecondition("ClusterVersionRollback", cluster, (cv, current, target, name) => {
+  return clusterVersionPrecondition("ClusterVersionRollback", "Rollback", cluster, (cv, current, target, name) => {
     if (compareSemVer(target, current) >= 0) return undefined;
     const previous = cv.history.find((h) => h.version !== current.text || h.image !== cv.desired.image);
     const parsed = previous ? parseSemVer(previous.version) : undefined;
@@ -207,7 +243,7 @@ export function rollback(cluster: PreconditionCluster): Precondition {
 
 /** Refuses skipping a major version or more than one minor version (CVO `GiantHop`; 4 to 5.0 is allowed, as upstream does for now). */
 export function giantHop(cluster: PreconditionCluster): Precondition {
-  return clusterVersionPrecondition("ClusterVersionGiantHop", cluster, (_cv, current, target, name) => {
+  return clusterVersionPrecondition("ClusterVersionGiantHop", "GiantHop", cluster, (_cv, current, target, name) => {
     if (target.major > current.major) {
       if (target.major === 5 && current.major === 4 && target.minor === 0) return undefined;
       const allowed = target.major === 5 && current.major === 4 ? "the current major version or to 5.0" : "the current major version";

@@ -3,7 +3,7 @@
  * schema's output, so a new field is one line here and the saved format follows.
  */
 import { z } from "zod";
-import type { Frozen } from "../core/index.js";
+import { RISK_NAMES, type Frozen } from "../core/index.js";
 
 /** Marks one payload object as unmanaged (configv1.ComponentOverride). */
 export const componentOverrideShape = z.strictObject({
@@ -28,5 +28,9 @@ export const preconditionResultShape = z.strictObject({
   reason: z.string(),
   message: z.string(),
   blocking: z.boolean(),
+  /** The risk an Update names to pass this check; absent for a check with no name (only force passes it). */
+  risk: z.enum(RISK_NAMES).optional(),
+  /** A blocking failure the update was accepted despite (its risk named, or forced). */
+  accepted: z.boolean().optional(),
 });
 export type PreconditionResult = Frozen<z.output<typeof preconditionResultShape>>;

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { isWithin, statError, validateDirectory, type PayloadFs } from "../payload/load.js";
 import { PayloadError } from "../payload/errors.js";
 import { MemoryPayloadFs } from "../payload/memory-fs.js";
-import type { PayloadInfo, PayloadRetriever, PayloadSource } from "../payload/retrieval-port.js";
+import type { PayloadInfo, PayloadRetriever, PayloadSource, RetrieveRequest } from "../payload/retrieval-port.js";
 import { nodePayloadFs } from "./node-fs.js";
 import { parseReference } from "./registry/reference.js";
 import type { RegistryRetriever } from "./registry/retriever.js";
@@ -48,7 +48,7 @@ export class DirectoryRetriever implements PayloadRetriever {
     if (this.roots.length > 0) await this.#underRoots(directoryOf(image));
   }
 
-  async retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal): Promise<PayloadInfo> {
+  async retrieve(desired: RetrieveRequest, signal: AbortSignal): Promise<PayloadInfo> {
     signal.throwIfAborted();
     const image = desired.image;
     if (image === "") throw new PayloadError({ kind: "NoImage", message: NO_IMAGE_MESSAGE });
@@ -152,7 +152,7 @@ export class ImageRetriever implements PayloadRetriever {
     return this.registry.resolve(image, signal).catch(() => image);
   }
 
-  async retrieve(desired: { version: string; image: string; force: boolean }, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo> {
+  async retrieve(desired: RetrieveRequest, signal: AbortSignal, progress?: (message: string) => void): Promise<PayloadInfo> {
     if (desired.image === "" || isDirectoryImage(desired.image)) return this.directories.retrieve(desired, signal);
     try {
       return await this.registry.retrieve(desired, signal, progress);

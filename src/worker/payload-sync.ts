@@ -4,7 +4,7 @@ import { runAll, summarizePreconditions, type Precondition, type PreconditionSum
 import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./planning/index.js";
 import type { StatusWrapper } from "./reporter.js";
 import { NO_METRICS, type DesiredUpdate, type LoadPayloadStatus, type MetricsSink, type SyncWork } from "./types.js";
-import { NO_EVENTS, NO_TRACING, type Clock, type EventRecorder, type Tracing, asError } from "../core/index.js";
+import { NO_EVENTS, NO_TRACING, accepts, asError, type Clock, type EventRecorder, type RiskAcceptance, type Tracing } from "../core/index.js";
 
 export interface PayloadSyncDeps extends PlanDeps, PayloadAccess {
   readonly clock: Clock;
@@ -33,6 +33,7 @@ export async function syncPayload(
   signal: AbortSignal,
 ): Promise<{ implicit: readonly string[]; loaded?: PayloadUpdate }> {
   const implicit = work.capabilities.implicitlyEnabled;
+  const acceptance: RiskAcceptance = { force: work.desired.force, named: work.acceptRisks ?? [] };
   let desired: DesiredUpdate = { ...work.desired };
   const report = (s: Omit<LoadPayloadStatus, "update" | "lastTransitionTime">): void =>
     reporter.reportPayload({ ...s, update: desired, lastTransitionTime: deps.clock.now() });
@@ -58,7 +59,9 @@ export async function syncPayload(
   try {
     // A download's progress ("downloaded A of B bytes") shows in the load-payload status while it lasts.
     const progress = (text: string): void => report({ step: "RetrievePayload", message: `${retrieving}: ${text}`, verified: false });
-    info = await tracing.span("payload retrieve", attributes, () => deps.retriever.retrieve(work.desired, signal, progress));
+    info = await tracing.span("payload retrieve", attributes, () =>
+      deps.retriever.retrieve({ ...work.desired, acceptUnverified: accepts(acceptance, "ImageVerification") }, signal, progress),
+    );
   } catch (err) {
     metrics.payloadLoad("failure", loadSeconds());
     const failure = asError(err);
@@ -113,7 +116,7 @@ export async function syncPayload(
   if (preconditions.length > 0 && !info.local) {
     const version = loaded.release.version;
     const summary = await tracing.span("payload preconditions", { ...attributes, "syncworker.payload.version": version }, async (span) => {
-      const result = summarizePreconditions(await runAll(preconditions, { desiredVersion: version }, signal), work.desired.force);
+      const result = summarizePreconditions(await runAll(preconditions, { desiredVersion: version }, signal), acceptance);
       span.setAttributes({ "syncworker.preconditions.blocked": result.block, "syncworker.preconditions.error": result.error?.message });
       if (result.error && result.block) span.fail(result.error);
       return result;
@@ -134,7 +137,7 @@ export async function syncPayload(
 
   // With blast-radius limits or an expected plan digest, the plan of this payload decides too (issue 17).
   const scope = planScope(loaded, current.payload, work.capabilities, work.overrides);
-  const planned = await checkPlan(deps, loaded, scope, work, current.previewed, signal);
+  const planned = await checkPlan(deps, loaded, scope, work, acceptance, current.previewed, signal);
   if (planned.failure) {
     const message = `Preconditions failed for payload loaded ${names()}: ${planned.failure.message}`;
     events.event("Warning", "PreconditionBlock", message);

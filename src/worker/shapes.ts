@@ -5,7 +5,7 @@
  * their own: a new field is one line here.
  */
 import { z } from "zod";
-import { UPDATE_EFFECTS, UpdateError, type Frozen } from "../core/index.js";
+import { RISK_NAMES, UPDATE_EFFECTS, UpdateError, type Frozen } from "../core/index.js";
 import type { Release } from "../payload/manifest.js";
 import { capabilitiesSpecShape, componentOverrideShape, preconditionResultShape } from "../policy/shapes.js";
 import type { BlastRadiusLimits } from "./planning/plan.js";
@@ -86,6 +86,8 @@ export const desiredSpecShape = z.strictObject({
   limits: limitsShape.optional(),
   /** The plan digest the Update was previewed with; a payload whose plan differs is refused. */
   expectedPlanDigest: z.string().min(1).optional(),
+  /** The risks the Update accepts by name; kept once accepted, as `force` is, so a replay passes the same checks. */
+  acceptRisks: z.array(z.enum(RISK_NAMES)).optional(),
 });
 export type DesiredSpec = Frozen<z.output<typeof desiredSpecShape>>;
 

@@ -212,6 +212,7 @@ export class SyncWorker {
       ...(input.cause ? { cause: input.cause } : {}),
       ...(input.limits ? { limits: input.limits } : {}),
       ...(input.expectedPlanDigest ? { expectedPlanDigest: input.expectedPlanDigest } : {}),
+      ...(input.acceptRisks?.length ? { acceptRisks: input.acceptRisks } : {}),
     };
     let priorEnabled: ReadonlySet<string> = new Set();
     if (this.#work) {

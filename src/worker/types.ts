@@ -1,6 +1,6 @@
 import type { SpanRef } from "../core/index.js";
 import type { Release } from "../payload/manifest.js";
-import type { BlastRadiusLimits } from "./planning/plan.js";
+import type { UpdateControls } from "./planning/plan.js";
 import type { ClusterCapabilities, ComponentOverride } from "../policy/index.js";
 import type { DesiredUpdate, PayloadState, SyncWorkerStatus } from "./shapes.js";
 
@@ -8,8 +8,8 @@ export type { CapabilityStatus, DesiredSpec, DesiredUpdate, LoadPayloadStatus, L
 
 export const NO_UPDATE: DesiredUpdate = { version: "", image: "", force: false };
 
-/** The work of a sync iteration. */
-export interface SyncWork {
+/** The work of a sync iteration, with the acceptance controls of the Update that set it (limits over the server's defaults). */
+export interface SyncWork extends UpdateControls {
   generation: number;
   desired: DesiredUpdate;
   overrides: readonly ComponentOverride[];
@@ -21,10 +21,6 @@ export interface SyncWork {
   capabilities: ClusterCapabilities;
   /** The Update call that set this work, linked from each sync attempt's span. */
   cause?: SpanRef;
-  /** Blast-radius limits of the Update that set this work (its fields over the server's defaults). */
-  limits?: BlastRadiusLimits;
-  /** The plan digest the Update was previewed with; a payload whose plan differs is refused. */
-  expectedPlanDigest?: string;
 }
 
 export const EMPTY_RELEASE: Release = { version: "", image: "", url: "", channels: [] };

@@ -53,3 +53,30 @@ test("an invalid request exits 1 with the server's INVALID_ARGUMENT", async () =
   assert.equal(run.stdout, "", "no status: the service took nothing");
   assert.match(run.stderr, /^syncworker: INVALID_ARGUMENT: expected_plan_digest must be a Preview's plan_digest/);
 });
+
+test(
+  "named risks: one accepted of two still refuses, naming the other; both accepted take the release and the history records them",
+  { timeout: 90_000 },
+  async () => {
+    const stale = `sha256:${"0".repeat(64)}`;
+    const checks = ["--max-deletions", "0", "--plan", stale];
+    const one = refused(await update("--image", DEMO_2, ...checks, "--accept-risk", "PlanDigest"), "BlastRadiusExceeded", "PreconditionChecks");
+    assert.match(one, /to apply it anyway, accept the risk BlastRadius \(accept_risks; --accept-risk in the CLI\)/);
+
+    const both = await update("--image", DEMO_2, ...checks, "--accept-risk", "PlanDigest", "--accept-risk", "BlastRadius");
+    assert.equal(both.code, 0, both.stderr);
+    const risks = (JSON.parse(both.stdout) as { loadPayloadStatus?: { acceptedRisks?: string } }).loadPayloadStatus?.acceptedRisks ?? "";
+    assert.match(risks, /^accepted risk PlanDigest: the plan changed since it was previewed: .*\naccepted risk BlastRadius: the update would delete 1 object/);
+    const done = await waitForStatus(server.client, (s) => s.actual?.version === "1.1.0" && s.completed >= 1 && !s.failure, 60_000);
+    assert.match(done.history.find((h) => h.version === "1.1.0")?.acceptedRisks ?? "", /accepted risk BlastRadius/);
+  },
+);
+
+test("an unknown risk name is a usage error (exit 2) listing the names", async () => {
+  const run = await update("--image", DEMO_2, "--accept-risk", "Everything");
+  assert.equal(run.code, 2);
+  assert.match(
+    run.stderr,
+    /"Everything" is not a risk name; the names are ClusterVersionUpgradeable, Rollback, GiantHop, ImageVerification, BlastRadius, PlanDigest/,
+  );
+});

@@ -87,15 +87,15 @@ async function pushDemo(repository: string): Promise<{ image: string; digest: st
   return { image: `${registry.host}/${repository}@${digest}`, digest };
 }
 
-function request(image: string, force = false): UpdateInput {
-  return { generation: ++generation, desired: { version: "", image, force }, overrides: [], capabilities: undefined, state: 0 };
+function request(image: string, force = false, acceptRisks: string[] = []): UpdateInput {
+  return { generation: ++generation, desired: { version: "", image, force }, overrides: [], capabilities: undefined, state: 0, acceptRisks };
 }
 
 const completed = (image: string) => (s: SyncWorkerStatus) => s.actual?.image === image && s.completed >= 1 && s.done === s.total && !s.failure;
 
 /** Updates to `image`, which must load, and waits until it is completely applied. */
-async function updateCompletes(image: string, force = false): Promise<{ accepted: SyncWorkerStatus; done: SyncWorkerStatus }> {
-  const accepted = await server.client.update(request(image, force));
+async function updateCompletes(image: string, force = false, acceptRisks: string[] = []): Promise<{ accepted: SyncWorkerStatus; done: SyncWorkerStatus }> {
+  const accepted = await server.client.update(request(image, force, acceptRisks));
   assert.equal(accepted.loadPayloadStatus?.failure, undefined, `loads: ${JSON.stringify(accepted.loadPayloadStatus)}`);
   assert.equal(accepted.loadPayloadStatus?.step, "PayloadLoaded");
   return { accepted, done: await waitForStatus(server.client, completed(image), 120_000) };
@@ -173,6 +173,7 @@ for (const tc of [
     repository: "release/unknown-signer",
     sign: async (digest: string, image: string) => addToStore(storeDir, digest, await signImage({ digest, reference: image }, unknown, new Date())),
     why: /signature error: /,
+    accept: "force",
   },
   {
     name: "a signature naming another digest",
@@ -182,39 +183,49 @@ for (const tc of [
       await pushSignature(client, parseReference(image), digest, await signImage({ digest: other, reference: image }, trusted, new Date()), signal);
     },
     why: /signature digest does not match/,
+    accept: "named",
   },
-  { name: "no signature", repository: "release/unsigned", sign: async () => {}, why: /no more signatures to check/ },
-]) {
-  test(`${tc.name}: refused without force, accepted unverified with force`, { timeout: 180_000 }, async () => {
-    const before = await server.client.getStatus();
-    const { image, digest } = await pushDemo(tc.repository);
-    await tc.sign(digest, image);
+  { name: "no signature", repository: "release/unsigned", sign: async () => {}, why: /no more signatures to check/, accept: "force" },
+] as const) {
+  // Forced (every risk) or with the one risk ImageVerification named: either takes the unverified image.
+  const because = tc.accept === "force" ? "the update was forced" : "the update accepts the risk ImageVerification";
+  test(
+    `${tc.name}: refused without force, accepted unverified ${tc.accept === "force" ? "with force" : "accepting the risk ImageVerification"}`,
+    { timeout: 180_000 },
+    async () => {
+      const before = await server.client.getStatus();
+      const { image, digest } = await pushDemo(tc.repository);
+      await tc.sign(digest, image);
 
-    const refused = await server.client.update(request(image));
-    const load = refused.loadPayloadStatus;
-    assert.equal(load?.step, "RetrievePayload", JSON.stringify(load));
-    assert.equal(load?.failure?.reason, "ImageVerificationFailed");
-    assert.equal(load?.failure?.message, `The update cannot be verified: unable to verify ${digest} against keyrings: trusted.asc`);
-    assert.equal(load?.verified, false);
-    assert.equal(refused.actual?.image, before.actual?.image, "the running release stays in effect");
+      const refused = await server.client.update(request(image));
+      const load = refused.loadPayloadStatus;
+      assert.equal(load?.step, "RetrievePayload", JSON.stringify(load));
+      assert.equal(load?.failure?.reason, "ImageVerificationFailed");
+      assert.equal(
+        load?.failure?.message,
+        `The update cannot be verified: unable to verify ${digest} against keyrings: trusted.asc; to apply it anyway, accept the risk ImageVerification (accept_risks; --accept-risk in the CLI) or force the update (every risk)`,
+      );
+      assert.equal(load?.verified, false);
+      assert.equal(refused.actual?.image, before.actual?.image, "the running release stays in effect");
 
-    const forced = await updateCompletes(image, true);
-    const accepted = forced.accepted.loadPayloadStatus;
-    assert.equal(accepted?.verified, false);
-    assert.match(
-      accepted?.acceptedRisks ?? "",
-      new RegExp(
-        `^Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: unable to verify ${digest} against keyrings: trusted.asc`,
-      ),
-    );
-    assert.match(accepted?.acceptedRisks ?? "", tc.why, "the risk names why the signature was not accepted");
-    assert.equal(forced.done.verified, false);
-    assert.equal(forced.done.history[0]?.image, image);
-    assert.equal(forced.done.history[0]?.verified, false);
-    assert.match(
-      forced.done.history[0]?.acceptedRisks ?? "",
-      /cannot be verified, but continuing anyway because the update was forced/,
-      "the history keeps what the release was accepted despite",
-    );
-  });
+      const forced = tc.accept === "force" ? await updateCompletes(image, true) : await updateCompletes(image, false, ["ImageVerification"]);
+      const accepted = forced.accepted.loadPayloadStatus;
+      assert.equal(accepted?.verified, false);
+      assert.match(
+        accepted?.acceptedRisks ?? "",
+        new RegExp(
+          `^Target release version="" image="${image}" cannot be verified, but continuing anyway because ${because}: unable to verify ${digest} against keyrings: trusted.asc`,
+        ),
+      );
+      assert.match(accepted?.acceptedRisks ?? "", tc.why, "the risk names why the signature was not accepted");
+      assert.equal(forced.done.verified, false);
+      assert.equal(forced.done.history[0]?.image, image);
+      assert.equal(forced.done.history[0]?.verified, false);
+      assert.match(
+        forced.done.history[0]?.acceptedRisks ?? "",
+        new RegExp(`cannot be verified, but continuing anyway because ${because}`),
+        "the history keeps what the release was accepted despite",
+      );
+    },
+  );
 }

@@ -44,6 +44,7 @@ function tracedUpdate(server: ServerProcess, traceId: string, parentId: string):
     capabilities: undefined,
     state: 0,
     expectedPlanDigest: "",
+    acceptRisks: [],
   };
   const client = rawClient(server.address);
   return new Promise<UpdateResponse>((resolve, reject) => client.update(request, metadata, (err, res) => (err ? reject(err) : resolve(res)))).finally(() =>

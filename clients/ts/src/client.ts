@@ -98,6 +98,7 @@ export class SyncWorkerClient {
       state: input.state ?? 0,
       limits: input.limits,
       expectedPlanDigest: input.expectedPlanDigest ?? "",
+      acceptRisks: input.acceptRisks ?? [],
     };
     const res = await this.#unary<UpdateResponse>(opts, (md, o, cb) => this.#raw.update(req, md, o, cb));
     return required(res.status);

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { pipeline as pipe, Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
-import { link } from "../../core/index.js";
+import { acceptHint, link } from "../../core/index.js";
 import { PayloadError } from "../../payload/errors.js";
-import type { PayloadArchive, PayloadInfo } from "../../payload/retrieval-port.js";
+import type { PayloadArchive, PayloadInfo, RetrieveRequest } from "../../payload/retrieval-port.js";
 import { archiveIn, checkEntry, entryDir, PULL_DIR_PREFIX, pruneCache, removeStalePulls, sealEntry, touchEntry } from "./cache.js";
 import type { RegistryClient } from "./client.js";
 import { PAYLOAD_DIRS, PayloadExtractor } from "./extract.js";
@@ -89,9 +89,14 @@ export class RegistryRetriever {
 
   /**
    * Verifies and pulls `desired.image` (unless its digest is cached) and returns the extracted directory.
-   * An unverified image is refused unless `force`, which proceeds with `verificationError` set (upstream).
+   * An unverified image is refused unless forced or its risk (ImageVerification) is accepted; then it proceeds with
+   * `verificationError` set (upstream), which the accepted risks record.
    */
-  async retrieve(desired: { version?: string; image: string; force: boolean }, signal: AbortSignal, progress?: RetrieveProgress): Promise<PayloadInfo> {
+  async retrieve(
+    desired: Omit<RetrieveRequest, "version"> & { readonly version?: string },
+    signal: AbortSignal,
+    progress?: RetrieveProgress,
+  ): Promise<PayloadInfo> {
     const ref = parseReference(desired.image);
     const digest = ref.digest ?? parseReference(await this.resolve(desired.image, signal)).digest!;
     const pinned = byDigest(ref, digest);
@@ -101,15 +106,17 @@ export class RegistryRetriever {
     }));
     let verificationError: PayloadError | undefined;
     if (verification.error) {
-      const refused = new PayloadError({
-        kind: "Verification",
-        message: `The update cannot be verified: ${verification.error.message}`,
-        cause: verification.error,
-      });
-      if (!desired.force) throw refused;
-      // Forced, upstream rewords the error it proceeds despite; that text is what the accepted risks record.
+      if (!desired.force && !desired.acceptUnverified) {
+        throw new PayloadError({
+          kind: "Verification",
+          message: `The update cannot be verified: ${verification.error.message}; ${acceptHint(["ImageVerification"])}`,
+          cause: verification.error,
+        });
+      }
+      // Accepted, upstream rewords the error it proceeds despite; that text is what the accepted risks record.
       const names = `version=${JSON.stringify(desired.version ?? "")} image=${JSON.stringify(desired.image)}`;
-      const message = `Target release ${names} cannot be verified, but continuing anyway because the update was forced: ${verification.error.message}`;
+      const why = desired.force ? "the update was forced" : "the update accepts the risk ImageVerification";
+      const message = `Target release ${names} cannot be verified, but continuing anyway because ${why}: ${verification.error.message}`;
       verificationError = new PayloadError({ kind: "Verification", message, cause: verification.error });
     }
     const dir = entryDir(this.options.cacheDir, digest);

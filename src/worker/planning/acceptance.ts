@@ -4,7 +4,7 @@
  * (unless forced) or its digest differs from the previewed one.
  */
 import type { PayloadUpdate } from "../../payload/manifest.js";
-import { UpdateError } from "../../core/index.js";
+import { UpdateError, acceptHint, accepts, type RiskAcceptance } from "../../core/index.js";
 import type { DesiredUpdate } from "../types.js";
 import { computePlan, effectiveLimits, hasLimits, limitViolations, type Plan, type PlanDeps, type PlanScope, type UpdateControls } from "./plan.js";
 
@@ -36,14 +36,15 @@ export class PreviewedImages {
 /**
  * The plan check before a payload is accepted (at PreconditionChecks): with blast-radius limits or an expected
  * plan digest, the plan is computed again; a digest that differs refuses the update, and so does a limit it
- * exceeds unless the update is forced (then the excess is an accepted risk). Nothing is computed when neither
- * is asked for.
+ * exceeds, unless the update accepts that risk (PlanDigest, BlastRadius; force accepts both): then it is a risk
+ * the history records. Nothing is computed when neither is asked for.
  */
 export async function checkPlan(
   deps: PlanDeps,
   loaded: PayloadUpdate,
   scope: PlanScope,
   work: UpdateControls & { readonly desired: DesiredUpdate },
+  acceptance: RiskAcceptance,
   previewed: PreviewedImages,
   signal: AbortSignal,
 ): Promise<{ readonly failure?: UpdateError; readonly risk?: string }> {
@@ -62,22 +63,28 @@ export async function checkPlan(
     signal.throwIfAborted();
     return failed("PlanFailed", `PreconditionChecks: the update's plan could not be computed: ${err instanceof Error ? err.message : String(err)}`, err);
   }
+  const risks: string[] = [];
   if (expected !== "" && plan.digest !== expected) {
     const image = loaded.release.image;
     const previewedImage = previewed.imageOf(expected);
-    if (previewedImage !== undefined && previewedImage !== image) {
-      return failed(
-        "PlanDigestMismatch",
-        `PreconditionChecks: the release image is not the one previewed: plan digest ${expected} was previewed with ${previewedImage}, this update's image is ${image} (plan digest ${plan.digest}); a tag that moved since the preview names another digest: preview again, or update by the previewed image to apply what was previewed`,
-      );
-    }
-    return failed(
-      "PlanDigestMismatch",
-      `PreconditionChecks: the plan changed since it was previewed: expected plan digest ${expected}, computed ${plan.digest} for release image ${image} (the payload, the request or the live objects changed; preview again)`,
-    );
+    const why =
+      previewedImage !== undefined && previewedImage !== image
+        ? `the release image is not the one previewed: plan digest ${expected} was previewed with ${previewedImage}, this update's image is ${image} (plan digest ${plan.digest}); a tag that moved since the preview names another digest: preview again, or update by the previewed image to apply what was previewed`
+        : `the plan changed since it was previewed: expected plan digest ${expected}, computed ${plan.digest} for release image ${image} (the payload, the request or the live objects changed; preview again)`;
+    if (!accepts(acceptance, "PlanDigest")) return failed("PlanDigestMismatch", `PreconditionChecks: ${why}; ${acceptHint(["PlanDigest"])}`);
+    risks.push(`${acceptedAs(acceptance, "PlanDigest")}: ${why}`);
   }
   const violations = limitViolations(plan, limits);
-  if (violations.length === 0) return {};
-  if (work.desired.force) return { risk: `forced past blast-radius limits: ${violations.join("; ")}` };
-  return failed("BlastRadiusExceeded", `PreconditionChecks: ${violations.join("; ")}; force the update to apply it anyway`);
+  if (violations.length > 0) {
+    if (!accepts(acceptance, "BlastRadius"))
+      return failed("BlastRadiusExceeded", `PreconditionChecks: ${violations.join("; ")}; ${acceptHint(["BlastRadius"])}`);
+    risks.push(`${acceptedAs(acceptance, "BlastRadius")}: ${violations.join("; ")}`);
+  }
+  return risks.length > 0 ? { risk: risks.join("\n") } : {};
+}
+
+/** How the history words an accepted plan risk: forced as before named risks existed, else by its name. */
+function acceptedAs(acceptance: RiskAcceptance, risk: "PlanDigest" | "BlastRadius"): string {
+  if (acceptance.force) return risk === "BlastRadius" ? "forced past blast-radius limits" : "forced past a changed plan";
+  return `accepted risk ${risk}`;
 }

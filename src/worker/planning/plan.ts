@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { exclusionReason } from "../../payload/include.js";
 import { nameOf, namespaceOf, type Manifest, type PayloadUpdate } from "../../payload/manifest.js";
-import { brandError } from "../../core/index.js";
+import { brandError, type RiskName } from "../../core/index.js";
 import {
   capabilitiesStatus,
   implicitlyEnabledCapabilities,
@@ -113,11 +113,13 @@ export interface BlastRadiusLimits {
   readonly maxChangedPercent?: number;
 }
 
-/** What an Update may ask of its plan: limits on it and the digest of the plan it was previewed with. */
+/** What an Update may ask of its acceptance: limits on its plan, the digest of the plan it was previewed with, the risks it accepts. */
 export interface UpdateControls {
   readonly limits?: BlastRadiusLimits;
   /** A Preview's plan_digest: the payload is refused at PreconditionChecks when its plan differs. */
   readonly expectedPlanDigest?: string;
+  /** Checks that pass as warnings when they fail, by name (`force` accepts every one). */
+  readonly acceptRisks?: readonly RiskName[];
 }
 
 /** What decides which payload objects an update touches: the request's overrides and the effective capabilities. */

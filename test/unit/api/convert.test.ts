@@ -3,6 +3,7 @@ import { test } from "node:test";
 import * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { fromProtoUpdate, MAX_STATUS_BYTES, toProtoStatus } from "../../../src/api/convert.js";
 import { InvalidArgumentError } from "../../../src/api/errors.js";
+import { fromProtoUpdateControls } from "../../../src/api/preview.js";
 import { EMPTY_CLUSTER_VERSION, type ServiceStatus, type Snapshot } from "../../../src/status/index.js";
 import { EMPTY_STATUS } from "../../../src/worker/index.js";
 
@@ -23,6 +24,19 @@ test("an Update naming capabilities this release does not know is refused, namin
     () => fromProtoUpdate(request(invented)),
     (err: unknown) =>
       err instanceof Error && err.message.includes("200000 unknown capabilities") && err.message.endsWith("… and 199950 more") && err.message.length < 2000,
+  );
+});
+
+test("accept_risks: known names, each once; an unknown one is refused naming its index and the names", () => {
+  const risks = (acceptRisks: string[]) => fromProtoUpdateControls(pb.UpdateRequest.fromPartial({ desired: { image: "/payload" }, acceptRisks }));
+  assert.deepEqual(risks(["GiantHop", "BlastRadius", "GiantHop"]).acceptRisks, ["GiantHop", "BlastRadius"]);
+  assert.equal(risks([]).acceptRisks, undefined);
+  assert.throws(
+    () => risks(["GiantHop", "force"]),
+    (err: unknown) =>
+      err instanceof InvalidArgumentError &&
+      err.field === "accept_risks[1]" &&
+      /"force" is not a risk name; the names are ClusterVersionUpgradeable, /.test(err.message),
   );
 });
 

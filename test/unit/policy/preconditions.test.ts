@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { RiskAcceptance } from "../../../src/core/index.js";
 import { test } from "node:test";
 import {
   builtInPreconditions,
@@ -10,24 +11,30 @@ import {
   type ClusterVersionView,
   type Precondition,
   type PreconditionCluster,
+  type PreconditionFailure,
 } from "../../../src/policy/index.js";
 
+const NONE: RiskAcceptance = { force: false, named: [] };
+const FORCE: RiskAcceptance = { force: true, named: [] };
+/** Failures of checks that name no risk. */
+const unnamed = (...errors: Error[]): PreconditionFailure[] => errors.map((error) => ({ error }));
+
 test("summarize: nothing, a plain error, forced, a precondition error, several", () => {
-  assert.deepEqual(summarizePreconditions([], false), { block: false, results: [] });
-  const one = summarizePreconditions([new Error("random error")], false);
+  assert.deepEqual(summarizePreconditions([], NONE), { block: false, results: [] });
+  const one = summarizePreconditions(unnamed(new Error("random error")), NONE);
   assert.deepEqual(
     [one.block, one.error?.message, one.error?.reason, one.error?.objectName],
     [true, "random error", "UpgradePreconditionCheckFailed", "PreconditionCheck"],
   );
-  const forced = summarizePreconditions([new Error("random error")], true);
+  const forced = summarizePreconditions(unnamed(new Error("random error")), FORCE);
   assert.deepEqual([forced.block, forced.error?.message], [false, "Forced through blocking failures: random error"]);
   const gate = new PreconditionError("NotAllowedFeatureGateSet", "Feature Gate TechPreviewNoUpgrade is set", "FeatureGate");
   assert.equal(
-    summarizePreconditions([gate], false).error?.message,
+    summarizePreconditions(unnamed(gate), NONE).error?.message,
     'Precondition "FeatureGate" failed because of "NotAllowedFeatureGateSet": Feature Gate TechPreviewNoUpgrade is set',
   );
   assert.equal(
-    summarizePreconditions([gate, new Error("random error")], false).error?.message,
+    summarizePreconditions(unnamed(gate, new Error("random error")), NONE).error?.message,
     'Multiple precondition checks failed:\n* Precondition "FeatureGate" failed because of "NotAllowedFeatureGateSet": Feature Gate TechPreviewNoUpgrade is set\n* random error',
   );
 });
@@ -35,14 +42,14 @@ test("summarize: nothing, a plain error, forced, a precondition error, several",
 test("summarize: warnings do not block, a blocking result forced through becomes a warning", () => {
   const warning = new PreconditionError("InvalidCurrentVersion", "bad current", "ClusterVersionRollback", undefined, true);
   const blocking = new PreconditionError("LowDesiredVersion", "too low", "ClusterVersionRollback");
-  assert.deepEqual(summarizePreconditions([warning], false).block, false);
+  assert.deepEqual(summarizePreconditions(unnamed(warning), NONE).block, false);
   assert.equal(
-    summarizePreconditions([warning], true).error?.message,
+    summarizePreconditions(unnamed(warning), FORCE).error?.message,
     'Precondition "ClusterVersionRollback" failed because of "InvalidCurrentVersion": bad current',
     "a warning is never 'forced'",
   );
-  assert.equal(summarizePreconditions([warning, blocking], false).block, true, "one blocking failure blocks");
-  const forced = summarizePreconditions([warning, blocking], true);
+  assert.equal(summarizePreconditions(unnamed(warning, blocking), NONE).block, true, "one blocking failure blocks");
+  const forced = summarizePreconditions(unnamed(warning, blocking), FORCE);
   assert.equal(forced.block, false);
   assert.match(forced.error?.message ?? "", /^Forced through blocking failures: Multiple precondition checks failed:/);
 });
@@ -55,11 +62,65 @@ test("summarize: every failure is a result with its blocking nature, forced or n
     { name: "ClusterVersionRollback", reason: "LowDesiredVersion", message: "too low", blocking: true },
     { name: "", reason: "", message: "random error", blocking: true },
   ];
-  assert.deepEqual(summarizePreconditions([warning, blocking, new Error("random error")], false).results, want);
+  assert.deepEqual(summarizePreconditions(unnamed(warning, blocking, new Error("random error")), NONE).results, want);
   assert.deepEqual(
-    summarizePreconditions([warning, blocking, new Error("random error")], true).results,
-    want,
+    summarizePreconditions(unnamed(warning, blocking, new Error("random error")), FORCE).results,
+    want.map((r) => (r.blocking ? { ...r, accepted: true } : r)),
     "force accepts a blocking result, it does not change its nature",
+  );
+});
+
+test("summarize: named risks pass only the checks they name; a refusal names the risks that would pass it", () => {
+  const hop: PreconditionFailure = { error: new PreconditionError("MultipleMinorVersionsUpdate", "too far", "ClusterVersionGiantHop"), risk: "GiantHop" };
+  const gate: PreconditionFailure = {
+    error: new PreconditionError("AdminAckRequired", "ack first", "ClusterVersionUpgradeable"),
+    risk: "ClusterVersionUpgradeable",
+  };
+  const custom: PreconditionFailure = { error: new PreconditionError("CheckFailure", "custom", "Custom") };
+
+  const some = summarizePreconditions([hop, gate], { force: false, named: ["GiantHop"] });
+  assert.equal(some.block, true, "one risk is not accepted");
+  assert.match(
+    some.error?.message ?? "",
+    /\nto apply it anyway, accept the risk ClusterVersionUpgradeable \(accept_risks; --accept-risk in the CLI\) or force the update \(every risk\)$/,
+  );
+  assert.deepEqual(
+    some.results.map((r) => [r.risk, r.accepted]),
+    [
+      ["GiantHop", true],
+      ["ClusterVersionUpgradeable", undefined],
+    ],
+  );
+
+  const all = summarizePreconditions([hop, gate], { force: false, named: ["ClusterVersionUpgradeable", "GiantHop"] });
+  assert.equal(all.block, false);
+  assert.match(
+    all.error?.message ?? "",
+    /^Accepted risks GiantHop, ClusterVersionUpgradeable: Multiple precondition checks failed:\n\* Precondition "ClusterVersionGiantHop"/,
+  );
+  assert.doesNotMatch(all.error?.message ?? "", /to apply it anyway/);
+
+  const unnamedCheck = summarizePreconditions([hop, custom], { force: false, named: ["GiantHop"] });
+  assert.equal(unnamedCheck.block, true, "a check with no risk name passes only when forced");
+  assert.doesNotMatch(unnamedCheck.error?.message ?? "", /to apply it anyway/, "no name to offer");
+  assert.equal(summarizePreconditions([hop, custom], FORCE).block, false);
+});
+
+test("summarize: one failure is the error's cause, several are only listed (upstream nests none)", () => {
+  const one = new Error("one");
+  assert.equal(summarizePreconditions(unnamed(one), NONE).error?.cause, one);
+  assert.equal(summarizePreconditions(unnamed(one, new Error("two")), NONE).error?.cause, undefined);
+});
+
+test("the built-in checks carry their risk names", () => {
+  const checks = builtInPreconditions(cluster(undefined));
+  assert.deepEqual(
+    checks.map((c) => [c.name, c.risk]),
+    [
+      ["ClusterVersionRollback", "Rollback"],
+      ["ClusterVersionGiantHop", "GiantHop"],
+      ["ClusterVersionUpgradeable", "ClusterVersionUpgradeable"],
+    ],
   );
 });
 
@@ -154,6 +215,9 @@ for (const tc of [
     desired: "4.3",
     want: "block InvalidDesiredVersion: No Major.Minor.Patch elements found",
   },
+  // Upstream asks for the condition before it parses any version: a cluster with no desired version passes.
+  { name: "no Upgradeable=False and no current target: no result", cv: view("", []), desired: "4.2.1", want: "pass" },
+  { name: "no Upgradeable=False and a desired version that is not SemVer: no result", cv: view("4.2.0", []), desired: "4.3", want: "pass" },
 ] as const) {
   test(`ClusterVersionUpgradeable: ${tc.name}`, async () => assert.equal(await outcome(clusterVersionUpgradeable(cluster(tc.cv)), tc.desired), tc.want));
 }

@@ -339,7 +339,7 @@ test("the in-memory file system resolves links inside the tree and refuses what 
   await assert.rejects(fs.readdir(`${root}/manifests/a.yaml`), { code: "ENOTDIR" });
 });
 
-test("verification: a refusal fails the retrieval unless forced; forced, the image is unverified with the error", async () => {
+test("verification: a refusal fails the retrieval unless forced or its risk accepted; then the image is unverified with the error", async () => {
   const cache = await tmp("verify-cache");
   const digest = `sha256:${HEX}`;
   // A sealed entry, so no registry is contacted: the registry host below does not exist.
@@ -356,7 +356,10 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
     assert.ok(err instanceof PayloadError);
     assert.equal(err.reason, "ImageVerificationFailed");
     assert.equal(err.step, "RetrievePayload");
-    assert.equal(err.message, "The update cannot be verified: no trusted signature");
+    assert.equal(
+      err.message,
+      "The update cannot be verified: no trusted signature; to apply it anyway, accept the risk ImageVerification (accept_risks; --accept-risk in the CLI) or force the update (every risk)",
+    );
     return true;
   });
   assert.deepEqual(seen, [`${digest} ${image}`], "the verifier is asked about the digest and the pull spec by digest");
@@ -365,6 +368,12 @@ test("verification: a refusal fails the retrieval unless forced; forced, the ima
   assert.equal(
     forced.verificationError?.message,
     `Target release version="" image="${image}" cannot be verified, but continuing anyway because the update was forced: no trusted signature`,
+  );
+  const named = await retriever.retrieve({ image, force: false, acceptUnverified: true }, signal);
+  assert.equal(named.verified, false);
+  assert.equal(
+    named.verificationError?.message,
+    `Target release version="" image="${image}" cannot be verified, but continuing anyway because the update accepts the risk ImageVerification: no trusted signature`,
   );
   const trusted = new RegistryRetriever({ client, cacheDir: cache, architecture: "amd64", verifier: async () => ({ verified: true }) });
   assert.deepEqual(await trusted.retrieve({ image, force: false }, signal), { directory: dir, archive, local: false, verified: true });

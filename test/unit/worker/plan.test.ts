@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { EmbeddedObjectClient } from "../../../src/cluster/embedded/object-client.js";
 import { ObjectStore } from "../../../src/cluster/embedded/index.js";
 import { ClusterPlanner } from "../../../src/cluster/planner.js";
+import { NO_RISKS, type RiskAcceptance } from "../../../src/core/index.js";
 import { NO_CAPABILITIES, setCapabilities, type ComponentOverride } from "../../../src/policy/index.js";
 import { computePlan, effectiveLimits, limitViolations, planDigest, type PlannedObject } from "../../../src/worker/index.js";
 import { checkPlan, PreviewedImages } from "../../../src/worker/planning/acceptance.js";
@@ -135,6 +136,7 @@ test("a plan digest previewed with another image is refused naming both images; 
       payload("2.0.0", image, manifests),
       scope,
       { desired: { version: "", image, force: false }, expectedPlanDigest },
+      NO_RISKS,
       previewed,
       AbortSignal.timeout(5_000),
     );
@@ -156,6 +158,36 @@ test("a plan digest previewed with another image is refused naming both images; 
       `expected plan digest ${unknown}, computed sha256:[0-9a-f]{64} for release image ${movedImage} \\(the payload, the request or the live objects changed; preview again\\)`,
     ),
   );
+});
+
+test("the PlanDigest and BlastRadius risks, named or forced, turn a refusal into a recorded risk; each names only itself", async () => {
+  const { store, planner } = cluster();
+  store.apply(cm("doomed", { x: "1" }).obj);
+  const scope = { overrides: [], capabilities: setCapabilities({ baselineCapabilitySet: "", additionalEnabledCapabilities: [] }, new Set()) };
+  const image = "/release-2";
+  const stale = `sha256:${"0".repeat(64)}`;
+  const check = (acceptance: RiskAcceptance) =>
+    checkPlan(
+      { planner },
+      payload("2.0.0", image, [cm("a", { v: "1" }), cm("doomed", { x: "1" }, { "release.openshift.io/delete": "true" })]),
+      scope,
+      { desired: { version: "", image, force: acceptance.force }, expectedPlanDigest: stale, limits: { maxDeletions: 0 } },
+      acceptance,
+      new PreviewedImages(),
+      AbortSignal.timeout(5_000),
+    );
+
+  const refused = (await check(NO_RISKS)).failure;
+  assert.equal(refused?.reason, "PlanDigestMismatch");
+  assert.match(refused?.message ?? "", /; to apply it anyway, accept the risk PlanDigest \(accept_risks; --accept-risk in the CLI\)/);
+  const overLimit = (await check({ force: false, named: ["PlanDigest"] })).failure;
+  assert.equal(overLimit?.reason, "BlastRadiusExceeded", "the digest accepted, the limit still holds");
+  assert.match(overLimit?.message ?? "", /the update would delete 1 objects?.*; to apply it anyway, accept the risk BlastRadius /);
+  const named = await check({ force: false, named: ["BlastRadius", "PlanDigest"] });
+  assert.equal(named.failure, undefined);
+  assert.match(named.risk ?? "", /^accepted risk PlanDigest: the plan changed since it was previewed: .*\naccepted risk BlastRadius: the update would delete/);
+  const forced = await check({ force: true, named: [] });
+  assert.match(forced.risk ?? "", /^forced past a changed plan: .*\nforced past blast-radius limits: /);
 });
 
 test("the previewed images kept are the most recent ones, a preview again counting as recent", () => {

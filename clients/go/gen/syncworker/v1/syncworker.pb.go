@@ -467,8 +467,12 @@ type UpdateRequest struct {
 	// and refuses (at PreconditionChecks, naming both digests) if the payload, the request or the live objects
 	// changed since.
 	ExpectedPlanDigest string `protobuf:"bytes,7,opt,name=expected_plan_digest,json=expectedPlanDigest,proto3" json:"expected_plan_digest,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Risks this update accepts by name: a blocking check of that name passes as a warning recorded in the accepted
+	// risks, the others still block (desired.force accepts every one). Names: ClusterVersionUpgradeable, Rollback,
+	// GiantHop, ImageVerification, BlastRadius, PlanDigest. A refusal names the risks that would pass it.
+	AcceptRisks   []string `protobuf:"bytes,8,rep,name=accept_risks,json=acceptRisks,proto3" json:"accept_risks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateRequest) Reset() {
@@ -548,6 +552,13 @@ func (x *UpdateRequest) GetExpectedPlanDigest() string {
 		return x.ExpectedPlanDigest
 	}
 	return ""
+}
+
+func (x *UpdateRequest) GetAcceptRisks() []string {
+	if x != nil {
+		return x.AcceptRisks
+	}
+	return nil
 }
 
 // BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced.
@@ -1777,8 +1788,12 @@ type PreconditionResult struct {
 	Name    string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Reason  string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
-	// True when it stops the update (unless forced); false for a warning the update proceeds with.
-	Blocking      bool `protobuf:"varint,4,opt,name=blocking,proto3" json:"blocking,omitempty"`
+	// True when it stops the update (unless its risk is accepted); false for a warning the update proceeds with.
+	Blocking bool `protobuf:"varint,4,opt,name=blocking,proto3" json:"blocking,omitempty"`
+	// The risk an UpdateRequest names in accept_risks to pass this check; empty when only force passes it.
+	Risk string `protobuf:"bytes,5,opt,name=risk,proto3" json:"risk,omitempty"`
+	// A blocking failure the update was accepted despite (its risk named, or forced).
+	Accepted      bool `protobuf:"varint,6,opt,name=accepted,proto3" json:"accepted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1837,6 +1852,20 @@ func (x *PreconditionResult) GetMessage() string {
 func (x *PreconditionResult) GetBlocking() bool {
 	if x != nil {
 		return x.Blocking
+	}
+	return false
+}
+
+func (x *PreconditionResult) GetRisk() string {
+	if x != nil {
+		return x.Risk
+	}
+	return ""
+}
+
+func (x *PreconditionResult) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
 	}
 	return false
 }
@@ -2523,7 +2552,7 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\tunmanaged\x18\x05 \x01(\bR\tunmanaged\"\x92\x01\n" +
 	"\x10CapabilitiesSpec\x126\n" +
 	"\x17baseline_capability_set\x18\x01 \x01(\tR\x15baselineCapabilitySet\x12F\n" +
-	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\x8b\x03\n" +
+	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\xae\x03\n" +
 	"\rUpdateRequest\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -2533,7 +2562,8 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\fcapabilities\x18\x04 \x01(\v2\x1f.syncworker.v1.CapabilitiesSpecR\fcapabilities\x121\n" +
 	"\x05state\x18\x05 \x01(\x0e2\x1b.syncworker.v1.PayloadStateR\x05state\x128\n" +
 	"\x06limits\x18\x06 \x01(\v2 .syncworker.v1.BlastRadiusLimitsR\x06limits\x120\n" +
-	"\x14expected_plan_digest\x18\a \x01(\tR\x12expectedPlanDigest\"\x9c\x01\n" +
+	"\x14expected_plan_digest\x18\a \x01(\tR\x12expectedPlanDigest\x12!\n" +
+	"\faccept_risks\x18\b \x03(\tR\vacceptRisks\"\x9c\x01\n" +
 	"\x11BlastRadiusLimits\x12(\n" +
 	"\rmax_deletions\x18\x01 \x01(\x05H\x00R\fmaxDeletions\x88\x01\x01\x123\n" +
 	"\x13max_changed_percent\x18\x02 \x01(\x01H\x01R\x11maxChangedPercent\x88\x01\x01B\x10\n" +
@@ -2612,12 +2642,14 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\bverified\x18\x05 \x01(\bR\bverified\x12L\n" +
 	"\x14last_transition_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\x12T\n" +
 	"\x14precondition_results\x18\a \x03(\v2!.syncworker.v1.PreconditionResultR\x13preconditionResults\x12%\n" +
-	"\x0eaccepted_risks\x18\b \x01(\tR\racceptedRisks\"v\n" +
+	"\x0eaccepted_risks\x18\b \x01(\tR\racceptedRisks\"\xa6\x01\n" +
 	"\x12PreconditionResult\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x1a\n" +
-	"\bblocking\x18\x04 \x01(\bR\bblocking\"s\n" +
+	"\bblocking\x18\x04 \x01(\bR\bblocking\x12\x12\n" +
+	"\x04risk\x18\x05 \x01(\tR\x04risk\x12\x1a\n" +
+	"\baccepted\x18\x06 \x01(\bR\baccepted\"s\n" +
 	"\x12CapabilitiesStatus\x12\x18\n" +
 	"\aenabled\x18\x01 \x03(\tR\aenabled\x12\x14\n" +
 	"\x05known\x18\x02 \x03(\tR\x05known\x12-\n" +

@@ -98,7 +98,7 @@ class CapabilitiesSpec(_message.Message):
     def __init__(self, baseline_capability_set: _Optional[str] = ..., additional_enabled_capabilities: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UpdateRequest(_message.Message):
-    __slots__ = ("generation", "desired", "overrides", "capabilities", "state", "limits", "expected_plan_digest")
+    __slots__ = ("generation", "desired", "overrides", "capabilities", "state", "limits", "expected_plan_digest", "accept_risks")
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     DESIRED_FIELD_NUMBER: _ClassVar[int]
     OVERRIDES_FIELD_NUMBER: _ClassVar[int]
@@ -106,6 +106,7 @@ class UpdateRequest(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_PLAN_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_RISKS_FIELD_NUMBER: _ClassVar[int]
     generation: int
     desired: DesiredUpdate
     overrides: _containers.RepeatedCompositeFieldContainer[ComponentOverride]
@@ -113,7 +114,8 @@ class UpdateRequest(_message.Message):
     state: PayloadState
     limits: BlastRadiusLimits
     expected_plan_digest: str
-    def __init__(self, generation: _Optional[int] = ..., desired: _Optional[_Union[DesiredUpdate, _Mapping]] = ..., overrides: _Optional[_Iterable[_Union[ComponentOverride, _Mapping]]] = ..., capabilities: _Optional[_Union[CapabilitiesSpec, _Mapping]] = ..., state: _Optional[_Union[PayloadState, str]] = ..., limits: _Optional[_Union[BlastRadiusLimits, _Mapping]] = ..., expected_plan_digest: _Optional[str] = ...) -> None: ...
+    accept_risks: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, generation: _Optional[int] = ..., desired: _Optional[_Union[DesiredUpdate, _Mapping]] = ..., overrides: _Optional[_Iterable[_Union[ComponentOverride, _Mapping]]] = ..., capabilities: _Optional[_Union[CapabilitiesSpec, _Mapping]] = ..., state: _Optional[_Union[PayloadState, str]] = ..., limits: _Optional[_Union[BlastRadiusLimits, _Mapping]] = ..., expected_plan_digest: _Optional[str] = ..., accept_risks: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class BlastRadiusLimits(_message.Message):
     __slots__ = ("max_deletions", "max_changed_percent")
@@ -306,16 +308,20 @@ class LoadPayloadStatus(_message.Message):
     def __init__(self, step: _Optional[str] = ..., message: _Optional[str] = ..., failure: _Optional[_Union[Failure, _Mapping]] = ..., update: _Optional[_Union[DesiredUpdate, _Mapping]] = ..., verified: _Optional[bool] = ..., last_transition_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., precondition_results: _Optional[_Iterable[_Union[PreconditionResult, _Mapping]]] = ..., accepted_risks: _Optional[str] = ...) -> None: ...
 
 class PreconditionResult(_message.Message):
-    __slots__ = ("name", "reason", "message", "blocking")
+    __slots__ = ("name", "reason", "message", "blocking", "risk", "accepted")
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     BLOCKING_FIELD_NUMBER: _ClassVar[int]
+    RISK_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTED_FIELD_NUMBER: _ClassVar[int]
     name: str
     reason: str
     message: str
     blocking: bool
-    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., blocking: _Optional[bool] = ...) -> None: ...
+    risk: str
+    accepted: bool
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., blocking: _Optional[bool] = ..., risk: _Optional[str] = ..., accepted: _Optional[bool] = ...) -> None: ...
 
 class CapabilitiesStatus(_message.Message):
     __slots__ = ("enabled", "known", "implicitly_enabled")

@@ -291,6 +291,12 @@ export interface UpdateRequest {
    * changed since.
    */
   expectedPlanDigest: string;
+  /**
+   * Risks this update accepts by name: a blocking check of that name passes as a warning recorded in the accepted
+   * risks, the others still block (desired.force accepts every one). Names: ClusterVersionUpgradeable, Rollback,
+   * GiantHop, ImageVerification, BlastRadius, PlanDigest. A refusal names the risks that would pass it.
+   */
+  acceptRisks: string[];
 }
 
 /** BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced. */
@@ -460,8 +466,12 @@ export interface PreconditionResult {
   name: string;
   reason: string;
   message: string;
-  /** True when it stops the update (unless forced); false for a warning the update proceeds with. */
+  /** True when it stops the update (unless its risk is accepted); false for a warning the update proceeds with. */
   blocking: boolean;
+  /** The risk an UpdateRequest names in accept_risks to pass this check; empty when only force passes it. */
+  risk: string;
+  /** A blocking failure the update was accepted despite (its risk named, or forced). */
+  accepted: boolean;
 }
 
 /** CapabilitiesStatus lists capabilities (configv1.ClusterVersionCapabilitiesStatus plus implicit ones). */
@@ -912,6 +922,7 @@ function createBaseUpdateRequest(): UpdateRequest {
     state: 0,
     limits: undefined,
     expectedPlanDigest: "",
+    acceptRisks: [],
   };
 }
 
@@ -937,6 +948,9 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     }
     if (message.expectedPlanDigest !== "") {
       writer.uint32(58).string(message.expectedPlanDigest);
+    }
+    for (const v of message.acceptRisks) {
+      writer.uint32(66).string(v!);
     }
     return writer;
   },
@@ -1010,6 +1024,14 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
             message.expectedPlanDigest = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.acceptRisks.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1037,6 +1059,11 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
         : isSet(object.expected_plan_digest)
         ? globalThis.String(object.expected_plan_digest)
         : "",
+      acceptRisks: globalThis.Array.isArray(object?.acceptRisks)
+        ? object.acceptRisks.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.accept_risks)
+        ? object.accept_risks.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1063,6 +1090,9 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     if (message.expectedPlanDigest !== "") {
       obj.expectedPlanDigest = message.expectedPlanDigest;
     }
+    if (message.acceptRisks?.length) {
+      obj.acceptRisks = message.acceptRisks;
+    }
     return obj;
   },
 
@@ -1084,6 +1114,7 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
       ? BlastRadiusLimits.fromPartial(object.limits)
       : undefined;
     message.expectedPlanDigest = object.expectedPlanDigest ?? "";
+    message.acceptRisks = object.acceptRisks?.map((e) => e) || [];
     return message;
   },
 };
@@ -3115,7 +3146,7 @@ export const LoadPayloadStatus: MessageFns<LoadPayloadStatus> = {
 };
 
 function createBasePreconditionResult(): PreconditionResult {
-  return { name: "", reason: "", message: "", blocking: false };
+  return { name: "", reason: "", message: "", blocking: false, risk: "", accepted: false };
 }
 
 export const PreconditionResult: MessageFns<PreconditionResult> = {
@@ -3131,6 +3162,12 @@ export const PreconditionResult: MessageFns<PreconditionResult> = {
     }
     if (message.blocking !== false) {
       writer.uint32(32).bool(message.blocking);
+    }
+    if (message.risk !== "") {
+      writer.uint32(42).string(message.risk);
+    }
+    if (message.accepted !== false) {
+      writer.uint32(48).bool(message.accepted);
     }
     return writer;
   },
@@ -3180,6 +3217,22 @@ export const PreconditionResult: MessageFns<PreconditionResult> = {
             message.blocking = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.risk = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.accepted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3198,6 +3251,8 @@ export const PreconditionResult: MessageFns<PreconditionResult> = {
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
       message: isSet(object.message) ? globalThis.String(object.message) : "",
       blocking: isSet(object.blocking) ? globalThis.Boolean(object.blocking) : false,
+      risk: isSet(object.risk) ? globalThis.String(object.risk) : "",
+      accepted: isSet(object.accepted) ? globalThis.Boolean(object.accepted) : false,
     };
   },
 
@@ -3215,6 +3270,12 @@ export const PreconditionResult: MessageFns<PreconditionResult> = {
     if (message.blocking !== false) {
       obj.blocking = message.blocking;
     }
+    if (message.risk !== "") {
+      obj.risk = message.risk;
+    }
+    if (message.accepted !== false) {
+      obj.accepted = message.accepted;
+    }
     return obj;
   },
 
@@ -3227,6 +3288,8 @@ export const PreconditionResult: MessageFns<PreconditionResult> = {
     message.reason = object.reason ?? "";
     message.message = object.message ?? "";
     message.blocking = object.blocking ?? false;
+    message.risk = object.risk ?? "";
+    message.accepted = object.accepted ?? false;
     return message;
   },
 };
