@@ -1,6 +1,7 @@
+import { DURATION_UNITS, formatDuration, largestWholeUnit } from "../core/index.js";
 import { ValueError } from "./value-error.js";
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+export { formatDuration };
 
 const BYTE_UNITS: Record<string, number> = { "": 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
 
@@ -15,25 +16,12 @@ export function parseByteSize(option: string, text: string): number {
 export function parseDuration(option: string, text: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
   if (!match?.[1] || !match[2]) throw new ValueError(option, `"${text}" is not a duration like 500ms, 5s or 2m`);
-  return Number(match[1]) * (UNITS[match[2]] ?? 1);
+  return Number(match[1]) * (DURATION_UNITS[match[2]] ?? 1);
 }
 
 /** The inverse of {@link parseByteSize} in the largest whole unit: a flag's default spelled from the number its owner declares. */
 export function formatByteSize(bytes: number): string {
   return largestWholeUnit(bytes, BYTE_UNITS);
-}
-
-/** The inverse of {@link parseDuration} in the largest whole unit, as {@link formatByteSize}. */
-export function formatDuration(ms: number): string {
-  return largestWholeUnit(ms, UNITS);
-}
-
-function largestWholeUnit(value: number, units: Record<string, number>): string {
-  const [unit = ""] = Object.entries(units)
-    .filter(([, size]) => value % size === 0)
-    .sort(([, a], [, b]) => b - a)
-    .map(([name]) => name);
-  return `${value / (units[unit] ?? 1)}${unit}`;
 }
 
 export function positiveNumber(option: string, value: number): number {

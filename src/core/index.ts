@@ -23,3 +23,4 @@ export { formatRef, isClusterOperator, objectKey, type ObjectRef } from "./objec
 export { deepFreeze, type Frozen } from "./deep-freeze.js";
 export { CancelledError, abortReason, deadline, link, onAbort, sleep, type CancelKind, type Disposer, type Linked } from "./cancellation.js";
 export { NO_RISKS, RISK_NAMES, acceptHint, accepts, isRiskName, type RiskAcceptance, type RiskName } from "./risks.js";
+export { DURATION_UNITS, formatDuration, largestWholeUnit } from "./units.js";

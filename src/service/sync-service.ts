@@ -24,6 +24,7 @@ import {
   type SyncWorkerStatus,
   type UpdateRequest,
   type BlastRadiusLimits,
+  type UpdateDeadlines,
   type ObjectPlanner,
   type PlannedObject,
   type PreviewInput,
@@ -81,6 +82,8 @@ export interface SyncServiceOptions {
   readonly featureGates?: ReadonlySet<string>;
   /** Blast-radius limits of every Update and Preview, where the request sets none; absent: unlimited. */
   readonly limits?: BlastRadiusLimits;
+  /** Deadlines of every Update, where the request sets none (`--progress-deadline`, `--total-deadline`); absent: none. */
+  readonly deadlines?: UpdateDeadlines;
   readonly state: StateStore;
   /** Absent: this process is the only writer (the embedded cluster) and leads from the start. */
   readonly election?: LeaderElector;
@@ -358,6 +361,7 @@ export class SyncService {
       preconditions: this.#cluster.preconditions,
       ...(this.#cluster.planner ? { planner: this.#cluster.planner } : {}),
       ...(this.#o.limits ? { limits: this.#o.limits } : {}),
+      ...(this.#o.deadlines ? { deadlines: this.#o.deadlines } : {}),
       ...(this.#o.featureGates ? { featureGates: this.#o.featureGates } : {}),
       ...(saved ? { resume: saved.status } : {}),
       ...(saved?.position ? { resumePosition: saved.position } : {}),

@@ -69,6 +69,19 @@ export function workerMetrics(registry: Registry, now: () => number = Date.now):
     buckets: LOAD_BUCKETS,
     registers,
   });
+  const deadlines = new Gauge({
+    name: "syncworker_update_deadline_exceeded",
+    help: "1 while the update's deadline of this kind (progress: no manifest applied for progress_deadline; total) has passed, else 0.",
+    labelNames: ["deadline"] as const,
+    registers,
+  });
+  const deadlinesPassed = new Counter({
+    name: "syncworker_update_deadlines_exceeded_total",
+    help: "Update deadlines that passed, by kind (progress, total).",
+    labelNames: ["deadline"] as const,
+    registers,
+  });
+  for (const deadline of ["progress", "total"]) deadlines.set({ deadline }, 0);
   return {
     payloadProgress: (version, pending, applied) => {
       payload.set({ version, type: "pending" }, pending);
@@ -82,6 +95,11 @@ export function workerMetrics(registry: Registry, now: () => number = Date.now):
     taskDone: (kind, result, seconds) => taskDuration.observe({ kind, result }, seconds),
     taskRetry: (kind) => retries.inc({ kind }),
     payloadLoad: (result, seconds) => load.observe({ result }, seconds),
+    deadlineExceeded: (kind, exceeded) => {
+      const deadline = kind.toLowerCase();
+      deadlines.set({ deadline }, exceeded ? 1 : 0);
+      if (exceeded) deadlinesPassed.inc({ deadline });
+    },
   };
 }
 

@@ -34,6 +34,8 @@ export interface ApplyDeps extends TaskRunDeps {
    * pause that outlived the previous pass); each task applied is added.
    */
   readonly position: Set<number>;
+  /** A manifest was applied (what an update's progress deadline waits for). */
+  readonly applied?: () => void;
 }
 
 const RECONCILE_STRIDE = 8;
@@ -135,6 +137,7 @@ export async function applyPayload(
       try {
         await runTask(task, work.state, taskDeps, nodeSignal);
         deps.position.add(task.index);
+        deps.applied?.();
       } catch (err) {
         // A superseded or timed-out pass is not a failure of the manifest: report it as cancellation.
         if (nodeSignal.aborted) throw progress.contextError(abortReason(nodeSignal));

@@ -13,3 +13,5 @@ export { count, desiredSpecShape, isoDate, passPositionShape, syncWorkerStatusSh
 export { classifyApplyError, runTask } from "./task-run.js";
 export { summarizeTaskGraphErrors, condenseClusterOperators, ContextError } from "./summarize.js";
 export { StatusWrapper, ConsistentReporter, equalDigest } from "./reporter.js";
+export { DeadlineWatch, deadlineMessage, effectiveDeadlines, type DeadlineKind, type UpdateDeadlines } from "./deadlines.js";
+export { ON_DEADLINE } from "./shapes.js";

@@ -7,7 +7,7 @@ import { NO_METRICS, type MetricsSink, type SyncWork, type SyncWorkerStatus } fr
 import { CancelledError, NO_TRACING, abortReason, onAbort } from "../core/index.js";
 
 /** The worker's options a pass uses: the apply's own dependencies, the base of its deadline, its metrics and reports. */
-export interface PassDeps extends Omit<ApplyDeps, "metrics" | "architecture" | "attemptsRestarted" | "gate" | "position"> {
+export interface PassDeps extends Omit<ApplyDeps, "metrics" | "architecture" | "attemptsRestarted" | "gate" | "position" | "applied"> {
   /** A pass may take twice this (once while Initializing) before it is stopped. */
   readonly minimumReconcileIntervalMs: number;
   readonly metrics?: MetricsSink;
@@ -23,6 +23,8 @@ export interface PassRunnerOptions {
   readonly sink: StatusSink;
   /** Where a pass held by a pause stood when the service stopped: the next pass of that payload continues from it. */
   readonly position?: PassPosition;
+  /** A manifest was applied. */
+  readonly applied?: () => void;
 }
 
 /**
@@ -102,6 +104,7 @@ export class PassRunner {
             attemptsRestarted: () => deps.reports.attemptsRestarted(),
             gate,
             position: position.done,
+            ...(this.#o.applied ? { applied: this.#o.applied } : {}),
           };
           try {
             await applyPayload(payload, work, maxWorkers, reporter, applyDeps, controller.signal);

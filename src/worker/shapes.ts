@@ -70,6 +70,17 @@ export type DesiredUpdate = Frozen<z.output<typeof desiredUpdateShape>>;
 
 const limitsShape = z.strictObject({ maxDeletions: count.optional(), maxChangedPercent: z.number().min(0).max(100).optional() });
 
+/** What an update does when a deadline passes: stay Failing and keep retrying (upstream's only way), or also pause. */
+export const ON_DEADLINE = ["Fail", "Pause"] as const;
+
+/** An update's deadlines (`progress_deadline`, `total_deadline`, `on_deadline`), in milliseconds; an absent one is none. */
+export const updateDeadlinesShape = z.strictObject({
+  progressMs: count.optional(),
+  totalMs: count.optional(),
+  onDeadline: z.enum(ON_DEADLINE),
+});
+export type UpdateDeadlines = Frozen<z.output<typeof updateDeadlinesShape>>;
+
 /**
  * An Update as the service keeps it: the request without its tracing, saved so it is replayed on start, as the CVO
  * re-reads its ClusterVersion spec. Its plan controls (limits, expected plan digest) stay with it until the worker
@@ -88,6 +99,8 @@ export const desiredSpecShape = z.strictObject({
   expectedPlanDigest: z.string().min(1).optional(),
   /** The risks the Update accepts by name; kept once accepted, as `force` is, so a replay passes the same checks. */
   acceptRisks: z.array(z.enum(RISK_NAMES)).optional(),
+  /** The Update's deadlines, over the server's; kept once accepted, so a restarted service times the update again. */
+  deadlines: updateDeadlinesShape.optional(),
 });
 export type DesiredSpec = Frozen<z.output<typeof desiredSpecShape>>;
 

@@ -3,12 +3,13 @@ import { capabilitiesStatus, setCapabilities, setFromImplicitlyEnabled } from ".
 import type { Backoff } from "../graph/index.js";
 import { PassRunner } from "./pass.js";
 import { syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
-import { CancelledError, asError, link, type Logger, type Random, type SpanRef } from "../core/index.js";
+import { CancelledError, NO_EVENTS, UpdateError, asError, link, type Logger, type Random, type SpanRef } from "../core/index.js";
+import { DeadlineWatch, deadlineMessage, effectiveDeadlines, type DeadlineKind, type UpdateDeadlines } from "./deadlines.js";
 import { PreviewedImages, previewUpdate, type PlannedObject, type PreviewInput, type PreviewResult } from "./planning/index.js";
 import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS, type DesiredSpec, type MetricsSink, type PayloadState, type SyncWork, type SyncWorkerStatus } from "./types.js";
+import { EMPTY_STATUS, NO_METRICS, type DesiredSpec, type MetricsSink, type PayloadState, type SyncWork, type SyncWorkerStatus } from "./types.js";
 import { Wakeup } from "./wake.js";
 import { calculateNext, compareWork, emptyWork, equalUpdate } from "./work.js";
 
@@ -36,6 +37,8 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly resume?: SyncWorkerStatus;
   /** The position of the pass a pause held when the service stopped (with a paused `resume`): it continues from there. */
   readonly resumePosition?: PassPosition;
+  /** The server's deadlines of an update (`--progress-deadline`, `--total-deadline`); an Update's own fields take precedence. */
+  readonly deadlines?: UpdateDeadlines;
   // `tracing` (from PayloadSyncDeps): sync, node, task and payload spans; none when absent.
 }
 
@@ -99,6 +102,14 @@ export class SyncWorker {
   readonly #gate: PauseGate;
   /** Runs the passes and keeps the position of one a pause holds. */
   readonly #passes: PassRunner;
+  /** Times the accepted update's deadlines until its release is first completely applied. */
+  readonly #deadlines: DeadlineWatch;
+  /** The deadlines being timed, for the failure's words. */
+  #timed: UpdateDeadlines | undefined;
+  /** The failure of a passed deadline: shown instead of the passes' own while it stands. */
+  #deadlineFailure: UpdateError | undefined;
+  /** The last failure a pass reported, shown again once a passed deadline is cleared. */
+  #passFailure: SyncWorkerStatus["failure"];
   /** The status setters stay private: reporters get this sink, never the worker. */
   readonly #sink: StatusSink = {
     updateApplyStatus: (status) => this.#updateApplyStatus(status),
@@ -109,12 +120,14 @@ export class SyncWorker {
     this.#o = options;
     this.#gate = new PauseGate(options.clock, options.resume?.pause);
     this.#wakeup = new Wakeup(options.clock, options.log);
+    this.#deadlines = new DeadlineWatch(options.clock, this.#gate, (kind) => this.#deadlineChanged(kind));
     this.#passes = new PassRunner({
       deps: options,
       gate: this.#gate,
       status: () => this.#status,
       sink: this.#sink,
       ...(options.resumePosition ? { position: options.resumePosition } : {}),
+      applied: () => this.#deadlines.progressed(),
     });
     if (options.resume) {
       const { failure: _failure, ...rest } = options.resume;
@@ -213,6 +226,7 @@ export class SyncWorker {
       ...(input.limits ? { limits: input.limits } : {}),
       ...(input.expectedPlanDigest ? { expectedPlanDigest: input.expectedPlanDigest } : {}),
       ...(input.acceptRisks?.length ? { acceptRisks: input.acceptRisks } : {}),
+      ...(input.deadlines ? { deadlines: input.deadlines } : {}),
     };
     let priorEnabled: ReadonlySet<string> = new Set();
     if (this.#work) {
@@ -281,6 +295,9 @@ export class SyncWorker {
     if (!oldDesired) this.#o.log.info(`Propagating initial target version ${work.desired.version} to sync worker loop in state ${input.state}.`);
 
     this.#work = work;
+    // A release the resumed service had already completed is not timed again.
+    if (this.#status.actual.image === work.desired.image && this.#status.completed > 0) this.#deadlines.disarm();
+    else this.#arm(work);
     // Accepted, but held until resumed; the replay of the saved Update on start (no earlier work) is not a new one.
     if (oldDesired) this.#gate.markUpdatePending();
     work.capabilities = setFromImplicitlyEnabled(implicit, work.capabilities);
@@ -292,6 +309,38 @@ export class SyncWorker {
     }
     this.notify("new work is available");
     return true;
+  }
+
+  #arm(work: SyncWork): void {
+    this.#timed = effectiveDeadlines(work.deadlines, this.#o.deadlines);
+    this.#deadlines.arm(work.desired.image, this.#timed);
+  }
+
+  /**
+   * A deadline passed (`kind`) or a passed one was cleared: the status shows the deadline's failure while one stands
+   * (naming what the update waits on), the metrics follow, and an update that asked for it pauses at the next task
+   * boundary.
+   */
+  #deadlineChanged(kind: DeadlineKind | undefined): void {
+    const metrics = this.#o.metrics ?? NO_METRICS;
+    const exceeded = this.#deadlines.exceeded;
+    if (kind) metrics.deadlineExceeded(kind, true);
+    else for (const k of ["Progress", "Total"] as const) if (!exceeded.includes(k)) metrics.deadlineExceeded(k, false);
+    const [standing] = exceeded;
+    const ms = standing === "Total" ? this.#timed?.totalMs : this.#timed?.progressMs;
+    this.#deadlineFailure =
+      standing && ms !== undefined
+        ? new UpdateError({ reason: `${standing}DeadlineExceeded`, message: deadlineMessage(standing, ms, this.#status.components) })
+        : undefined;
+    if (kind && this.#deadlineFailure) {
+      const { reason, message } = this.#deadlineFailure;
+      this.#o.log.warn(`${reason}: ${message}`);
+      (this.#o.events ?? NO_EVENTS).event("Warning", reason, message);
+      if (this.#timed?.onDeadline === "Pause" && !this.#gate.status) this.#gate.pause("syncworker", `${reason}: ${message}`);
+    }
+    const { failure: _shown, ...rest } = this.#status;
+    const failure = this.#deadlineFailure ?? this.#passFailure;
+    this.#publish(this.#withPause(failure ? { ...rest, failure } : rest));
   }
 
   #setCapabilitiesStatus(work: SyncWork): void {
@@ -328,9 +377,12 @@ export class SyncWorker {
 
   /** Records apply-owned fields; load-owned ones are kept. */
   #updateApplyStatus(update: SyncWorkerStatus): void {
+    this.#passFailure = update.failure;
+    const failure = this.#deadlineFailure ?? update.failure;
     this.#publish(
       this.#withPause({
         ...update,
+        ...(failure ? { failure } : {}),
         // Deliberate deviation: upstream writes a stale pass's lower generation; watchers must never see it go back.
         generation: Math.max(update.generation, this.#status.generation),
         loadPayloadStatus: this.#status.loadPayloadStatus,
@@ -410,11 +462,14 @@ export class SyncWorker {
         continue;
       }
       if (work.state !== "Reconciling") this.#o.log.info(`Sync succeeded, transitioning from ${work.state} to Reconciling`);
+      // The release is completely applied: its update's deadlines end.
+      this.#deadlines.disarm(work.desired.image);
       work.completed++;
       work.attempt = 0;
       work.state = "Reconciling";
       nextAt = this.#o.clock.now().getTime() + interval;
     }
+    this.#deadlines.disarm();
     this.#o.log.info("Worker shut down");
   }
 }

@@ -2,7 +2,7 @@ import type { SpanRef } from "../core/index.js";
 import type { Release } from "../payload/manifest.js";
 import type { UpdateControls } from "./planning/plan.js";
 import type { ClusterCapabilities, ComponentOverride } from "../policy/index.js";
-import type { DesiredUpdate, PayloadState, SyncWorkerStatus } from "./shapes.js";
+import type { DesiredUpdate, PayloadState, SyncWorkerStatus, UpdateDeadlines } from "./shapes.js";
 
 export type { CapabilityStatus, DesiredSpec, DesiredUpdate, LoadPayloadStatus, LoadStep, PayloadState, SyncWorkerStatus } from "./shapes.js";
 
@@ -21,6 +21,8 @@ export interface SyncWork extends UpdateControls {
   capabilities: ClusterCapabilities;
   /** The Update call that set this work, linked from each sync attempt's span. */
   cause?: SpanRef;
+  /** The update's own deadlines (its fields over the server's); none when absent. */
+  deadlines?: UpdateDeadlines;
 }
 
 export const EMPTY_RELEASE: Release = { version: "", image: "", url: "", channels: [] };
@@ -63,6 +65,8 @@ export interface MetricsSink {
   payloadLoad(result: "success" | "failure", seconds: number): void;
   /** A payload loaded; `created` is its release's creation time (`image-references`), when it says. */
   releaseLoaded(image: string, created: Date | undefined): void;
+  /** The update's progress or total deadline passed (`exceeded`), or is no longer passed (progress resumed, the update ended). */
+  deadlineExceeded(kind: "Progress" | "Total", exceeded: boolean): void;
 }
 
 export const NO_METRICS: MetricsSink = {
@@ -73,4 +77,5 @@ export const NO_METRICS: MetricsSink = {
   taskRetry: () => undefined,
   payloadLoad: () => undefined,
   releaseLoaded: () => undefined,
+  deadlineExceeded: () => undefined,
 };

@@ -3,7 +3,7 @@ import type { PayloadInfo } from "../../src/payload/retrieval-port.js";
 import type { Precondition } from "../../src/policy/index.js";
 import { SyncService, type ClusterPorts, type ServiceLogger } from "../../src/service/index.js";
 import type { Condition, HistoryEntry } from "../../src/status/index.js";
-import type { PayloadState, ResourceApplier, SyncWorkerStatus, UpdateRequest } from "../../src/worker/index.js";
+import type { MetricsSink, PayloadState, ResourceApplier, SyncWorkerStatus, UpdateDeadlines, UpdateRequest } from "../../src/worker/index.js";
 import { ManualClock, settle } from "./manual-clock.js";
 import { MemoryStateStore } from "./memory-state-store.js";
 import { TUNING } from "../../src/config/index.js";
@@ -73,6 +73,10 @@ export interface HarnessOptions {
   readonly state?: MemoryStateStore;
   /** The service's progress throttle; absent: every status is a snapshot (what the scenario tests read). */
   readonly progressIntervalMs?: number;
+  /** The server's deadlines of an update; absent: none. */
+  readonly deadlines?: UpdateDeadlines;
+  /** The worker's metrics; absent: none. */
+  readonly metrics?: MetricsSink;
 }
 
 /**
@@ -116,6 +120,8 @@ export function workerHarness(options: HarnessOptions) {
     identity: "harness",
     onSnapshot: (snapshot) => statuses.push(snapshot.value.worker),
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
+    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   let started: Promise<void> | undefined;
   const start = (): Promise<void> => (started ??= service.start());
@@ -137,6 +143,7 @@ export function workerHarness(options: HarnessOptions) {
           overrides: extra.overrides ?? [],
           capabilities: extra.capabilities ?? { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
           state: extra.state,
+          ...(extra.deadlines ? { deadlines: extra.deadlines } : {}),
         },
         new AbortController().signal,
       );
