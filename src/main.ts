@@ -151,6 +151,9 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     installBackoff: options.installBackoff,
     featureGates: options.load.enabledFeatureGates,
     limits: options.limits,
+    ...(options.deadlines.progressMs !== undefined || options.deadlines.totalMs !== undefined
+      ? { deadlines: { ...options.deadlines, onDeadline: "Fail" as const } }
+      : {}),
     state,
     ...(kube && options.leaderElect
       ? { election: new LeaderElector(kube.lease, me, clock, Math.random, DEFAULT_LEASE_TIMING, log.child({ component: "leader-election" })) }

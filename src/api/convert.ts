@@ -3,7 +3,7 @@ import { UpdateError, type UpdateEffect } from "../core/index.js";
 import { isKnownCapabilitySet, unknownCapabilities } from "../policy/index.js";
 import { listText, truncateText, type Condition, type HistoryEntry, type ServiceStatus, type Snapshot } from "../status/index.js";
 import type { DesiredSpec } from "../service/index.js";
-import type { PayloadState } from "../worker/index.js";
+import type { PayloadState, UpdateDeadlines } from "../worker/index.js";
 import { toProtoComponents, toProtoTiming } from "./convert-progress.js";
 import { InvalidArgumentError } from "./errors.js";
 
@@ -193,11 +193,40 @@ export function fromProtoUpdate(req: pb.UpdateRequest): DesiredSpec {
   if (!isKnownCapabilitySet(baseline)) {
     throw new InvalidArgumentError("capabilities.baseline_capability_set", `capabilities.baseline_capability_set "${baseline}" is not a known capability set`);
   }
+  const deadlines = fromProtoDeadlines(req);
   return {
     generation: req.generation,
     desired: { version: desired.version, image: desired.image, force: desired.force },
     overrides: req.overrides.map((ov) => ({ ...ov })),
     capabilities: { baselineCapabilitySet: baseline, additionalEnabledCapabilities: [...(req.capabilities?.additionalEnabledCapabilities ?? [])] },
     state: STATES.get(req.state),
+    ...(deadlines ? { deadlines } : {}),
+  };
+}
+
+/** A deadline longer than this is a mistake (a unit read wrong), not a plan. */
+const MAX_DEADLINE_MS = 365 * 24 * 3_600_000;
+
+/** A Duration field in milliseconds, checked to be positive and at most a year; undefined when unset. */
+function deadlineMs(field: string, duration: { readonly seconds: number; readonly nanos: number } | undefined): number | undefined {
+  if (!duration) return undefined;
+  const ms = duration.seconds * 1000 + duration.nanos / 1e6;
+  if (!(ms > 0 && ms <= MAX_DEADLINE_MS)) throw new InvalidArgumentError(field, `${field} must be more than 0 and at most 365 days, got ${ms / 1000}s`);
+  return ms;
+}
+
+/** The Update's deadlines and what a passed one does; undefined when it sets none of them (the server's apply). */
+function fromProtoDeadlines(req: pb.UpdateRequest): UpdateDeadlines | undefined {
+  const progressMs = deadlineMs("progress_deadline", req.progressDeadline);
+  const totalMs = deadlineMs("total_deadline", req.totalDeadline);
+  const { ON_DEADLINE_UNSPECIFIED, ON_DEADLINE_FAIL, ON_DEADLINE_PAUSE } = pb.OnDeadline;
+  if (![ON_DEADLINE_UNSPECIFIED, ON_DEADLINE_FAIL, ON_DEADLINE_PAUSE].includes(req.onDeadline)) {
+    throw new InvalidArgumentError("on_deadline", `on_deadline ${req.onDeadline} is not an OnDeadline value`);
+  }
+  if (progressMs === undefined && totalMs === undefined && req.onDeadline === ON_DEADLINE_UNSPECIFIED) return undefined;
+  return {
+    ...(progressMs === undefined ? {} : { progressMs }),
+    ...(totalMs === undefined ? {} : { totalMs }),
+    onDeadline: req.onDeadline === ON_DEADLINE_PAUSE ? "Pause" : "Fail",
   };
 }

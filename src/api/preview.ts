@@ -50,15 +50,7 @@ function fromProtoRisks(names: readonly string[]): RiskName[] {
 
 /** Checks a PreviewRequest with the rules of an UpdateRequest's same fields, naming the first offending one. */
 export function fromProtoPreview(req: pb.PreviewRequest): PreviewInput {
-  const spec = fromProtoUpdate({
-    generation: 0,
-    desired: req.desired,
-    overrides: req.overrides,
-    capabilities: req.capabilities,
-    state: 0,
-    expectedPlanDigest: "",
-    acceptRisks: [],
-  });
+  const spec = fromProtoUpdate(pb.UpdateRequest.fromPartial({ desired: req.desired, overrides: req.overrides, capabilities: req.capabilities }));
   const limits = fromProtoLimits("limits", req.limits);
   return { desired: spec.desired, overrides: spec.overrides, capabilities: spec.capabilities, ...(limits ? { limits } : {}) };
 }

@@ -4,6 +4,8 @@ import {
   compileRegistryAccess,
   compileServeOptions,
   integer,
+  parseDuration,
+  positiveNumber,
   PACKAGE_VERSION,
   RENDER_FLAGS,
   SERVE_FLAGS,
@@ -16,7 +18,7 @@ import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../retrieval/registry/index.js";
 import { defaultStateDir } from "../service/index.js";
-import { SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient } from "@syncworker/client";
+import { OnDeadline, SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient, type UpdateInput } from "@syncworker/client";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
 import { DEFAULT_ADDRESS, DEFAULT_CONNECT_TIMEOUT, type ConnectOptions } from "./connect.js";
 import { diff } from "./diff.js";
@@ -60,6 +62,9 @@ interface UpdateFlags {
   readonly generation: number;
   readonly plan?: string;
   readonly acceptRisk: readonly RiskName[];
+  readonly progressDeadline?: string;
+  readonly totalDeadline?: string;
+  readonly onDeadline: "fail" | "pause";
   readonly wait: boolean;
   readonly timeout?: string;
 }
@@ -68,6 +73,22 @@ interface UpdateFlags {
 interface LimitFlags {
   readonly maxDeletions?: number;
   readonly maxChangedPercent?: number;
+}
+
+/** The deadline flags of `update` as UpdateRequest fields; `--on-deadline` is sent only with a deadline or when not the default. */
+function deadlinesOf(o: UpdateFlags): Pick<UpdateInput, "progressDeadline" | "totalDeadline" | "onDeadline"> {
+  const duration = (option: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const ms = positiveNumber(option, parseDuration(option, text));
+    return { seconds: Math.floor(ms / 1000), nanos: Math.round((ms % 1000) * 1e6) };
+  };
+  const progressDeadline = duration("progress-deadline", o.progressDeadline);
+  const totalDeadline = duration("total-deadline", o.totalDeadline);
+  return {
+    ...(progressDeadline ? { progressDeadline } : {}),
+    ...(totalDeadline ? { totalDeadline } : {}),
+    onDeadline: o.onDeadline === "pause" ? OnDeadline.ON_DEADLINE_PAUSE : OnDeadline.ON_DEADLINE_UNSPECIFIED,
+  };
 }
 
 /** One `--accept-risk` value added to the ones before it. */
@@ -176,6 +197,9 @@ export function program(): Command {
       [],
     )
     .option("--generation <n>", "generation of the desired state", argParser(integer), 1)
+    .option("--progress-deadline <duration>", "mark the update Failing when no manifest is applied for this long, e.g. 10m (default: the server's)")
+    .option("--total-deadline <duration>", "mark the update Failing when it is not complete within this long, e.g. 2h (default: the server's)")
+    .addOption(new Option("--on-deadline <action>", "when a deadline passes: stay Failing and retry, or also pause").choices(["fail", "pause"]).default("fail"))
     .option("--plan <digest>", "apply only if the plan is still this one (a `syncworker diff` plan digest; unless --accept-risk PlanDigest)")
     .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --accept-risk BlastRadius)", argParser(integer))
     .option("--max-changed-percent <p>", "refuse the update if it would change more of its payload's objects, in % (unless --accept-risk BlastRadius)", Number)
@@ -191,6 +215,7 @@ export function program(): Command {
           limits: limitsOf(o),
           expectedPlanDigest: o.plan ?? "",
           acceptRisks: [...o.acceptRisk],
+          ...deadlinesOf(o),
         });
         const refused = notTaken(taken);
         // The release the Update loaded, by image: a version alone may name the one it replaces.

@@ -200,6 +200,10 @@ export interface ServeOptions extends RegistryFlags {
   maxDeletions?: number;
   /** Default blast-radius limit: the most objects one update may change, as a percentage of its payload (default: unlimited). */
   maxChangedPercent?: number;
+  /** Default deadline: no manifest applied for this long marks an update Failing (default: none). */
+  progressDeadline?: string;
+  /** Default deadline: an update not complete within this long is marked Failing (default: none). */
+  totalDeadline?: string;
 }
 
 /** Shared by `serve` and `render`, which read a payload alike. */
@@ -346,6 +350,14 @@ export const SERVE_FLAGS = {
     flags: "--max-changed-percent <p>",
     help: "default blast-radius limit: the most objects one update may change, in % of its payload (default: unlimited)",
     parse: Number,
+  },
+  progressDeadline: {
+    flags: "--progress-deadline <duration>",
+    help: "default for updates that set none: no manifest applied for this long marks the update Failing (ProgressDeadlineExceeded); time paused does not count (default: none)",
+  },
+  totalDeadline: {
+    flags: "--total-deadline <duration>",
+    help: "default for updates that set none: an update not completely applied within this long is marked Failing (TotalDeadlineExceeded) (default: none)",
   },
 } satisfies FlagTable<Omit<ServeOptions, keyof RegistryFlags>>;
 

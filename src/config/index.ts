@@ -6,4 +6,4 @@ export * from "./address.js";
 export * from "./value-error.js";
 export * from "./listen-error.js";
 export * from "./tuning.js";
-export { formatByteSize, formatDuration, parseByteSize, parseDuration } from "./units.js";
+export { formatByteSize, formatDuration, parseByteSize, parseDuration, positiveNumber } from "./units.js";

@@ -56,6 +56,8 @@ export interface CompiledServeOptions {
   readonly maxWatchesPerClient: number;
   /** Blast-radius limits of updates that set none; absent fields are unlimited. */
   readonly limits: { readonly maxDeletions?: number; readonly maxChangedPercent?: number };
+  /** Deadlines of updates that set none, in milliseconds; absent fields are none. */
+  readonly deadlines: { readonly progressMs?: number; readonly totalMs?: number };
 }
 
 /** How release images are pulled. */
@@ -322,5 +324,15 @@ export function compileServeOptions(
     debugEndpoints: o.debugEndpoints,
     maxWatchesPerClient: positiveInteger("max-watches-per-client", o.maxWatchesPerClient),
     limits: blastRadiusLimits(o),
+    deadlines: updateDeadlines(o),
   });
+}
+
+/** `--progress-deadline` and `--total-deadline`, checked; an absent one is none. */
+function updateDeadlines({ progressDeadline, totalDeadline }: ServeOptions): CompiledServeOptions["deadlines"] {
+  const ms = (option: string, text: string | undefined): number | undefined =>
+    text === undefined ? undefined : positiveNumber(option, parseDuration(option, text));
+  const progressMs = ms("progress-deadline", progressDeadline);
+  const totalMs = ms("total-deadline", totalDeadline);
+  return Object.freeze({ ...(progressMs === undefined ? {} : { progressMs }), ...(totalMs === undefined ? {} : { totalMs }) });
 }

@@ -336,7 +336,8 @@ export class SyncWorker {
       const { reason, message } = this.#deadlineFailure;
       this.#o.log.warn(`${reason}: ${message}`);
       (this.#o.events ?? NO_EVENTS).event("Warning", reason, message);
-      if (this.#timed?.onDeadline === "Pause" && !this.#gate.status) this.#gate.pause("syncworker", `${reason}: ${message}`);
+      // The pause names the deadline only: the failure beside it says what the update waits on.
+      if (this.#timed?.onDeadline === "Pause" && !this.#gate.status) this.#gate.pause("syncworker", `${reason} (on_deadline PAUSE)`);
     }
     const { failure: _shown, ...rest } = this.#status;
     const failure = this.#deadlineFailure ?? this.#passFailure;

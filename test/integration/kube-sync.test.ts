@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ComponentState, type ComponentOverride, type SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
+import { ComponentState, OnDeadline, type ComponentOverride, type SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { Manifest } from "../../src/payload/index.js";
 import {
   apiVersionOf,
@@ -274,4 +274,32 @@ test("an API server restart mid-sync is reported, retried and completed", { time
   await play(DEMO_2);
   await watchUntil(completed(next.version, 2), 300_000);
   await assertAppliedWithOurManager(next.manifests);
+});
+
+test("a progress deadline with an operator held unavailable: Failing naming it, the metric, a pause; resumed, it completes", { timeout: 300_000 }, async () => {
+  const demo = await play(DEMO_1);
+  assert.ok(player);
+  player.hold.add("demo-api");
+  await serve();
+  assert.ok(server);
+  const response = await server.client.update({
+    generation: 1,
+    desired: { image: DEMO_1 },
+    progressDeadline: { seconds: 5, nanos: 0 },
+    onDeadline: OnDeadline.ON_DEADLINE_PAUSE,
+  });
+  assert.equal(response.loadPayloadStatus?.failure, undefined, "the payload loads");
+  const stalled = await watchUntil((s) => s.failure?.reason === "ProgressDeadlineExceeded" && s.pause !== undefined, 120_000);
+  assert.match(stalled.failure?.message ?? "", /^no manifest was applied for 5s \(progress_deadline\); it waits on clusteroperator\/demo-api of component /);
+  assert.equal(stalled.pause?.pausedBy, "syncworker");
+  assert.equal(stalled.pause?.reason, "ProgressDeadlineExceeded (on_deadline PAUSE)");
+  const metrics = await (await fetch(`http://${server.metricsAddress}/metrics`)).text();
+  assert.match(metrics, /^syncworker_update_deadline_exceeded\{deadline="progress"\} 1$/m);
+  assert.match(metrics, /^syncworker_update_deadlines_exceeded_total\{deadline="progress"\} 1$/m);
+
+  player.hold.clear();
+  await server.client.resumeUpdate();
+  await watchUntil(completed(demo.version, 1), 120_000);
+  const after = await (await fetch(`http://${server.metricsAddress}/metrics`)).text();
+  assert.match(after, /^syncworker_update_deadline_exceeded\{deadline="progress"\} 0$/m, "cleared once manifests applied again");
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { Metadata } from "@grpc/grpc-js";
 import parsePrometheus from "parse-prometheus-text-format";
-import type { SyncWorkerStatus, UpdateResponse } from "@syncworker/client/gen/syncworker/v1/syncworker";
+import { UpdateRequest, type SyncWorkerStatus, type UpdateResponse } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { eventually, startJaeger, tag, type Jaeger, type JaegerSpan, type JaegerTrace } from "../harness/jaeger.js";
 import { writeReleases } from "../harness/payload-gen.js";
 import { rawClient, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
@@ -37,15 +37,7 @@ function otlpEnv(service: string): NodeJS.ProcessEnv {
 function tracedUpdate(server: ServerProcess, traceId: string, parentId: string): Promise<UpdateResponse> {
   const metadata = new Metadata();
   metadata.set("traceparent", `00-${traceId}-${parentId}-01`);
-  const request = {
-    generation: 1,
-    desired: { version: "", image: RELEASE_A, force: false },
-    overrides: [],
-    capabilities: undefined,
-    state: 0,
-    expectedPlanDigest: "",
-    acceptRisks: [],
-  };
+  const request = UpdateRequest.fromPartial({ generation: 1, desired: { image: RELEASE_A } });
   const client = rawClient(server.address);
   return new Promise<UpdateResponse>((resolve, reject) => client.update(request, metadata, (err, res) => (err ? reject(err) : resolve(res)))).finally(() =>
     client.close(),

@@ -99,6 +99,9 @@ export class SyncWorkerClient {
       limits: input.limits,
       expectedPlanDigest: input.expectedPlanDigest ?? "",
       acceptRisks: input.acceptRisks ?? [],
+      progressDeadline: input.progressDeadline,
+      totalDeadline: input.totalDeadline,
+      onDeadline: input.onDeadline ?? 0,
     };
     const res = await this.#unary<UpdateResponse>(opts, (md, o, cb) => this.#raw.update(req, md, o, cb));
     return required(res.status);

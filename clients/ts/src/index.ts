@@ -21,7 +21,7 @@ export type {
   BlastRadiusLimits,
 } from "./gen/syncworker/v1/syncworker.js";
 // SyncWorkerStatus is the type and its codec: `SyncWorkerStatus.toJSON(status)` gives the proto3 JSON mapping.
-export { PayloadState, PreviewAction, SyncWorkerStatus } from "./gen/syncworker/v1/syncworker.js";
+export { OnDeadline, PayloadState, PreviewAction, SyncWorkerStatus } from "./gen/syncworker/v1/syncworker.js";
 // Per-component progress and the update timing carried by every status.
 export { ComponentState } from "./gen/syncworker/v1/syncworker.js";
 export type { ComponentProgress, UpdateTiming } from "./gen/syncworker/v1/syncworker.js";

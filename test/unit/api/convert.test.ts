@@ -40,6 +40,28 @@ test("accept_risks: known names, each once; an unknown one is refused naming its
   );
 });
 
+test("deadlines: Durations in milliseconds with what a passed one does; none set, none kept; bad ones refused naming the field", () => {
+  const spec = (fields: Partial<pb.UpdateRequest>) => fromProtoUpdate(pb.UpdateRequest.fromPartial({ desired: { image: "/payload" }, ...fields }));
+  assert.equal(spec({}).deadlines, undefined);
+  assert.deepEqual(spec({ progressDeadline: { seconds: 600, nanos: 0 }, onDeadline: pb.OnDeadline.ON_DEADLINE_PAUSE }).deadlines, {
+    progressMs: 600_000,
+    onDeadline: "Pause",
+  });
+  assert.deepEqual(spec({ totalDeadline: { seconds: 1, nanos: 500_000_000 } }).deadlines, { totalMs: 1500, onDeadline: "Fail" });
+  assert.throws(
+    () => spec({ progressDeadline: { seconds: 0, nanos: 0 } }),
+    (err: unknown) => err instanceof InvalidArgumentError && err.field === "progress_deadline" && /more than 0 and at most 365 days, got 0s/.test(err.message),
+  );
+  assert.throws(
+    () => spec({ totalDeadline: { seconds: 400 * 86_400, nanos: 0 } }),
+    (err: unknown) => err instanceof InvalidArgumentError && err.field === "total_deadline",
+  );
+  assert.throws(
+    () => spec({ onDeadline: 7 as pb.OnDeadline }),
+    (err: unknown) => err instanceof InvalidArgumentError && err.field === "on_deadline",
+  );
+});
+
 const snapshot = (value: ServiceStatus): Snapshot<ServiceStatus> => ({ revision: 7, publishedAt: 1000, value });
 const encodedSize = (status: pb.SyncWorkerStatus): number => pb.SyncWorkerStatus.encode(status).finish().length;
 

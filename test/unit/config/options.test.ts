@@ -243,3 +243,10 @@ test("tuning values reach the compiled options: the manifest backoff takes --bac
   assert.deepEqual([c.installBackoff, c.progressIntervalMs, c.admitTimeoutMs, c.shutdownGraceMs], [TUNING.installBackoff, 100, 30_000, 5_000]);
   assert.ok(c.kube.userAgent.startsWith(`syncworker/${PACKAGE_VERSION} (`));
 });
+
+test("update deadlines: none by default; --progress-deadline and --total-deadline as durations, refused unless positive", () => {
+  assert.deepEqual(compile({}).deadlines, {});
+  assert.deepEqual(compile({ progressDeadline: "10m", totalDeadline: "2h" }).deadlines, { progressMs: 600_000, totalMs: 7_200_000 });
+  assert.throws(() => compile({ progressDeadline: "soon" }), /--progress-deadline: "soon" is not a duration/);
+  assert.throws(() => compile({ totalDeadline: "0s" }), /--total-deadline: must be a positive number/);
+});

@@ -80,6 +80,59 @@ func (PayloadState) EnumDescriptor() ([]byte, []int) {
 	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{0}
 }
 
+// OnDeadline is what an update does when one of its deadlines passes.
+type OnDeadline int32
+
+const (
+	// As ON_DEADLINE_FAIL.
+	OnDeadline_ON_DEADLINE_UNSPECIFIED OnDeadline = 0
+	// Stay Failing and keep retrying, as without a deadline.
+	OnDeadline_ON_DEADLINE_FAIL OnDeadline = 1
+	// Also pause at the next task boundary (a pause by "syncworker" whose reason is the failure); ResumeUpdate continues.
+	OnDeadline_ON_DEADLINE_PAUSE OnDeadline = 2
+)
+
+// Enum value maps for OnDeadline.
+var (
+	OnDeadline_name = map[int32]string{
+		0: "ON_DEADLINE_UNSPECIFIED",
+		1: "ON_DEADLINE_FAIL",
+		2: "ON_DEADLINE_PAUSE",
+	}
+	OnDeadline_value = map[string]int32{
+		"ON_DEADLINE_UNSPECIFIED": 0,
+		"ON_DEADLINE_FAIL":        1,
+		"ON_DEADLINE_PAUSE":       2,
+	}
+)
+
+func (x OnDeadline) Enum() *OnDeadline {
+	p := new(OnDeadline)
+	*p = x
+	return p
+}
+
+func (x OnDeadline) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OnDeadline) Descriptor() protoreflect.EnumDescriptor {
+	return file_syncworker_v1_syncworker_proto_enumTypes[1].Descriptor()
+}
+
+func (OnDeadline) Type() protoreflect.EnumType {
+	return &file_syncworker_v1_syncworker_proto_enumTypes[1]
+}
+
+func (x OnDeadline) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OnDeadline.Descriptor instead.
+func (OnDeadline) EnumDescriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{1}
+}
+
 // PreviewAction is what an Update would do to one object.
 type PreviewAction int32
 
@@ -125,11 +178,11 @@ func (x PreviewAction) String() string {
 }
 
 func (PreviewAction) Descriptor() protoreflect.EnumDescriptor {
-	return file_syncworker_v1_syncworker_proto_enumTypes[1].Descriptor()
+	return file_syncworker_v1_syncworker_proto_enumTypes[2].Descriptor()
 }
 
 func (PreviewAction) Type() protoreflect.EnumType {
-	return &file_syncworker_v1_syncworker_proto_enumTypes[1]
+	return &file_syncworker_v1_syncworker_proto_enumTypes[2]
 }
 
 func (x PreviewAction) Number() protoreflect.EnumNumber {
@@ -138,7 +191,7 @@ func (x PreviewAction) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PreviewAction.Descriptor instead.
 func (PreviewAction) EnumDescriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{1}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{2}
 }
 
 // UpdateEffect is how a failure affects overall progress (payload.UpdateEffectType).
@@ -181,11 +234,11 @@ func (x UpdateEffect) String() string {
 }
 
 func (UpdateEffect) Descriptor() protoreflect.EnumDescriptor {
-	return file_syncworker_v1_syncworker_proto_enumTypes[2].Descriptor()
+	return file_syncworker_v1_syncworker_proto_enumTypes[3].Descriptor()
 }
 
 func (UpdateEffect) Type() protoreflect.EnumType {
-	return &file_syncworker_v1_syncworker_proto_enumTypes[2]
+	return &file_syncworker_v1_syncworker_proto_enumTypes[3]
 }
 
 func (x UpdateEffect) Number() protoreflect.EnumNumber {
@@ -194,7 +247,7 @@ func (x UpdateEffect) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use UpdateEffect.Descriptor instead.
 func (UpdateEffect) EnumDescriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{2}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{3}
 }
 
 // ComponentState is where one component of the payload stands in the current pass.
@@ -241,11 +294,11 @@ func (x ComponentState) String() string {
 }
 
 func (ComponentState) Descriptor() protoreflect.EnumDescriptor {
-	return file_syncworker_v1_syncworker_proto_enumTypes[3].Descriptor()
+	return file_syncworker_v1_syncworker_proto_enumTypes[4].Descriptor()
 }
 
 func (ComponentState) Type() protoreflect.EnumType {
-	return &file_syncworker_v1_syncworker_proto_enumTypes[3]
+	return &file_syncworker_v1_syncworker_proto_enumTypes[4]
 }
 
 func (x ComponentState) Number() protoreflect.EnumNumber {
@@ -254,7 +307,7 @@ func (x ComponentState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ComponentState.Descriptor instead.
 func (ComponentState) EnumDescriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{3}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{4}
 }
 
 // DesiredUpdate names a release (configv1.Update).
@@ -470,7 +523,16 @@ type UpdateRequest struct {
 	// Risks this update accepts by name: a blocking check of that name passes as a warning recorded in the accepted
 	// risks, the others still block (desired.force accepts every one). Names: ClusterVersionUpgradeable, Rollback,
 	// GiantHop, ImageVerification, BlastRadius, PlanDigest. A refusal names the risks that would pass it.
-	AcceptRisks   []string `protobuf:"bytes,8,rep,name=accept_risks,json=acceptRisks,proto3" json:"accept_risks,omitempty"`
+	AcceptRisks []string `protobuf:"bytes,8,rep,name=accept_risks,json=acceptRisks,proto3" json:"accept_risks,omitempty"`
+	// No manifest applied for this long marks the update Failing with reason ProgressDeadlineExceeded, naming the
+	// component and object it waits on; the next manifest applied clears it. Unset: serve's --progress-deadline (none
+	// by default, as upstream). Time paused does not count.
+	ProgressDeadline *durationpb.Duration `protobuf:"bytes,9,opt,name=progress_deadline,json=progressDeadline,proto3" json:"progress_deadline,omitempty"`
+	// The release not completely applied within this long (from the update's acceptance, time paused left out) marks
+	// the update Failing with reason TotalDeadlineExceeded. Unset: serve's --total-deadline (none by default).
+	TotalDeadline *durationpb.Duration `protobuf:"bytes,10,opt,name=total_deadline,json=totalDeadline,proto3" json:"total_deadline,omitempty"`
+	// What a passed deadline does besides marking the update Failing.
+	OnDeadline    OnDeadline `protobuf:"varint,11,opt,name=on_deadline,json=onDeadline,proto3,enum=syncworker.v1.OnDeadline" json:"on_deadline,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -559,6 +621,27 @@ func (x *UpdateRequest) GetAcceptRisks() []string {
 		return x.AcceptRisks
 	}
 	return nil
+}
+
+func (x *UpdateRequest) GetProgressDeadline() *durationpb.Duration {
+	if x != nil {
+		return x.ProgressDeadline
+	}
+	return nil
+}
+
+func (x *UpdateRequest) GetTotalDeadline() *durationpb.Duration {
+	if x != nil {
+		return x.TotalDeadline
+	}
+	return nil
+}
+
+func (x *UpdateRequest) GetOnDeadline() OnDeadline {
+	if x != nil {
+		return x.OnDeadline
+	}
+	return OnDeadline_ON_DEADLINE_UNSPECIFIED
 }
 
 // BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced.
@@ -2552,7 +2635,7 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\tunmanaged\x18\x05 \x01(\bR\tunmanaged\"\x92\x01\n" +
 	"\x10CapabilitiesSpec\x126\n" +
 	"\x17baseline_capability_set\x18\x01 \x01(\tR\x15baselineCapabilitySet\x12F\n" +
-	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\xae\x03\n" +
+	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\xf4\x04\n" +
 	"\rUpdateRequest\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -2563,7 +2646,12 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x05state\x18\x05 \x01(\x0e2\x1b.syncworker.v1.PayloadStateR\x05state\x128\n" +
 	"\x06limits\x18\x06 \x01(\v2 .syncworker.v1.BlastRadiusLimitsR\x06limits\x120\n" +
 	"\x14expected_plan_digest\x18\a \x01(\tR\x12expectedPlanDigest\x12!\n" +
-	"\faccept_risks\x18\b \x03(\tR\vacceptRisks\"\x9c\x01\n" +
+	"\faccept_risks\x18\b \x03(\tR\vacceptRisks\x12F\n" +
+	"\x11progress_deadline\x18\t \x01(\v2\x19.google.protobuf.DurationR\x10progressDeadline\x12@\n" +
+	"\x0etotal_deadline\x18\n" +
+	" \x01(\v2\x19.google.protobuf.DurationR\rtotalDeadline\x12:\n" +
+	"\von_deadline\x18\v \x01(\x0e2\x19.syncworker.v1.OnDeadlineR\n" +
+	"onDeadline\"\x9c\x01\n" +
 	"\x11BlastRadiusLimits\x12(\n" +
 	"\rmax_deletions\x18\x01 \x01(\x05H\x00R\fmaxDeletions\x88\x01\x01\x123\n" +
 	"\x13max_changed_percent\x18\x02 \x01(\x01H\x01R\x11maxChangedPercent\x88\x01\x01B\x10\n" +
@@ -2725,7 +2813,12 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x19PAYLOAD_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aPAYLOAD_STATE_INITIALIZING\x10\x01\x12\x1a\n" +
 	"\x16PAYLOAD_STATE_UPDATING\x10\x02\x12\x1d\n" +
-	"\x19PAYLOAD_STATE_RECONCILING\x10\x03*\xba\x01\n" +
+	"\x19PAYLOAD_STATE_RECONCILING\x10\x03*V\n" +
+	"\n" +
+	"OnDeadline\x12\x1b\n" +
+	"\x17ON_DEADLINE_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10ON_DEADLINE_FAIL\x10\x01\x12\x15\n" +
+	"\x11ON_DEADLINE_PAUSE\x10\x02*\xba\x01\n" +
 	"\rPreviewAction\x12\x1e\n" +
 	"\x1aPREVIEW_ACTION_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15PREVIEW_ACTION_CREATE\x10\x01\x12\x19\n" +
@@ -2768,112 +2861,116 @@ func file_syncworker_v1_syncworker_proto_rawDescGZIP() []byte {
 	return file_syncworker_v1_syncworker_proto_rawDescData
 }
 
-var file_syncworker_v1_syncworker_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_syncworker_v1_syncworker_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
 var file_syncworker_v1_syncworker_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_syncworker_v1_syncworker_proto_goTypes = []any{
 	(PayloadState)(0),                      // 0: syncworker.v1.PayloadState
-	(PreviewAction)(0),                     // 1: syncworker.v1.PreviewAction
-	(UpdateEffect)(0),                      // 2: syncworker.v1.UpdateEffect
-	(ComponentState)(0),                    // 3: syncworker.v1.ComponentState
-	(*DesiredUpdate)(nil),                  // 4: syncworker.v1.DesiredUpdate
-	(*ComponentOverride)(nil),              // 5: syncworker.v1.ComponentOverride
-	(*CapabilitiesSpec)(nil),               // 6: syncworker.v1.CapabilitiesSpec
-	(*UpdateRequest)(nil),                  // 7: syncworker.v1.UpdateRequest
-	(*BlastRadiusLimits)(nil),              // 8: syncworker.v1.BlastRadiusLimits
-	(*UpdateResponse)(nil),                 // 9: syncworker.v1.UpdateResponse
-	(*GetStatusRequest)(nil),               // 10: syncworker.v1.GetStatusRequest
-	(*GetStatusResponse)(nil),              // 11: syncworker.v1.GetStatusResponse
-	(*StatusWatchRequest)(nil),             // 12: syncworker.v1.StatusWatchRequest
-	(*StatusWatchResponse)(nil),            // 13: syncworker.v1.StatusWatchResponse
-	(*NotifyResourceActivityRequest)(nil),  // 14: syncworker.v1.NotifyResourceActivityRequest
-	(*NotifyResourceActivityResponse)(nil), // 15: syncworker.v1.NotifyResourceActivityResponse
-	(*PreviewRequest)(nil),                 // 16: syncworker.v1.PreviewRequest
-	(*ObjectPreview)(nil),                  // 17: syncworker.v1.ObjectPreview
-	(*PreviewSummary)(nil),                 // 18: syncworker.v1.PreviewSummary
-	(*PreviewResponse)(nil),                // 19: syncworker.v1.PreviewResponse
-	(*PauseUpdateRequest)(nil),             // 20: syncworker.v1.PauseUpdateRequest
-	(*PauseUpdateResponse)(nil),            // 21: syncworker.v1.PauseUpdateResponse
-	(*ResumeUpdateRequest)(nil),            // 22: syncworker.v1.ResumeUpdateRequest
-	(*ResumeUpdateResponse)(nil),           // 23: syncworker.v1.ResumeUpdateResponse
-	(*PauseStatus)(nil),                    // 24: syncworker.v1.PauseStatus
-	(*Failure)(nil),                        // 25: syncworker.v1.Failure
-	(*Release)(nil),                        // 26: syncworker.v1.Release
-	(*LoadPayloadStatus)(nil),              // 27: syncworker.v1.LoadPayloadStatus
-	(*PreconditionResult)(nil),             // 28: syncworker.v1.PreconditionResult
-	(*CapabilitiesStatus)(nil),             // 29: syncworker.v1.CapabilitiesStatus
-	(*SyncWorkerStatus)(nil),               // 30: syncworker.v1.SyncWorkerStatus
-	(*ComponentProgress)(nil),              // 31: syncworker.v1.ComponentProgress
-	(*UpdateTiming)(nil),                   // 32: syncworker.v1.UpdateTiming
-	(*Condition)(nil),                      // 33: syncworker.v1.Condition
-	(*UpdateHistory)(nil),                  // 34: syncworker.v1.UpdateHistory
-	(*timestamppb.Timestamp)(nil),          // 35: google.protobuf.Timestamp
+	(OnDeadline)(0),                        // 1: syncworker.v1.OnDeadline
+	(PreviewAction)(0),                     // 2: syncworker.v1.PreviewAction
+	(UpdateEffect)(0),                      // 3: syncworker.v1.UpdateEffect
+	(ComponentState)(0),                    // 4: syncworker.v1.ComponentState
+	(*DesiredUpdate)(nil),                  // 5: syncworker.v1.DesiredUpdate
+	(*ComponentOverride)(nil),              // 6: syncworker.v1.ComponentOverride
+	(*CapabilitiesSpec)(nil),               // 7: syncworker.v1.CapabilitiesSpec
+	(*UpdateRequest)(nil),                  // 8: syncworker.v1.UpdateRequest
+	(*BlastRadiusLimits)(nil),              // 9: syncworker.v1.BlastRadiusLimits
+	(*UpdateResponse)(nil),                 // 10: syncworker.v1.UpdateResponse
+	(*GetStatusRequest)(nil),               // 11: syncworker.v1.GetStatusRequest
+	(*GetStatusResponse)(nil),              // 12: syncworker.v1.GetStatusResponse
+	(*StatusWatchRequest)(nil),             // 13: syncworker.v1.StatusWatchRequest
+	(*StatusWatchResponse)(nil),            // 14: syncworker.v1.StatusWatchResponse
+	(*NotifyResourceActivityRequest)(nil),  // 15: syncworker.v1.NotifyResourceActivityRequest
+	(*NotifyResourceActivityResponse)(nil), // 16: syncworker.v1.NotifyResourceActivityResponse
+	(*PreviewRequest)(nil),                 // 17: syncworker.v1.PreviewRequest
+	(*ObjectPreview)(nil),                  // 18: syncworker.v1.ObjectPreview
+	(*PreviewSummary)(nil),                 // 19: syncworker.v1.PreviewSummary
+	(*PreviewResponse)(nil),                // 20: syncworker.v1.PreviewResponse
+	(*PauseUpdateRequest)(nil),             // 21: syncworker.v1.PauseUpdateRequest
+	(*PauseUpdateResponse)(nil),            // 22: syncworker.v1.PauseUpdateResponse
+	(*ResumeUpdateRequest)(nil),            // 23: syncworker.v1.ResumeUpdateRequest
+	(*ResumeUpdateResponse)(nil),           // 24: syncworker.v1.ResumeUpdateResponse
+	(*PauseStatus)(nil),                    // 25: syncworker.v1.PauseStatus
+	(*Failure)(nil),                        // 26: syncworker.v1.Failure
+	(*Release)(nil),                        // 27: syncworker.v1.Release
+	(*LoadPayloadStatus)(nil),              // 28: syncworker.v1.LoadPayloadStatus
+	(*PreconditionResult)(nil),             // 29: syncworker.v1.PreconditionResult
+	(*CapabilitiesStatus)(nil),             // 30: syncworker.v1.CapabilitiesStatus
+	(*SyncWorkerStatus)(nil),               // 31: syncworker.v1.SyncWorkerStatus
+	(*ComponentProgress)(nil),              // 32: syncworker.v1.ComponentProgress
+	(*UpdateTiming)(nil),                   // 33: syncworker.v1.UpdateTiming
+	(*Condition)(nil),                      // 34: syncworker.v1.Condition
+	(*UpdateHistory)(nil),                  // 35: syncworker.v1.UpdateHistory
 	(*durationpb.Duration)(nil),            // 36: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),          // 37: google.protobuf.Timestamp
 }
 var file_syncworker_v1_syncworker_proto_depIdxs = []int32{
-	4,  // 0: syncworker.v1.UpdateRequest.desired:type_name -> syncworker.v1.DesiredUpdate
-	5,  // 1: syncworker.v1.UpdateRequest.overrides:type_name -> syncworker.v1.ComponentOverride
-	6,  // 2: syncworker.v1.UpdateRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
+	5,  // 0: syncworker.v1.UpdateRequest.desired:type_name -> syncworker.v1.DesiredUpdate
+	6,  // 1: syncworker.v1.UpdateRequest.overrides:type_name -> syncworker.v1.ComponentOverride
+	7,  // 2: syncworker.v1.UpdateRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
 	0,  // 3: syncworker.v1.UpdateRequest.state:type_name -> syncworker.v1.PayloadState
-	8,  // 4: syncworker.v1.UpdateRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
-	30, // 5: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	30, // 6: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	30, // 7: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	4,  // 8: syncworker.v1.PreviewRequest.desired:type_name -> syncworker.v1.DesiredUpdate
-	5,  // 9: syncworker.v1.PreviewRequest.overrides:type_name -> syncworker.v1.ComponentOverride
-	6,  // 10: syncworker.v1.PreviewRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
-	8,  // 11: syncworker.v1.PreviewRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
-	1,  // 12: syncworker.v1.ObjectPreview.action:type_name -> syncworker.v1.PreviewAction
-	26, // 13: syncworker.v1.PreviewSummary.release:type_name -> syncworker.v1.Release
-	17, // 14: syncworker.v1.PreviewResponse.object:type_name -> syncworker.v1.ObjectPreview
-	18, // 15: syncworker.v1.PreviewResponse.summary:type_name -> syncworker.v1.PreviewSummary
-	30, // 16: syncworker.v1.PauseUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	30, // 17: syncworker.v1.ResumeUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	35, // 18: syncworker.v1.PauseStatus.paused_at:type_name -> google.protobuf.Timestamp
-	2,  // 19: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
-	25, // 20: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
-	4,  // 21: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
-	35, // 22: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
-	28, // 23: syncworker.v1.LoadPayloadStatus.precondition_results:type_name -> syncworker.v1.PreconditionResult
-	25, // 24: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
-	35, // 25: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
-	26, // 26: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
-	27, // 27: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
-	29, // 28: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
-	35, // 29: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
-	33, // 30: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
-	34, // 31: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
-	31, // 32: syncworker.v1.SyncWorkerStatus.components:type_name -> syncworker.v1.ComponentProgress
-	32, // 33: syncworker.v1.SyncWorkerStatus.timing:type_name -> syncworker.v1.UpdateTiming
-	24, // 34: syncworker.v1.SyncWorkerStatus.pause:type_name -> syncworker.v1.PauseStatus
-	3,  // 35: syncworker.v1.ComponentProgress.state:type_name -> syncworker.v1.ComponentState
-	35, // 36: syncworker.v1.ComponentProgress.waiting_since:type_name -> google.protobuf.Timestamp
-	35, // 37: syncworker.v1.ComponentProgress.started_at:type_name -> google.protobuf.Timestamp
-	35, // 38: syncworker.v1.ComponentProgress.finished_at:type_name -> google.protobuf.Timestamp
-	35, // 39: syncworker.v1.UpdateTiming.started_at:type_name -> google.protobuf.Timestamp
-	36, // 40: syncworker.v1.UpdateTiming.elapsed:type_name -> google.protobuf.Duration
-	36, // 41: syncworker.v1.UpdateTiming.estimated_remaining:type_name -> google.protobuf.Duration
-	35, // 42: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
-	35, // 43: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
-	35, // 44: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
-	7,  // 45: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
-	10, // 46: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
-	12, // 47: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
-	14, // 48: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
-	16, // 49: syncworker.v1.SyncWorker.Preview:input_type -> syncworker.v1.PreviewRequest
-	20, // 50: syncworker.v1.SyncWorker.PauseUpdate:input_type -> syncworker.v1.PauseUpdateRequest
-	22, // 51: syncworker.v1.SyncWorker.ResumeUpdate:input_type -> syncworker.v1.ResumeUpdateRequest
-	9,  // 52: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
-	11, // 53: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
-	13, // 54: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
-	15, // 55: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
-	19, // 56: syncworker.v1.SyncWorker.Preview:output_type -> syncworker.v1.PreviewResponse
-	21, // 57: syncworker.v1.SyncWorker.PauseUpdate:output_type -> syncworker.v1.PauseUpdateResponse
-	23, // 58: syncworker.v1.SyncWorker.ResumeUpdate:output_type -> syncworker.v1.ResumeUpdateResponse
-	52, // [52:59] is the sub-list for method output_type
-	45, // [45:52] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	9,  // 4: syncworker.v1.UpdateRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
+	36, // 5: syncworker.v1.UpdateRequest.progress_deadline:type_name -> google.protobuf.Duration
+	36, // 6: syncworker.v1.UpdateRequest.total_deadline:type_name -> google.protobuf.Duration
+	1,  // 7: syncworker.v1.UpdateRequest.on_deadline:type_name -> syncworker.v1.OnDeadline
+	31, // 8: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	31, // 9: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	31, // 10: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	5,  // 11: syncworker.v1.PreviewRequest.desired:type_name -> syncworker.v1.DesiredUpdate
+	6,  // 12: syncworker.v1.PreviewRequest.overrides:type_name -> syncworker.v1.ComponentOverride
+	7,  // 13: syncworker.v1.PreviewRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
+	9,  // 14: syncworker.v1.PreviewRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
+	2,  // 15: syncworker.v1.ObjectPreview.action:type_name -> syncworker.v1.PreviewAction
+	27, // 16: syncworker.v1.PreviewSummary.release:type_name -> syncworker.v1.Release
+	18, // 17: syncworker.v1.PreviewResponse.object:type_name -> syncworker.v1.ObjectPreview
+	19, // 18: syncworker.v1.PreviewResponse.summary:type_name -> syncworker.v1.PreviewSummary
+	31, // 19: syncworker.v1.PauseUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	31, // 20: syncworker.v1.ResumeUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	37, // 21: syncworker.v1.PauseStatus.paused_at:type_name -> google.protobuf.Timestamp
+	3,  // 22: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
+	26, // 23: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
+	5,  // 24: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
+	37, // 25: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
+	29, // 26: syncworker.v1.LoadPayloadStatus.precondition_results:type_name -> syncworker.v1.PreconditionResult
+	26, // 27: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
+	37, // 28: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
+	27, // 29: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
+	28, // 30: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
+	30, // 31: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
+	37, // 32: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
+	34, // 33: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
+	35, // 34: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
+	32, // 35: syncworker.v1.SyncWorkerStatus.components:type_name -> syncworker.v1.ComponentProgress
+	33, // 36: syncworker.v1.SyncWorkerStatus.timing:type_name -> syncworker.v1.UpdateTiming
+	25, // 37: syncworker.v1.SyncWorkerStatus.pause:type_name -> syncworker.v1.PauseStatus
+	4,  // 38: syncworker.v1.ComponentProgress.state:type_name -> syncworker.v1.ComponentState
+	37, // 39: syncworker.v1.ComponentProgress.waiting_since:type_name -> google.protobuf.Timestamp
+	37, // 40: syncworker.v1.ComponentProgress.started_at:type_name -> google.protobuf.Timestamp
+	37, // 41: syncworker.v1.ComponentProgress.finished_at:type_name -> google.protobuf.Timestamp
+	37, // 42: syncworker.v1.UpdateTiming.started_at:type_name -> google.protobuf.Timestamp
+	36, // 43: syncworker.v1.UpdateTiming.elapsed:type_name -> google.protobuf.Duration
+	36, // 44: syncworker.v1.UpdateTiming.estimated_remaining:type_name -> google.protobuf.Duration
+	37, // 45: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
+	37, // 46: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
+	37, // 47: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
+	8,  // 48: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
+	11, // 49: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
+	13, // 50: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
+	15, // 51: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
+	17, // 52: syncworker.v1.SyncWorker.Preview:input_type -> syncworker.v1.PreviewRequest
+	21, // 53: syncworker.v1.SyncWorker.PauseUpdate:input_type -> syncworker.v1.PauseUpdateRequest
+	23, // 54: syncworker.v1.SyncWorker.ResumeUpdate:input_type -> syncworker.v1.ResumeUpdateRequest
+	10, // 55: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
+	12, // 56: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
+	14, // 57: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
+	16, // 58: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
+	20, // 59: syncworker.v1.SyncWorker.Preview:output_type -> syncworker.v1.PreviewResponse
+	22, // 60: syncworker.v1.SyncWorker.PauseUpdate:output_type -> syncworker.v1.PauseUpdateResponse
+	24, // 61: syncworker.v1.SyncWorker.ResumeUpdate:output_type -> syncworker.v1.ResumeUpdateResponse
+	55, // [55:62] is the sub-list for method output_type
+	48, // [48:55] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_syncworker_v1_syncworker_proto_init() }
@@ -2891,7 +2988,7 @@ func file_syncworker_v1_syncworker_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_syncworker_v1_syncworker_proto_rawDesc), len(file_syncworker_v1_syncworker_proto_rawDesc)),
-			NumEnums:      4,
+			NumEnums:      5,
 			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -18,6 +18,12 @@ class PayloadState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PAYLOAD_STATE_UPDATING: _ClassVar[PayloadState]
     PAYLOAD_STATE_RECONCILING: _ClassVar[PayloadState]
 
+class OnDeadline(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ON_DEADLINE_UNSPECIFIED: _ClassVar[OnDeadline]
+    ON_DEADLINE_FAIL: _ClassVar[OnDeadline]
+    ON_DEADLINE_PAUSE: _ClassVar[OnDeadline]
+
 class PreviewAction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     PREVIEW_ACTION_UNSPECIFIED: _ClassVar[PreviewAction]
@@ -47,6 +53,9 @@ PAYLOAD_STATE_UNSPECIFIED: PayloadState
 PAYLOAD_STATE_INITIALIZING: PayloadState
 PAYLOAD_STATE_UPDATING: PayloadState
 PAYLOAD_STATE_RECONCILING: PayloadState
+ON_DEADLINE_UNSPECIFIED: OnDeadline
+ON_DEADLINE_FAIL: OnDeadline
+ON_DEADLINE_PAUSE: OnDeadline
 PREVIEW_ACTION_UNSPECIFIED: PreviewAction
 PREVIEW_ACTION_CREATE: PreviewAction
 PREVIEW_ACTION_CHANGE: PreviewAction
@@ -98,7 +107,7 @@ class CapabilitiesSpec(_message.Message):
     def __init__(self, baseline_capability_set: _Optional[str] = ..., additional_enabled_capabilities: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UpdateRequest(_message.Message):
-    __slots__ = ("generation", "desired", "overrides", "capabilities", "state", "limits", "expected_plan_digest", "accept_risks")
+    __slots__ = ("generation", "desired", "overrides", "capabilities", "state", "limits", "expected_plan_digest", "accept_risks", "progress_deadline", "total_deadline", "on_deadline")
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     DESIRED_FIELD_NUMBER: _ClassVar[int]
     OVERRIDES_FIELD_NUMBER: _ClassVar[int]
@@ -107,6 +116,9 @@ class UpdateRequest(_message.Message):
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_PLAN_DIGEST_FIELD_NUMBER: _ClassVar[int]
     ACCEPT_RISKS_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    ON_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     generation: int
     desired: DesiredUpdate
     overrides: _containers.RepeatedCompositeFieldContainer[ComponentOverride]
@@ -115,7 +127,10 @@ class UpdateRequest(_message.Message):
     limits: BlastRadiusLimits
     expected_plan_digest: str
     accept_risks: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, generation: _Optional[int] = ..., desired: _Optional[_Union[DesiredUpdate, _Mapping]] = ..., overrides: _Optional[_Iterable[_Union[ComponentOverride, _Mapping]]] = ..., capabilities: _Optional[_Union[CapabilitiesSpec, _Mapping]] = ..., state: _Optional[_Union[PayloadState, str]] = ..., limits: _Optional[_Union[BlastRadiusLimits, _Mapping]] = ..., expected_plan_digest: _Optional[str] = ..., accept_risks: _Optional[_Iterable[str]] = ...) -> None: ...
+    progress_deadline: _duration_pb2.Duration
+    total_deadline: _duration_pb2.Duration
+    on_deadline: OnDeadline
+    def __init__(self, generation: _Optional[int] = ..., desired: _Optional[_Union[DesiredUpdate, _Mapping]] = ..., overrides: _Optional[_Iterable[_Union[ComponentOverride, _Mapping]]] = ..., capabilities: _Optional[_Union[CapabilitiesSpec, _Mapping]] = ..., state: _Optional[_Union[PayloadState, str]] = ..., limits: _Optional[_Union[BlastRadiusLimits, _Mapping]] = ..., expected_plan_digest: _Optional[str] = ..., accept_risks: _Optional[_Iterable[str]] = ..., progress_deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., total_deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., on_deadline: _Optional[_Union[OnDeadline, str]] = ...) -> None: ...
 
 class BlastRadiusLimits(_message.Message):
     __slots__ = ("max_deletions", "max_changed_percent")

@@ -74,6 +74,49 @@ export function payloadStateToJSON(object: PayloadState): string {
   }
 }
 
+/** OnDeadline is what an update does when one of its deadlines passes. */
+export enum OnDeadline {
+  /** ON_DEADLINE_UNSPECIFIED - As ON_DEADLINE_FAIL. */
+  ON_DEADLINE_UNSPECIFIED = 0,
+  /** ON_DEADLINE_FAIL - Stay Failing and keep retrying, as without a deadline. */
+  ON_DEADLINE_FAIL = 1,
+  /** ON_DEADLINE_PAUSE - Also pause at the next task boundary (a pause by "syncworker" whose reason is the failure); ResumeUpdate continues. */
+  ON_DEADLINE_PAUSE = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function onDeadlineFromJSON(object: any): OnDeadline {
+  switch (object) {
+    case 0:
+    case "ON_DEADLINE_UNSPECIFIED":
+      return OnDeadline.ON_DEADLINE_UNSPECIFIED;
+    case 1:
+    case "ON_DEADLINE_FAIL":
+      return OnDeadline.ON_DEADLINE_FAIL;
+    case 2:
+    case "ON_DEADLINE_PAUSE":
+      return OnDeadline.ON_DEADLINE_PAUSE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return OnDeadline.UNRECOGNIZED;
+  }
+}
+
+export function onDeadlineToJSON(object: OnDeadline): string {
+  switch (object) {
+    case OnDeadline.ON_DEADLINE_UNSPECIFIED:
+      return "ON_DEADLINE_UNSPECIFIED";
+    case OnDeadline.ON_DEADLINE_FAIL:
+      return "ON_DEADLINE_FAIL";
+    case OnDeadline.ON_DEADLINE_PAUSE:
+      return "ON_DEADLINE_PAUSE";
+    case OnDeadline.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** PreviewAction is what an Update would do to one object. */
 export enum PreviewAction {
   PREVIEW_ACTION_UNSPECIFIED = 0,
@@ -297,6 +340,23 @@ export interface UpdateRequest {
    * GiantHop, ImageVerification, BlastRadius, PlanDigest. A refusal names the risks that would pass it.
    */
   acceptRisks: string[];
+  /**
+   * No manifest applied for this long marks the update Failing with reason ProgressDeadlineExceeded, naming the
+   * component and object it waits on; the next manifest applied clears it. Unset: serve's --progress-deadline (none
+   * by default, as upstream). Time paused does not count.
+   */
+  progressDeadline?:
+    | Duration
+    | undefined;
+  /**
+   * The release not completely applied within this long (from the update's acceptance, time paused left out) marks
+   * the update Failing with reason TotalDeadlineExceeded. Unset: serve's --total-deadline (none by default).
+   */
+  totalDeadline?:
+    | Duration
+    | undefined;
+  /** What a passed deadline does besides marking the update Failing. */
+  onDeadline: OnDeadline;
 }
 
 /** BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced. */
@@ -923,6 +983,9 @@ function createBaseUpdateRequest(): UpdateRequest {
     limits: undefined,
     expectedPlanDigest: "",
     acceptRisks: [],
+    progressDeadline: undefined,
+    totalDeadline: undefined,
+    onDeadline: 0,
   };
 }
 
@@ -951,6 +1014,15 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     }
     for (const v of message.acceptRisks) {
       writer.uint32(66).string(v!);
+    }
+    if (message.progressDeadline !== undefined) {
+      Duration.encode(message.progressDeadline, writer.uint32(74).fork()).join();
+    }
+    if (message.totalDeadline !== undefined) {
+      Duration.encode(message.totalDeadline, writer.uint32(82).fork()).join();
+    }
+    if (message.onDeadline !== 0) {
+      writer.uint32(88).int32(message.onDeadline);
     }
     return writer;
   },
@@ -1032,6 +1104,30 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
             message.acceptRisks.push(reader.string());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.progressDeadline = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.totalDeadline = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.onDeadline = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1064,6 +1160,21 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
         : globalThis.Array.isArray(object?.accept_risks)
         ? object.accept_risks.map((e: any) => globalThis.String(e))
         : [],
+      progressDeadline: isSet(object.progressDeadline)
+        ? Duration.fromJSON(object.progressDeadline)
+        : isSet(object.progress_deadline)
+        ? Duration.fromJSON(object.progress_deadline)
+        : undefined,
+      totalDeadline: isSet(object.totalDeadline)
+        ? Duration.fromJSON(object.totalDeadline)
+        : isSet(object.total_deadline)
+        ? Duration.fromJSON(object.total_deadline)
+        : undefined,
+      onDeadline: isSet(object.onDeadline)
+        ? onDeadlineFromJSON(object.onDeadline)
+        : isSet(object.on_deadline)
+        ? onDeadlineFromJSON(object.on_deadline)
+        : 0,
     };
   },
 
@@ -1093,6 +1204,15 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     if (message.acceptRisks?.length) {
       obj.acceptRisks = message.acceptRisks;
     }
+    if (message.progressDeadline !== undefined) {
+      obj.progressDeadline = Duration.toJSON(message.progressDeadline);
+    }
+    if (message.totalDeadline !== undefined) {
+      obj.totalDeadline = Duration.toJSON(message.totalDeadline);
+    }
+    if (message.onDeadline !== 0) {
+      obj.onDeadline = onDeadlineToJSON(message.onDeadline);
+    }
     return obj;
   },
 
@@ -1115,6 +1235,13 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
       : undefined;
     message.expectedPlanDigest = object.expectedPlanDigest ?? "";
     message.acceptRisks = object.acceptRisks?.map((e) => e) || [];
+    message.progressDeadline = (object.progressDeadline !== undefined && object.progressDeadline !== null)
+      ? Duration.fromPartial(object.progressDeadline)
+      : undefined;
+    message.totalDeadline = (object.totalDeadline !== undefined && object.totalDeadline !== null)
+      ? Duration.fromPartial(object.totalDeadline)
+      : undefined;
+    message.onDeadline = object.onDeadline ?? 0;
     return message;
   },
 };
