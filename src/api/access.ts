@@ -20,6 +20,7 @@ export const RPC_ACCESS = {
   preview: { rpc: "Preview", role: "writer", verb: "update" },
   pauseUpdate: { rpc: "PauseUpdate", role: "writer", verb: "update" },
   resumeUpdate: { rpc: "ResumeUpdate", role: "writer", verb: "update" },
+  cancelUpdate: { rpc: "CancelUpdate", role: "writer", verb: "update" },
 } as const satisfies Record<keyof typeof pb.SyncWorkerService, RpcAccess>;
 
 /** What every grpc-js server call has (a server-streaming call is one too, plus its writer). */

@@ -37,6 +37,7 @@ function toProtoHistory(history: readonly HistoryEntry[]): pb.UpdateHistory[] {
     startedTime: h.startedTime,
     completionTime: h.completionTime,
     acceptedRisks: h.acceptedRisks ?? "",
+    rollback: h.rollback ?? false,
   }));
 }
 

@@ -1,5 +1,5 @@
 import { CancelledError, UpdateError, brandError } from "../core/index.js";
-import { PauseError, PlanError } from "../worker/index.js";
+import { CancelUpdateError, PauseError, PlanError } from "../worker/index.js";
 import { NotLeaderError, StaleGenerationError, StateNotSavedError } from "../service/index.js";
 import { Metadata, status as Status, type ServiceError } from "@grpc/grpc-js";
 import type { Any } from "@syncworker/client/gen/google/protobuf/any";
@@ -111,6 +111,10 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   if (err instanceof StaleGenerationError) {
     // The field the client must change, like any other refused field (a retry as sent is refused the same way).
     return serviceError(Status.INVALID_ARGUMENT, err.message, badRequest("generation", err.message));
+  }
+  if (err instanceof CancelUpdateError) {
+    // ApplyStarted and the rest contradict where the update stands: the caller must change its request, not retry it.
+    return serviceError(Status.FAILED_PRECONDITION, err.message, errorInfo(err.reason));
   }
   if (err instanceof PauseError) {
     // Pausing a paused update, resuming a running one: the worker's state, not the request, is in the way.

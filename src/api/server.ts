@@ -22,6 +22,8 @@ export interface ServicePort {
   /** Holds the update at a task boundary; `pausedBy` is who asked. */
   pause(pausedBy: string, reason: string): Promise<Snapshot<ServiceStatus>>;
   resume(): Promise<Snapshot<ServiceStatus>>;
+  /** Drops the desired release while none of it was written; with `rollback`, rolls back once it was. */
+  cancel(rollback: boolean, signal: AbortSignal): Promise<Snapshot<ServiceStatus>>;
   /** Streams each object's predicted effect to `onObject`, then resolves with the plan's summary. */
   preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult>;
   latest(): Snapshot<ServiceStatus>;
@@ -192,6 +194,12 @@ export class ApiServer {
       },
       pauseUpdate: (call, callback) => answerStatus("PauseUpdate", call, callback, (request) => service.pause(callerOf(call), fromProtoPause(request))),
       resumeUpdate: (call, callback) => answerStatus("ResumeUpdate", call, callback, () => service.resume()),
+      cancelUpdate: (call, callback) => {
+        // A rollback is an Update: its payload load stops when the caller goes away, as an Update's does.
+        const controller = new AbortController();
+        call.on("cancelled", () => controller.abort());
+        answerStatus("CancelUpdate", call, callback, (request) => service.cancel(request.rollback, controller.signal));
+      },
       update: (call, callback) => {
         const scope = observer.begin("Update", "unary", call);
         const controller = new AbortController();

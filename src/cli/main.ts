@@ -304,6 +304,14 @@ export function program(): Command {
       process.stdout.write(`${terminalSafe(headline(status))}\n`);
     });
 
+  withConnection(cli.command("cancel"))
+    .description("drop the desired release while none of it was applied (the release in effect stays); once applying started, exit 1 naming what was applied")
+    .option("--rollback", "once applying started: update back to the last completed release instead (same minor version only)", false)
+    .action(async (o: ConnectOptions & { rollback: boolean }) => {
+      const status = await withClient(o, (client) => client.cancelUpdate(o.rollback));
+      process.stdout.write(`${terminalSafe(headline(status))}\n`);
+    });
+
   withConnection(cli.command("resume"))
     .description("resume a paused update from where it stood")
     .action(async (o: ConnectOptions) => {

@@ -59,7 +59,7 @@ function lastFailure(status: SyncWorkerStatus): string {
 
 function historyLine(h: History): string {
   const span = `${h.startedTime ? instant(h.startedTime) : "?"} → ${h.completionTime ? instant(h.completionTime) : "…"}`;
-  return `  ${h.state.padEnd(9)} ${(h.version || "-").padEnd(12)} ${span}  ${h.image}${h.verified ? "" : " (not verified)"}`;
+  return `  ${h.state.padEnd(9)} ${(h.version || "-").padEnd(12)} ${span}  ${h.image}${h.verified ? "" : " (not verified)"}${h.rollback ? " (rollback)" : ""}`;
 }
 
 /** The summary's lines for a snapshot at `now`. */

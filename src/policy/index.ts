@@ -3,3 +3,4 @@ export * from "./overrides.js";
 export * from "./preconditions.js";
 export * from "./implicit.js";
 export { capabilitiesSpecShape, componentOverrideShape, preconditionResultShape } from "./shapes.js";
+export { compareSemVer, parseSemVer, type SemVer } from "./semver.js";

@@ -1,6 +1,6 @@
 import type { Backoff } from "../graph/index.js";
 import type { PayloadRetriever, PayloadLoader } from "../payload/index.js";
-import type { Precondition } from "../policy/index.js";
+import { parseSemVer, type Precondition } from "../policy/index.js";
 import {
   boundStatus,
   ClusterVersionTracker,
@@ -17,8 +17,10 @@ import {
   type Snapshot,
 } from "../status/index.js";
 import {
+  CancelUpdateError,
   EMPTY_STATUS,
   SyncWorker,
+  type CancelPlan,
   type MetricsSink,
   type ResourceApplier,
   type SyncWorkerStatus,
@@ -140,6 +142,9 @@ export class SyncService {
   #store: SnapshotStore<ServiceStatus> | undefined;
   #tracker: ClusterVersionTracker;
   #spec: DesiredSpec | undefined;
+  /** The Update of the release the worker holds (accepted), and of the one before it: what a cancel saves back. */
+  #inEffect: DesiredSpec | undefined;
+  #beforeInEffect: DesiredSpec | undefined;
   #reserved = 0;
   #term: Term | undefined;
   #running: Promise<void> | undefined;
@@ -252,7 +257,11 @@ export class SyncService {
       },
     });
     // A newer Update may have replaced the spec while this one loaded.
-    if (this.#spec === spec && outcome.accepted) this.#spec = acceptedSpec(spec);
+    if (this.#spec === spec && outcome.accepted) {
+      this.#spec = acceptedSpec(spec);
+      if (this.#inEffect?.desired.image !== spec.desired.image) this.#beforeInEffect = this.#inEffect;
+      this.#inEffect = this.#spec;
+    }
     // The request itself is stored; a failure to store the status it led to is logged by the writer and retried.
     await term.writer.flush().catch(() => undefined);
     return this.latest();
@@ -287,6 +296,69 @@ export class SyncService {
       apply: () => term.worker.resume(),
     });
     return this.latest();
+  }
+
+  /**
+   * CancelUpdate: drops the desired release while none of it was written (see SyncWorker.planCancel); the release in
+   * effect stays and is reconciled, and the saved spec goes back to that release's Update (at the dropped one's
+   * generation), so a restart does not replay the dropped one. Once applying started it is refused with a
+   * {@link CancelUpdateError} naming what was applied, unless `rollback`: then an update back to the last completed
+   * release starts, within the same minor version only, and the history records it as a rollback.
+   */
+  async cancel(rollback: boolean, signal: AbortSignal): Promise<Snapshot<ServiceStatus>> {
+    const term = this.#leading();
+    let plan: CancelPlan;
+    try {
+      plan = await term.worker.planCancel();
+    } catch (err) {
+      if (rollback && err instanceof CancelUpdateError && err.reason === "ApplyStarted") return this.#rollback(err, signal);
+      throw err;
+    }
+    const restored = plan.kind === "accepted" ? this.#beforeInEffect : this.#inEffect;
+    if (!restored) throw new CancelUpdateError("NoPreviousRelease", `there is no release to go back to from ${plan.image}`);
+    const spec: DesiredSpec = { ...restored, generation: Math.max(restored.generation, this.#spec?.generation ?? 0) };
+    await term.writer
+      .commit({
+        name: "CancelUpdate",
+        draft: (state) => ({ ...state, spec }),
+        apply: () => {
+          if (plan.kind === "accepted") this.#tracker.forgetPending(plan.image);
+          return term.worker.cancel(plan).then(() => {
+            this.#spec = spec;
+            this.#inEffect = spec;
+            if (plan.kind === "accepted") this.#beforeInEffect = undefined;
+          });
+        },
+      })
+      .catch((err: unknown) => {
+        // Refused after the spec was saved (a pass wrote in between): the next save writes the update's spec back.
+        if (err instanceof CancelUpdateError) term.writer.schedule(true);
+        throw err;
+      });
+    await term.writer.flush().catch(() => undefined);
+    return this.latest();
+  }
+
+  /** The rollback a cancel asked for once applying started: an Update back to the last completed release of the same minor. */
+  async #rollback(refusal: CancelUpdateError, signal: AbortSignal): Promise<Snapshot<ServiceStatus>> {
+    const spec = this.#spec;
+    const worker = this.latest().value.worker;
+    const target = this.#tracker.status.history.find((h) => h.state === "Completed" && h.image !== spec?.desired.image);
+    if (!spec || !target)
+      throw new CancelUpdateError("NoCompletedRelease", `${refusal.message}, and no earlier release was completely applied to roll back to`);
+    const version = worker.actual.image === spec.desired.image ? worker.actual.version : spec.desired.version;
+    const from = parseSemVer(version);
+    const to = parseSemVer(target.version);
+    if (from instanceof Error || to instanceof Error || from.major !== to.major || from.minor !== to.minor) {
+      throw new CancelUpdateError(
+        "RollbackAcrossMinor",
+        `${refusal.message}; a rollback from ${version || spec.desired.image} to ${target.version || target.image} would leave its minor version, and only a rollback within the same minor version is allowed (as oc adm upgrade rollback)`,
+      );
+    }
+    this.#tracker.markRollback(target.image);
+    // The risks accepted for the release rolled back from are not the rollback's.
+    const { acceptRisks: _risks, ...kept } = spec;
+    return this.update({ ...kept, desired: { version: target.version, image: target.image, force: false }, state: "Updating" }, signal);
   }
 
   /** A generation below the last accepted Update's would go back to an older desired state. */
@@ -324,6 +396,9 @@ export class SyncService {
     const store = this.#store!;
     const saved = await this.#o.state.load(signal);
     this.#spec = saved?.spec;
+    // A new term knows no release before the one it resumes: a cancel can only drop what it accepts itself.
+    this.#inEffect = saved?.spec;
+    this.#beforeInEffect = undefined;
     this.#tracker = new ClusterVersionTracker(
       () => this.#o.clock.now(),
       (name) => this.#waits.startedAt(name),

@@ -40,6 +40,23 @@ export class ClusterVersionTracker {
     return this.#status;
   }
 
+  /** The release an update starts rolling back to: its history entry, once the worker shows it, says so. */
+  #rollbackTo: string | undefined;
+
+  /** The next history entry started for `image` records a rollback (CancelUpdate with rollback). */
+  markRollback(image: string): void {
+    this.#rollbackTo = image;
+  }
+
+  /**
+   * A cancelled update's release leaves the history when its entry is the newest and still Partial (a pass that
+   * started and was held before writing anything): it was never applied.
+   */
+  forgetPending(image: string): void {
+    const [newest, ...rest] = this.#status.history;
+    if (newest?.image === image && newest.state === "Partial") this.#status = { ...this.#status, history: rest };
+  }
+
   /** Folds one worker status into the history, the conditions and the message. */
   observe(ws: SyncWorkerStatus): ClusterVersionStatus {
     const now = this.now();
@@ -47,6 +64,11 @@ export class ClusterVersionTracker {
     const load = ws.loadPayloadStatus;
     const risks = load.update.image === ws.actual.image ? (load.acceptedRisks ?? "") : "";
     const history = mergeHistory(this.#status.history, ws.actual, ws.verified, now, ws.completed > 0, risks);
+    const [newest] = history;
+    if (newest && this.#rollbackTo === newest.image && newest.state === "Partial") {
+      history[0] = { ...newest, rollback: true };
+      this.#rollbackTo = undefined;
+    }
     const conditions = deriveConditions(this.#status.conditions, ws, history, now, this.operatorStartedAt);
     this.#status = { history, conditions, message: describeStatus(ws, conditions) };
     return this.#status;

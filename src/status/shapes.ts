@@ -29,6 +29,8 @@ export const historyEntryShape = z.strictObject({
   completionTime: isoDate.optional(),
   /** What the update to this release was accepted despite (configv1.UpdateHistory.AcceptedRisks). */
   acceptedRisks: z.string().optional(),
+  /** The update to this release rolled back a cancelled one (CancelUpdate with rollback). */
+  rollback: z.literal(true).optional(),
 });
 export type HistoryEntry = Frozen<z.output<typeof historyEntryShape>>;
 

@@ -36,6 +36,8 @@ export interface ApplyDeps extends TaskRunDeps {
   readonly position: Set<number>;
   /** A manifest was applied (what an update's progress deadline waits for). */
   readonly applied?: () => void;
+  /** The pass is about to write to the cluster (a precreation or a task's first attempt): its release's apply started. */
+  readonly writing?: () => void;
 }
 
 const RECONCILE_STRIDE = 8;
@@ -119,6 +121,7 @@ export async function applyPayload(
         if (!isClusterOperator(task.manifest.gvk) || skip(task) || applied(task)) continue;
         await deps.gate?.wait(nodeSignal);
         if (nodeSignal.aborted) throw progress.contextError(abortReason(nodeSignal));
+        deps.writing?.();
         // Precreation only makes the operator visible early; failures are retried by the real apply.
         await deps.applier.apply(task.manifest, "Precreating", nodeSignal).catch(() => undefined);
       }
@@ -134,6 +137,7 @@ export async function applyPayload(
       // A pause holds the task before it starts; the update above showed the progress it stopped at.
       await deps.gate?.wait(nodeSignal);
       if (nodeSignal.aborted) throw progress.contextError(abortReason(nodeSignal));
+      deps.writing?.();
       try {
         await runTask(task, work.state, taskDeps, nodeSignal);
         deps.position.add(task.index);

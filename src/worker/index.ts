@@ -15,3 +15,4 @@ export { summarizeTaskGraphErrors, condenseClusterOperators, ContextError } from
 export { StatusWrapper, ConsistentReporter, equalDigest } from "./reporter.js";
 export { DeadlineWatch, deadlineMessage, effectiveDeadlines, type DeadlineKind, type UpdateDeadlines } from "./deadlines.js";
 export { ON_DEADLINE } from "./shapes.js";
+export { CancelUpdateError, appliedText, type CancelPlan, type CancelRefusal } from "./cancel-update.js";

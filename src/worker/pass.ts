@@ -7,7 +7,7 @@ import { NO_METRICS, type MetricsSink, type SyncWork, type SyncWorkerStatus } fr
 import { CancelledError, NO_TRACING, abortReason, onAbort } from "../core/index.js";
 
 /** The worker's options a pass uses: the apply's own dependencies, the base of its deadline, its metrics and reports. */
-export interface PassDeps extends Omit<ApplyDeps, "metrics" | "architecture" | "attemptsRestarted" | "gate" | "position" | "applied"> {
+export interface PassDeps extends Omit<ApplyDeps, "metrics" | "architecture" | "attemptsRestarted" | "gate" | "position" | "applied" | "writing"> {
   /** A pass may take twice this (once while Initializing) before it is stopped. */
   readonly minimumReconcileIntervalMs: number;
   readonly metrics?: MetricsSink;
@@ -25,6 +25,8 @@ export interface PassRunnerOptions {
   readonly position?: PassPosition;
   /** A manifest was applied. */
   readonly applied?: () => void;
+  /** A pass of the release `image` is about to write to the cluster. */
+  readonly writing?: (image: string) => void;
 }
 
 /**
@@ -105,6 +107,7 @@ export class PassRunner {
             gate,
             position: position.done,
             ...(this.#o.applied ? { applied: this.#o.applied } : {}),
+            ...(this.#o.writing ? { writing: () => this.#o.writing?.(work.desired.image) } : {}),
           };
           try {
             await applyPayload(payload, work, maxWorkers, reporter, applyDeps, controller.signal);

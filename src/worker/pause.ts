@@ -91,6 +91,11 @@ export class PauseGate {
     if (this.#status && !this.#status.updatePending) this.#status = { ...this.#status, updatePending: true };
   }
 
+  /** The Update accepted while paused was cancelled: none is pending any more. */
+  clearUpdatePending(): void {
+    if (this.#status?.updatePending) this.#status = { ...this.#status, updatePending: false };
+  }
+
   /** Resolves at once while running, else on resume or when `signal` aborts (callers check `signal.aborted`). */
   async wait(signal: AbortSignal): Promise<void> {
     if (!this.#status || signal.aborted) return;

@@ -4,6 +4,7 @@ import type { Backoff } from "../graph/index.js";
 import { PassRunner } from "./pass.js";
 import { syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
 import { CancelledError, NO_EVENTS, UpdateError, asError, link, type Logger, type Random, type SpanRef } from "../core/index.js";
+import { CancelUpdateError, appliedText, type CancelPlan } from "./cancel-update.js";
 import { DeadlineWatch, deadlineMessage, effectiveDeadlines, type DeadlineKind, type UpdateDeadlines } from "./deadlines.js";
 import { PreviewedImages, previewUpdate, type PlannedObject, type PreviewInput, type PreviewResult } from "./planning/index.js";
 import { PauseGate, type PassPosition } from "./pause.js";
@@ -110,6 +111,13 @@ export class SyncWorker {
   #deadlineFailure: UpdateError | undefined;
   /** The last failure a pass reported, shown again once a passed deadline is cleared. */
   #passFailure: SyncWorkerStatus["failure"];
+  /**
+   * The release in effect before the newest accepted Update, kept while nothing of that update has been written:
+   * what a cancel restores. Undefined for a first release, and once the update's apply started.
+   */
+  #previous: { readonly work: SyncWork; readonly payload: PayloadUpdate | undefined; readonly status: SyncWorkerStatus } | undefined;
+  /** A pass of the newest accepted release has written to the cluster (it can no longer be dropped). */
+  #writing = false;
   /** The status setters stay private: reporters get this sink, never the worker. */
   readonly #sink: StatusSink = {
     updateApplyStatus: (status) => this.#updateApplyStatus(status),
@@ -128,6 +136,11 @@ export class SyncWorker {
       sink: this.#sink,
       ...(options.resumePosition ? { position: options.resumePosition } : {}),
       applied: () => this.#deadlines.progressed(),
+      writing: (image) => {
+        if (image !== this.#work?.desired.image || this.#writing) return;
+        this.#writing = true;
+        this.#previous = undefined;
+      },
     });
     if (options.resume) {
       const { failure: _failure, ...rest } = options.resume;
@@ -255,6 +268,8 @@ export class SyncWorker {
     }
 
     const oldDesired = this.#work?.desired;
+    // What a cancel would restore, as it stands before this update loads a payload over it.
+    const before = this.#work ? { work: { ...this.#work }, payload: this.#payload, status: this.#status } : undefined;
     if (!this.#work) {
       work.state = input.state;
       // A resumed worker already knows the release it was applying; anything else starts from the request.
@@ -295,6 +310,9 @@ export class SyncWorker {
     if (!oldDesired) this.#o.log.info(`Propagating initial target version ${work.desired.version} to sync worker loop in state ${input.state}.`);
 
     this.#work = work;
+    // An update over one that never wrote goes back, if cancelled, to the release in effect before both.
+    if (this.#writing || !this.#previous) this.#previous = before;
+    this.#writing = false;
     // A release the resumed service had already completed is not timed again.
     if (this.#status.actual.image === work.desired.image && this.#status.completed > 0) this.#deadlines.disarm();
     else this.#arm(work);
@@ -309,6 +327,71 @@ export class SyncWorker {
     }
     this.notify("new work is available");
     return true;
+  }
+
+  /**
+   * Decides what a CancelUpdate drops, after stopping a payload that is still loading: the newest Update when the
+   * worker refused it (or stopped its load), or the accepted one while none of it was written. Throws a
+   * {@link CancelUpdateError} saying why nothing can be dropped: the apply started (what was applied), no Update is
+   * pending, or there is no release to go back to.
+   */
+  async planCancel(): Promise<CancelPlan> {
+    this.#supersede?.abort(new Error("cancelled by CancelUpdate"));
+    await this.#updates;
+    const work = this.#work;
+    const load = this.#status.loadPayloadStatus.update;
+    if (load.image && load.image !== work?.desired.image) {
+      if (!work) throw new CancelUpdateError("NoPreviousRelease", `there is no release to go back to: the only Update (${load.image}) was not accepted`);
+      return { kind: "refused", image: load.image };
+    }
+    if (!work) throw new CancelUpdateError("NothingToCancel", "no Update has been made: there is nothing to cancel");
+    const release = `${work.desired.version || "the release"} (${work.desired.image})`;
+    if (this.#previous) return { kind: "accepted", image: work.desired.image };
+    const shown = this.#status.actual.image === work.desired.image;
+    if (shown && this.#status.completed > 0) throw new CancelUpdateError("NothingToCancel", `no update is pending: ${release} is completely applied`);
+    if (this.#writing || (shown && this.#status.done > 0)) {
+      throw new CancelUpdateError("ApplyStarted", `the update to ${release} has started applying, ${appliedText(this.#status)} applied; it cannot be dropped`);
+    }
+    throw new CancelUpdateError("NoPreviousRelease", `there is no earlier release this process applied to go back to from ${release}`);
+  }
+
+  /**
+   * Drops what {@link planCancel} found: a refused Update's load status gives way to the release in effect; an
+   * accepted one's work, payload and status give way to the previous release's, which is reconciled again. Throws an
+   * ApplyStarted {@link CancelUpdateError} when a pass wrote to the cluster since the plan was made.
+   */
+  async cancel(plan: CancelPlan): Promise<void> {
+    const work = this.#work;
+    if (!work) return;
+    if (plan.kind === "refused") {
+      // The release in effect never changed: its own load status comes back.
+      const reporter = new StatusWrapper(this.#sink, this.#status, () => this.#o.clock.now());
+      const payload = this.#payload;
+      const message = `Payload loaded version=${JSON.stringify(work.desired.version)} image=${JSON.stringify(work.desired.image)}`;
+      reporter.reportPayload({
+        step: "PayloadLoaded",
+        message,
+        update: work.desired,
+        verified: payload?.verifiedImage ?? false,
+        lastTransitionTime: this.#o.clock.now(),
+      });
+      return;
+    }
+    const previous = this.#previous;
+    if (!previous || work.desired.image !== plan.image) {
+      throw new CancelUpdateError(
+        "ApplyStarted",
+        `the update to ${plan.image} started writing to the cluster while the cancel was being saved; it cannot be dropped`,
+      );
+    }
+    this.#previous = undefined;
+    this.#work = previous.work;
+    this.#payload = previous.payload;
+    this.#deadlines.disarm();
+    this.#gate.clearUpdatePending();
+    if (this.#passes.running) this.#passes.cancel(new CancelledError());
+    this.#publish(this.#withPause({ ...previous.status, generation: Math.max(previous.status.generation, this.#status.generation) }));
+    this.notify("the pending update was cancelled");
   }
 
   #arm(work: SyncWork): void {

@@ -9,6 +9,7 @@ import {
   type PreviewRequest,
   type PreviewResponse,
   type ResumeUpdateResponse,
+  type CancelUpdateResponse,
   type StatusWatchResponse,
   type SyncWorkerStatus,
   type UpdateRequest,
@@ -151,6 +152,16 @@ export class SyncWorkerClient {
    */
   async pauseUpdate(reason = "", opts: CallOpts = {}): Promise<SyncWorkerStatus> {
     const res = await this.#unary<PauseUpdateResponse>(opts, (md, o, cb) => this.#raw.pauseUpdate({ reason }, md, o, cb));
+    return required(res.status);
+  }
+
+  /**
+   * Drops the desired release while none of it was applied; the release in effect stays. Once applying started,
+   * FailedPrecondition naming what was applied, unless `rollback`: then an update back to the last completed release
+   * of the same minor version starts. Resolves with the status after it.
+   */
+  async cancelUpdate(rollback = false, opts: CallOpts = {}): Promise<SyncWorkerStatus> {
+    const res = await this.#unary<CancelUpdateResponse>(opts, (md, o, cb) => this.#raw.cancelUpdate({ rollback }, md, o, cb));
     return required(res.status);
   }
 

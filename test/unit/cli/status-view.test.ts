@@ -49,7 +49,15 @@ const installing = status({
   loadPayloadStatus: loaded,
   conditions: [{ type: "Failing", status: "True", reason: "ClusterOperatorsNotAvailable", message: "…", lastTransitionTime: at("2026-01-01T10:00:05Z") }],
   history: [
-    { state: "Partial", version: "1.0.0", image: "quay.io/demo/release@sha256:aa", verified: true, startedTime: at("2026-01-01T10:00:00Z"), acceptedRisks: "" },
+    {
+      state: "Partial",
+      version: "1.0.0",
+      image: "quay.io/demo/release@sha256:aa",
+      verified: true,
+      startedTime: at("2026-01-01T10:00:00Z"),
+      acceptedRisks: "",
+      rollback: false,
+    },
   ],
   timing: { startedAt: at("2026-01-01T10:00:00Z"), estimateBasis: "" },
   publishedAt: at("2026-01-01T10:00:05Z"),
@@ -137,6 +145,7 @@ describe("status summary", () => {
           verified: true,
           startedTime: at("2026-01-01T10:00:00Z"),
           acceptedRisks: "",
+          rollback: false,
         },
         ...Array.from({ length: HISTORY_SHOWN }, (_, i) => ({
           state: "Completed",
@@ -146,6 +155,7 @@ describe("status summary", () => {
           startedTime: at("2025-12-01T10:00:00Z"),
           completionTime: at("2025-12-01T11:00:00Z"),
           acceptedRisks: "",
+          rollback: false,
         })),
       ],
     });

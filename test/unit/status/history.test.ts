@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mergeHistory, pruneHistory, type HistoryEntry } from "../../../src/status/index.js";
+import { ClusterVersionTracker, mergeHistory, pruneHistory, type HistoryEntry } from "../../../src/status/index.js";
+import { EMPTY_STATUS } from "../../../src/worker/index.js";
 
 const t = (n: number) => new Date(n * 1000);
 
@@ -168,5 +169,36 @@ test("history: accepted risks start with a new entry and replace the newest entr
       ["1.0.1", "warning: y-then-z"],
       ["1.0.0", undefined],
     ],
+  );
+});
+
+test("a cancelled release's Partial entry leaves the history; a completed one, or another release's, stays", () => {
+  const release = (version: string) => ({ version, image: `/payloads/${version}`, url: "", channels: [] });
+  const tracker = new ClusterVersionTracker(
+    () => new Date(0),
+    () => undefined,
+  );
+  tracker.observe({ ...EMPTY_STATUS, actual: release("1.0.0"), completed: 1 });
+  tracker.observe({ ...EMPTY_STATUS, actual: release("1.0.1") });
+  tracker.forgetPending("/payloads/1.0.0");
+  assert.deepEqual(
+    tracker.status.history.map((e) => `${e.state} ${e.version}`),
+    ["Partial 1.0.1", "Completed 1.0.0"],
+    "only the newest entry, for its own image",
+  );
+  tracker.forgetPending("/payloads/1.0.1");
+  assert.deepEqual(
+    tracker.status.history.map((e) => `${e.state} ${e.version}`),
+    ["Completed 1.0.0"],
+  );
+  tracker.forgetPending("/payloads/1.0.0");
+  assert.equal(tracker.status.history.length, 1, "a completed release is never forgotten");
+
+  tracker.markRollback("/payloads/0.9.9");
+  tracker.observe({ ...EMPTY_STATUS, actual: release("0.9.9") });
+  tracker.observe({ ...EMPTY_STATUS, actual: release("0.9.9"), completed: 1 });
+  assert.deepEqual(
+    tracker.status.history.map((e) => `${e.state} ${e.version}${e.rollback ? " rollback" : ""}`),
+    ["Completed 0.9.9 rollback", "Completed 1.0.0"],
   );
 });

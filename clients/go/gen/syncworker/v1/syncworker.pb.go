@@ -1497,6 +1497,96 @@ func (*ResumeUpdateRequest) Descriptor() ([]byte, []int) {
 	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{18}
 }
 
+type CancelUpdateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When applying already started: start an update back to the last completed release (same minor version only)
+	// instead of refusing.
+	Rollback      bool `protobuf:"varint,1,opt,name=rollback,proto3" json:"rollback,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelUpdateRequest) Reset() {
+	*x = CancelUpdateRequest{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelUpdateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelUpdateRequest) ProtoMessage() {}
+
+func (x *CancelUpdateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelUpdateRequest.ProtoReflect.Descriptor instead.
+func (*CancelUpdateRequest) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CancelUpdateRequest) GetRollback() bool {
+	if x != nil {
+		return x.Rollback
+	}
+	return false
+}
+
+type CancelUpdateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelUpdateResponse) Reset() {
+	*x = CancelUpdateResponse{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelUpdateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelUpdateResponse) ProtoMessage() {}
+
+func (x *CancelUpdateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelUpdateResponse.ProtoReflect.Descriptor instead.
+func (*CancelUpdateResponse) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *CancelUpdateResponse) GetStatus() *SyncWorkerStatus {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
 type ResumeUpdateResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Status        *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
@@ -1506,7 +1596,7 @@ type ResumeUpdateResponse struct {
 
 func (x *ResumeUpdateResponse) Reset() {
 	*x = ResumeUpdateResponse{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[19]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1518,7 +1608,7 @@ func (x *ResumeUpdateResponse) String() string {
 func (*ResumeUpdateResponse) ProtoMessage() {}
 
 func (x *ResumeUpdateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[19]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1531,7 +1621,7 @@ func (x *ResumeUpdateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeUpdateResponse.ProtoReflect.Descriptor instead.
 func (*ResumeUpdateResponse) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{19}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ResumeUpdateResponse) GetStatus() *SyncWorkerStatus {
@@ -1557,7 +1647,7 @@ type PauseStatus struct {
 
 func (x *PauseStatus) Reset() {
 	*x = PauseStatus{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[20]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1569,7 +1659,7 @@ func (x *PauseStatus) String() string {
 func (*PauseStatus) ProtoMessage() {}
 
 func (x *PauseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[20]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1582,7 +1672,7 @@ func (x *PauseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseStatus.ProtoReflect.Descriptor instead.
 func (*PauseStatus) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{20}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *PauseStatus) GetPaused() bool {
@@ -1635,7 +1725,7 @@ type Failure struct {
 
 func (x *Failure) Reset() {
 	*x = Failure{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[21]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1647,7 +1737,7 @@ func (x *Failure) String() string {
 func (*Failure) ProtoMessage() {}
 
 func (x *Failure) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[21]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1660,7 +1750,7 @@ func (x *Failure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Failure.ProtoReflect.Descriptor instead.
 func (*Failure) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{21}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Failure) GetReason() string {
@@ -1704,7 +1794,7 @@ type Release struct {
 
 func (x *Release) Reset() {
 	*x = Release{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[22]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1716,7 +1806,7 @@ func (x *Release) String() string {
 func (*Release) ProtoMessage() {}
 
 func (x *Release) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[22]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1729,7 +1819,7 @@ func (x *Release) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Release.ProtoReflect.Descriptor instead.
 func (*Release) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{22}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Release) GetVersion() string {
@@ -1780,7 +1870,7 @@ type LoadPayloadStatus struct {
 
 func (x *LoadPayloadStatus) Reset() {
 	*x = LoadPayloadStatus{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[23]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1792,7 +1882,7 @@ func (x *LoadPayloadStatus) String() string {
 func (*LoadPayloadStatus) ProtoMessage() {}
 
 func (x *LoadPayloadStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[23]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1805,7 +1895,7 @@ func (x *LoadPayloadStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadPayloadStatus.ProtoReflect.Descriptor instead.
 func (*LoadPayloadStatus) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{23}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *LoadPayloadStatus) GetStep() string {
@@ -1883,7 +1973,7 @@ type PreconditionResult struct {
 
 func (x *PreconditionResult) Reset() {
 	*x = PreconditionResult{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[24]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1895,7 +1985,7 @@ func (x *PreconditionResult) String() string {
 func (*PreconditionResult) ProtoMessage() {}
 
 func (x *PreconditionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[24]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1908,7 +1998,7 @@ func (x *PreconditionResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreconditionResult.ProtoReflect.Descriptor instead.
 func (*PreconditionResult) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{24}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PreconditionResult) GetName() string {
@@ -1966,7 +2056,7 @@ type CapabilitiesStatus struct {
 
 func (x *CapabilitiesStatus) Reset() {
 	*x = CapabilitiesStatus{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[25]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1978,7 +2068,7 @@ func (x *CapabilitiesStatus) String() string {
 func (*CapabilitiesStatus) ProtoMessage() {}
 
 func (x *CapabilitiesStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[25]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1991,7 +2081,7 @@ func (x *CapabilitiesStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CapabilitiesStatus.ProtoReflect.Descriptor instead.
 func (*CapabilitiesStatus) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{25}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CapabilitiesStatus) GetEnabled() []string {
@@ -2056,7 +2146,7 @@ type SyncWorkerStatus struct {
 
 func (x *SyncWorkerStatus) Reset() {
 	*x = SyncWorkerStatus{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[26]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2068,7 +2158,7 @@ func (x *SyncWorkerStatus) String() string {
 func (*SyncWorkerStatus) ProtoMessage() {}
 
 func (x *SyncWorkerStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[26]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2081,7 +2171,7 @@ func (x *SyncWorkerStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncWorkerStatus.ProtoReflect.Descriptor instead.
 func (*SyncWorkerStatus) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{26}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SyncWorkerStatus) GetGeneration() int64 {
@@ -2262,7 +2352,7 @@ type ComponentProgress struct {
 
 func (x *ComponentProgress) Reset() {
 	*x = ComponentProgress{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[27]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2274,7 +2364,7 @@ func (x *ComponentProgress) String() string {
 func (*ComponentProgress) ProtoMessage() {}
 
 func (x *ComponentProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[27]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2287,7 +2377,7 @@ func (x *ComponentProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentProgress.ProtoReflect.Descriptor instead.
 func (*ComponentProgress) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{27}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ComponentProgress) GetRunLevel() int32 {
@@ -2389,7 +2479,7 @@ type UpdateTiming struct {
 
 func (x *UpdateTiming) Reset() {
 	*x = UpdateTiming{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[28]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2401,7 +2491,7 @@ func (x *UpdateTiming) String() string {
 func (*UpdateTiming) ProtoMessage() {}
 
 func (x *UpdateTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[28]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2414,7 +2504,7 @@ func (x *UpdateTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTiming.ProtoReflect.Descriptor instead.
 func (*UpdateTiming) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{28}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UpdateTiming) GetStartedAt() *timestamppb.Timestamp {
@@ -2460,7 +2550,7 @@ type Condition struct {
 
 func (x *Condition) Reset() {
 	*x = Condition{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2472,7 +2562,7 @@ func (x *Condition) String() string {
 func (*Condition) ProtoMessage() {}
 
 func (x *Condition) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2485,7 +2575,7 @@ func (x *Condition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Condition.ProtoReflect.Descriptor instead.
 func (*Condition) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{29}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Condition) GetType() string {
@@ -2535,13 +2625,15 @@ type UpdateHistory struct {
 	CompletionTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=completion_time,json=completionTime,proto3" json:"completion_time,omitempty"`
 	// Risks the update to this release was accepted with (configv1.UpdateHistory.AcceptedRisks).
 	AcceptedRisks string `protobuf:"bytes,7,opt,name=accepted_risks,json=acceptedRisks,proto3" json:"accepted_risks,omitempty"`
+	// The update to this release was a rollback (CancelUpdate with rollback).
+	Rollback      bool `protobuf:"varint,8,opt,name=rollback,proto3" json:"rollback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateHistory) Reset() {
 	*x = UpdateHistory{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2553,7 +2645,7 @@ func (x *UpdateHistory) String() string {
 func (*UpdateHistory) ProtoMessage() {}
 
 func (x *UpdateHistory) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2566,7 +2658,7 @@ func (x *UpdateHistory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateHistory.ProtoReflect.Descriptor instead.
 func (*UpdateHistory) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{30}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdateHistory) GetState() string {
@@ -2616,6 +2708,13 @@ func (x *UpdateHistory) GetAcceptedRisks() string {
 		return x.AcceptedRisks
 	}
 	return ""
+}
+
+func (x *UpdateHistory) GetRollback() bool {
+	if x != nil {
+		return x.Rollback
+	}
+	return false
 }
 
 var File_syncworker_v1_syncworker_proto protoreflect.FileDescriptor
@@ -2703,7 +2802,11 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"N\n" +
 	"\x13PauseUpdateResponse\x127\n" +
 	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x15\n" +
-	"\x13ResumeUpdateRequest\"O\n" +
+	"\x13ResumeUpdateRequest\"1\n" +
+	"\x13CancelUpdateRequest\x12\x1a\n" +
+	"\brollback\x18\x01 \x01(\bR\brollback\"O\n" +
+	"\x14CancelUpdateResponse\x127\n" +
+	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"O\n" +
 	"\x14ResumeUpdateResponse\x127\n" +
 	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\xba\x01\n" +
 	"\vPauseStatus\x12\x16\n" +
@@ -2800,7 +2903,7 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12L\n" +
-	"\x14last_transition_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"\x9c\x02\n" +
+	"\x14last_transition_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x12lastTransitionTime\"\xb8\x02\n" +
 	"\rUpdateHistory\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x14\n" +
@@ -2808,7 +2911,8 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\bverified\x18\x04 \x01(\bR\bverified\x12=\n" +
 	"\fstarted_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vstartedTime\x12C\n" +
 	"\x0fcompletion_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0ecompletionTime\x12%\n" +
-	"\x0eaccepted_risks\x18\a \x01(\tR\racceptedRisks*\x88\x01\n" +
+	"\x0eaccepted_risks\x18\a \x01(\tR\racceptedRisks\x12\x1a\n" +
+	"\brollback\x18\b \x01(\bR\brollback*\x88\x01\n" +
 	"\fPayloadState\x12\x1d\n" +
 	"\x19PAYLOAD_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aPAYLOAD_STATE_INITIALIZING\x10\x01\x12\x1a\n" +
@@ -2838,7 +2942,7 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x18COMPONENT_STATE_APPLYING\x10\x02\x12\x1b\n" +
 	"\x17COMPONENT_STATE_WAITING\x10\x03\x12\x18\n" +
 	"\x14COMPONENT_STATE_DONE\x10\x04\x12\x1a\n" +
-	"\x16COMPONENT_STATE_FAILED\x10\x052\xed\x04\n" +
+	"\x16COMPONENT_STATE_FAILED\x10\x052\xc6\x05\n" +
 	"\n" +
 	"SyncWorker\x12E\n" +
 	"\x06Update\x12\x1c.syncworker.v1.UpdateRequest\x1a\x1d.syncworker.v1.UpdateResponse\x12N\n" +
@@ -2847,7 +2951,8 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x16NotifyResourceActivity\x12,.syncworker.v1.NotifyResourceActivityRequest\x1a-.syncworker.v1.NotifyResourceActivityResponse\x12J\n" +
 	"\aPreview\x12\x1d.syncworker.v1.PreviewRequest\x1a\x1e.syncworker.v1.PreviewResponse0\x01\x12T\n" +
 	"\vPauseUpdate\x12!.syncworker.v1.PauseUpdateRequest\x1a\".syncworker.v1.PauseUpdateResponse\x12W\n" +
-	"\fResumeUpdate\x12\".syncworker.v1.ResumeUpdateRequest\x1a#.syncworker.v1.ResumeUpdateResponseb\x06proto3"
+	"\fResumeUpdate\x12\".syncworker.v1.ResumeUpdateRequest\x1a#.syncworker.v1.ResumeUpdateResponse\x12W\n" +
+	"\fCancelUpdate\x12\".syncworker.v1.CancelUpdateRequest\x1a#.syncworker.v1.CancelUpdateResponseb\x06proto3"
 
 var (
 	file_syncworker_v1_syncworker_proto_rawDescOnce sync.Once
@@ -2862,7 +2967,7 @@ func file_syncworker_v1_syncworker_proto_rawDescGZIP() []byte {
 }
 
 var file_syncworker_v1_syncworker_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_syncworker_v1_syncworker_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_syncworker_v1_syncworker_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_syncworker_v1_syncworker_proto_goTypes = []any{
 	(PayloadState)(0),                      // 0: syncworker.v1.PayloadState
 	(OnDeadline)(0),                        // 1: syncworker.v1.OnDeadline
@@ -2888,20 +2993,22 @@ var file_syncworker_v1_syncworker_proto_goTypes = []any{
 	(*PauseUpdateRequest)(nil),             // 21: syncworker.v1.PauseUpdateRequest
 	(*PauseUpdateResponse)(nil),            // 22: syncworker.v1.PauseUpdateResponse
 	(*ResumeUpdateRequest)(nil),            // 23: syncworker.v1.ResumeUpdateRequest
-	(*ResumeUpdateResponse)(nil),           // 24: syncworker.v1.ResumeUpdateResponse
-	(*PauseStatus)(nil),                    // 25: syncworker.v1.PauseStatus
-	(*Failure)(nil),                        // 26: syncworker.v1.Failure
-	(*Release)(nil),                        // 27: syncworker.v1.Release
-	(*LoadPayloadStatus)(nil),              // 28: syncworker.v1.LoadPayloadStatus
-	(*PreconditionResult)(nil),             // 29: syncworker.v1.PreconditionResult
-	(*CapabilitiesStatus)(nil),             // 30: syncworker.v1.CapabilitiesStatus
-	(*SyncWorkerStatus)(nil),               // 31: syncworker.v1.SyncWorkerStatus
-	(*ComponentProgress)(nil),              // 32: syncworker.v1.ComponentProgress
-	(*UpdateTiming)(nil),                   // 33: syncworker.v1.UpdateTiming
-	(*Condition)(nil),                      // 34: syncworker.v1.Condition
-	(*UpdateHistory)(nil),                  // 35: syncworker.v1.UpdateHistory
-	(*durationpb.Duration)(nil),            // 36: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),          // 37: google.protobuf.Timestamp
+	(*CancelUpdateRequest)(nil),            // 24: syncworker.v1.CancelUpdateRequest
+	(*CancelUpdateResponse)(nil),           // 25: syncworker.v1.CancelUpdateResponse
+	(*ResumeUpdateResponse)(nil),           // 26: syncworker.v1.ResumeUpdateResponse
+	(*PauseStatus)(nil),                    // 27: syncworker.v1.PauseStatus
+	(*Failure)(nil),                        // 28: syncworker.v1.Failure
+	(*Release)(nil),                        // 29: syncworker.v1.Release
+	(*LoadPayloadStatus)(nil),              // 30: syncworker.v1.LoadPayloadStatus
+	(*PreconditionResult)(nil),             // 31: syncworker.v1.PreconditionResult
+	(*CapabilitiesStatus)(nil),             // 32: syncworker.v1.CapabilitiesStatus
+	(*SyncWorkerStatus)(nil),               // 33: syncworker.v1.SyncWorkerStatus
+	(*ComponentProgress)(nil),              // 34: syncworker.v1.ComponentProgress
+	(*UpdateTiming)(nil),                   // 35: syncworker.v1.UpdateTiming
+	(*Condition)(nil),                      // 36: syncworker.v1.Condition
+	(*UpdateHistory)(nil),                  // 37: syncworker.v1.UpdateHistory
+	(*durationpb.Duration)(nil),            // 38: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),          // 39: google.protobuf.Timestamp
 }
 var file_syncworker_v1_syncworker_proto_depIdxs = []int32{
 	5,  // 0: syncworker.v1.UpdateRequest.desired:type_name -> syncworker.v1.DesiredUpdate
@@ -2909,68 +3016,71 @@ var file_syncworker_v1_syncworker_proto_depIdxs = []int32{
 	7,  // 2: syncworker.v1.UpdateRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
 	0,  // 3: syncworker.v1.UpdateRequest.state:type_name -> syncworker.v1.PayloadState
 	9,  // 4: syncworker.v1.UpdateRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
-	36, // 5: syncworker.v1.UpdateRequest.progress_deadline:type_name -> google.protobuf.Duration
-	36, // 6: syncworker.v1.UpdateRequest.total_deadline:type_name -> google.protobuf.Duration
+	38, // 5: syncworker.v1.UpdateRequest.progress_deadline:type_name -> google.protobuf.Duration
+	38, // 6: syncworker.v1.UpdateRequest.total_deadline:type_name -> google.protobuf.Duration
 	1,  // 7: syncworker.v1.UpdateRequest.on_deadline:type_name -> syncworker.v1.OnDeadline
-	31, // 8: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	31, // 9: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	31, // 10: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 8: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 9: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 10: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
 	5,  // 11: syncworker.v1.PreviewRequest.desired:type_name -> syncworker.v1.DesiredUpdate
 	6,  // 12: syncworker.v1.PreviewRequest.overrides:type_name -> syncworker.v1.ComponentOverride
 	7,  // 13: syncworker.v1.PreviewRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
 	9,  // 14: syncworker.v1.PreviewRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
 	2,  // 15: syncworker.v1.ObjectPreview.action:type_name -> syncworker.v1.PreviewAction
-	27, // 16: syncworker.v1.PreviewSummary.release:type_name -> syncworker.v1.Release
+	29, // 16: syncworker.v1.PreviewSummary.release:type_name -> syncworker.v1.Release
 	18, // 17: syncworker.v1.PreviewResponse.object:type_name -> syncworker.v1.ObjectPreview
 	19, // 18: syncworker.v1.PreviewResponse.summary:type_name -> syncworker.v1.PreviewSummary
-	31, // 19: syncworker.v1.PauseUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	31, // 20: syncworker.v1.ResumeUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	37, // 21: syncworker.v1.PauseStatus.paused_at:type_name -> google.protobuf.Timestamp
-	3,  // 22: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
-	26, // 23: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
-	5,  // 24: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
-	37, // 25: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
-	29, // 26: syncworker.v1.LoadPayloadStatus.precondition_results:type_name -> syncworker.v1.PreconditionResult
-	26, // 27: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
-	37, // 28: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
-	27, // 29: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
-	28, // 30: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
-	30, // 31: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
-	37, // 32: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
-	34, // 33: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
-	35, // 34: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
-	32, // 35: syncworker.v1.SyncWorkerStatus.components:type_name -> syncworker.v1.ComponentProgress
-	33, // 36: syncworker.v1.SyncWorkerStatus.timing:type_name -> syncworker.v1.UpdateTiming
-	25, // 37: syncworker.v1.SyncWorkerStatus.pause:type_name -> syncworker.v1.PauseStatus
-	4,  // 38: syncworker.v1.ComponentProgress.state:type_name -> syncworker.v1.ComponentState
-	37, // 39: syncworker.v1.ComponentProgress.waiting_since:type_name -> google.protobuf.Timestamp
-	37, // 40: syncworker.v1.ComponentProgress.started_at:type_name -> google.protobuf.Timestamp
-	37, // 41: syncworker.v1.ComponentProgress.finished_at:type_name -> google.protobuf.Timestamp
-	37, // 42: syncworker.v1.UpdateTiming.started_at:type_name -> google.protobuf.Timestamp
-	36, // 43: syncworker.v1.UpdateTiming.elapsed:type_name -> google.protobuf.Duration
-	36, // 44: syncworker.v1.UpdateTiming.estimated_remaining:type_name -> google.protobuf.Duration
-	37, // 45: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
-	37, // 46: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
-	37, // 47: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
-	8,  // 48: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
-	11, // 49: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
-	13, // 50: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
-	15, // 51: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
-	17, // 52: syncworker.v1.SyncWorker.Preview:input_type -> syncworker.v1.PreviewRequest
-	21, // 53: syncworker.v1.SyncWorker.PauseUpdate:input_type -> syncworker.v1.PauseUpdateRequest
-	23, // 54: syncworker.v1.SyncWorker.ResumeUpdate:input_type -> syncworker.v1.ResumeUpdateRequest
-	10, // 55: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
-	12, // 56: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
-	14, // 57: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
-	16, // 58: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
-	20, // 59: syncworker.v1.SyncWorker.Preview:output_type -> syncworker.v1.PreviewResponse
-	22, // 60: syncworker.v1.SyncWorker.PauseUpdate:output_type -> syncworker.v1.PauseUpdateResponse
-	24, // 61: syncworker.v1.SyncWorker.ResumeUpdate:output_type -> syncworker.v1.ResumeUpdateResponse
-	55, // [55:62] is the sub-list for method output_type
-	48, // [48:55] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	33, // 19: syncworker.v1.PauseUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 20: syncworker.v1.CancelUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 21: syncworker.v1.ResumeUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	39, // 22: syncworker.v1.PauseStatus.paused_at:type_name -> google.protobuf.Timestamp
+	3,  // 23: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
+	28, // 24: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
+	5,  // 25: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
+	39, // 26: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
+	31, // 27: syncworker.v1.LoadPayloadStatus.precondition_results:type_name -> syncworker.v1.PreconditionResult
+	28, // 28: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
+	39, // 29: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
+	29, // 30: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
+	30, // 31: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
+	32, // 32: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
+	39, // 33: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
+	36, // 34: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
+	37, // 35: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
+	34, // 36: syncworker.v1.SyncWorkerStatus.components:type_name -> syncworker.v1.ComponentProgress
+	35, // 37: syncworker.v1.SyncWorkerStatus.timing:type_name -> syncworker.v1.UpdateTiming
+	27, // 38: syncworker.v1.SyncWorkerStatus.pause:type_name -> syncworker.v1.PauseStatus
+	4,  // 39: syncworker.v1.ComponentProgress.state:type_name -> syncworker.v1.ComponentState
+	39, // 40: syncworker.v1.ComponentProgress.waiting_since:type_name -> google.protobuf.Timestamp
+	39, // 41: syncworker.v1.ComponentProgress.started_at:type_name -> google.protobuf.Timestamp
+	39, // 42: syncworker.v1.ComponentProgress.finished_at:type_name -> google.protobuf.Timestamp
+	39, // 43: syncworker.v1.UpdateTiming.started_at:type_name -> google.protobuf.Timestamp
+	38, // 44: syncworker.v1.UpdateTiming.elapsed:type_name -> google.protobuf.Duration
+	38, // 45: syncworker.v1.UpdateTiming.estimated_remaining:type_name -> google.protobuf.Duration
+	39, // 46: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
+	39, // 47: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
+	39, // 48: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
+	8,  // 49: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
+	11, // 50: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
+	13, // 51: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
+	15, // 52: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
+	17, // 53: syncworker.v1.SyncWorker.Preview:input_type -> syncworker.v1.PreviewRequest
+	21, // 54: syncworker.v1.SyncWorker.PauseUpdate:input_type -> syncworker.v1.PauseUpdateRequest
+	23, // 55: syncworker.v1.SyncWorker.ResumeUpdate:input_type -> syncworker.v1.ResumeUpdateRequest
+	24, // 56: syncworker.v1.SyncWorker.CancelUpdate:input_type -> syncworker.v1.CancelUpdateRequest
+	10, // 57: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
+	12, // 58: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
+	14, // 59: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
+	16, // 60: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
+	20, // 61: syncworker.v1.SyncWorker.Preview:output_type -> syncworker.v1.PreviewResponse
+	22, // 62: syncworker.v1.SyncWorker.PauseUpdate:output_type -> syncworker.v1.PauseUpdateResponse
+	26, // 63: syncworker.v1.SyncWorker.ResumeUpdate:output_type -> syncworker.v1.ResumeUpdateResponse
+	25, // 64: syncworker.v1.SyncWorker.CancelUpdate:output_type -> syncworker.v1.CancelUpdateResponse
+	57, // [57:65] is the sub-list for method output_type
+	49, // [49:57] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_syncworker_v1_syncworker_proto_init() }
@@ -2989,7 +3099,7 @@ func file_syncworker_v1_syncworker_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_syncworker_v1_syncworker_proto_rawDesc), len(file_syncworker_v1_syncworker_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -29,6 +29,7 @@ const (
 	SyncWorker_Preview_FullMethodName                = "/syncworker.v1.SyncWorker/Preview"
 	SyncWorker_PauseUpdate_FullMethodName            = "/syncworker.v1.SyncWorker/PauseUpdate"
 	SyncWorker_ResumeUpdate_FullMethodName           = "/syncworker.v1.SyncWorker/ResumeUpdate"
+	SyncWorker_CancelUpdate_FullMethodName           = "/syncworker.v1.SyncWorker/CancelUpdate"
 )
 
 // SyncWorkerClient is the client API for SyncWorker service.
@@ -58,6 +59,12 @@ type SyncWorkerClient interface {
 	PauseUpdate(ctx context.Context, in *PauseUpdateRequest, opts ...grpc.CallOption) (*PauseUpdateResponse, error)
 	// ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused.
 	ResumeUpdate(ctx context.Context, in *ResumeUpdateRequest, opts ...grpc.CallOption) (*ResumeUpdateResponse, error)
+	// CancelUpdate drops the desired release while none of it has been applied (loading, verifying, preconditions, or
+	// accepted but held before its first task, e.g. while paused): the release in effect stays and is reconciled, as the
+	// CVO does when desiredUpdate is cleared before the payload is applied. Once applying started it is
+	// FAILED_PRECONDITION (reason ApplyStarted) saying what was applied, unless rollback is asked: then an update back to
+	// the last completed release starts, within the same minor version only, recorded in the history as a rollback.
+	CancelUpdate(ctx context.Context, in *CancelUpdateRequest, opts ...grpc.CallOption) (*CancelUpdateResponse, error)
 }
 
 type syncWorkerClient struct {
@@ -156,6 +163,16 @@ func (c *syncWorkerClient) ResumeUpdate(ctx context.Context, in *ResumeUpdateReq
 	return out, nil
 }
 
+func (c *syncWorkerClient) CancelUpdate(ctx context.Context, in *CancelUpdateRequest, opts ...grpc.CallOption) (*CancelUpdateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelUpdateResponse)
+	err := c.cc.Invoke(ctx, SyncWorker_CancelUpdate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SyncWorkerServer is the server API for SyncWorker service.
 // All implementations must embed UnimplementedSyncWorkerServer
 // for forward compatibility.
@@ -183,6 +200,12 @@ type SyncWorkerServer interface {
 	PauseUpdate(context.Context, *PauseUpdateRequest) (*PauseUpdateResponse, error)
 	// ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused.
 	ResumeUpdate(context.Context, *ResumeUpdateRequest) (*ResumeUpdateResponse, error)
+	// CancelUpdate drops the desired release while none of it has been applied (loading, verifying, preconditions, or
+	// accepted but held before its first task, e.g. while paused): the release in effect stays and is reconciled, as the
+	// CVO does when desiredUpdate is cleared before the payload is applied. Once applying started it is
+	// FAILED_PRECONDITION (reason ApplyStarted) saying what was applied, unless rollback is asked: then an update back to
+	// the last completed release starts, within the same minor version only, recorded in the history as a rollback.
+	CancelUpdate(context.Context, *CancelUpdateRequest) (*CancelUpdateResponse, error)
 	mustEmbedUnimplementedSyncWorkerServer()
 }
 
@@ -213,6 +236,9 @@ func (UnimplementedSyncWorkerServer) PauseUpdate(context.Context, *PauseUpdateRe
 }
 func (UnimplementedSyncWorkerServer) ResumeUpdate(context.Context, *ResumeUpdateRequest) (*ResumeUpdateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResumeUpdate not implemented")
+}
+func (UnimplementedSyncWorkerServer) CancelUpdate(context.Context, *CancelUpdateRequest) (*CancelUpdateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelUpdate not implemented")
 }
 func (UnimplementedSyncWorkerServer) mustEmbedUnimplementedSyncWorkerServer() {}
 func (UnimplementedSyncWorkerServer) testEmbeddedByValue()                    {}
@@ -347,6 +373,24 @@ func _SyncWorker_ResumeUpdate_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SyncWorker_CancelUpdate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelUpdateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SyncWorkerServer).CancelUpdate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SyncWorker_CancelUpdate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SyncWorkerServer).CancelUpdate(ctx, req.(*CancelUpdateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SyncWorker_ServiceDesc is the grpc.ServiceDesc for SyncWorker service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -373,6 +417,10 @@ var SyncWorker_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResumeUpdate",
 			Handler:    _SyncWorker_ResumeUpdate_Handler,
+		},
+		{
+			MethodName: "CancelUpdate",
+			Handler:    _SyncWorker_CancelUpdate_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

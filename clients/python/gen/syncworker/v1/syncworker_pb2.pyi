@@ -258,6 +258,18 @@ class ResumeUpdateRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class CancelUpdateRequest(_message.Message):
+    __slots__ = ("rollback",)
+    ROLLBACK_FIELD_NUMBER: _ClassVar[int]
+    rollback: bool
+    def __init__(self, rollback: _Optional[bool] = ...) -> None: ...
+
+class CancelUpdateResponse(_message.Message):
+    __slots__ = ("status",)
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: SyncWorkerStatus
+    def __init__(self, status: _Optional[_Union[SyncWorkerStatus, _Mapping]] = ...) -> None: ...
+
 class ResumeUpdateResponse(_message.Message):
     __slots__ = ("status",)
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -451,7 +463,7 @@ class Condition(_message.Message):
     def __init__(self, type: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., last_transition_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class UpdateHistory(_message.Message):
-    __slots__ = ("state", "version", "image", "verified", "started_time", "completion_time", "accepted_risks")
+    __slots__ = ("state", "version", "image", "verified", "started_time", "completion_time", "accepted_risks", "rollback")
     STATE_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
@@ -459,6 +471,7 @@ class UpdateHistory(_message.Message):
     STARTED_TIME_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_TIME_FIELD_NUMBER: _ClassVar[int]
     ACCEPTED_RISKS_FIELD_NUMBER: _ClassVar[int]
+    ROLLBACK_FIELD_NUMBER: _ClassVar[int]
     state: str
     version: str
     image: str
@@ -466,4 +479,5 @@ class UpdateHistory(_message.Message):
     started_time: _timestamp_pb2.Timestamp
     completion_time: _timestamp_pb2.Timestamp
     accepted_risks: str
-    def __init__(self, state: _Optional[str] = ..., version: _Optional[str] = ..., image: _Optional[str] = ..., verified: _Optional[bool] = ..., started_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completion_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., accepted_risks: _Optional[str] = ...) -> None: ...
+    rollback: bool
+    def __init__(self, state: _Optional[str] = ..., version: _Optional[str] = ..., image: _Optional[str] = ..., verified: _Optional[bool] = ..., started_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completion_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., accepted_risks: _Optional[str] = ..., rollback: _Optional[bool] = ...) -> None: ...

@@ -70,6 +70,11 @@ class SyncWorkerStub:
                 request_serializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateRequest.SerializeToString,
                 response_deserializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateResponse.FromString,
                 _registered_method=True)
+        self.CancelUpdate = channel.unary_unary(
+                '/syncworker.v1.SyncWorker/CancelUpdate',
+                request_serializer=syncworker_dot_v1_dot_syncworker__pb2.CancelUpdateRequest.SerializeToString,
+                response_deserializer=syncworker_dot_v1_dot_syncworker__pb2.CancelUpdateResponse.FromString,
+                _registered_method=True)
 
 
 class SyncWorkerServicer:
@@ -132,6 +137,17 @@ class SyncWorkerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelUpdate(self, request, context):
+        """CancelUpdate drops the desired release while none of it has been applied (loading, verifying, preconditions, or
+        accepted but held before its first task, e.g. while paused): the release in effect stays and is reconciled, as the
+        CVO does when desiredUpdate is cleared before the payload is applied. Once applying started it is
+        FAILED_PRECONDITION (reason ApplyStarted) saying what was applied, unless rollback is asked: then an update back to
+        the last completed release starts, within the same minor version only, recorded in the history as a rollback.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SyncWorkerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -169,6 +185,11 @@ def add_SyncWorkerServicer_to_server(servicer, server):
                     servicer.ResumeUpdate,
                     request_deserializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateRequest.FromString,
                     response_serializer=syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateResponse.SerializeToString,
+            ),
+            'CancelUpdate': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelUpdate,
+                    request_deserializer=syncworker_dot_v1_dot_syncworker__pb2.CancelUpdateRequest.FromString,
+                    response_serializer=syncworker_dot_v1_dot_syncworker__pb2.CancelUpdateResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -361,6 +382,33 @@ class SyncWorker:
             '/syncworker.v1.SyncWorker/ResumeUpdate',
             syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateRequest.SerializeToString,
             syncworker_dot_v1_dot_syncworker__pb2.ResumeUpdateResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelUpdate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/syncworker.v1.SyncWorker/CancelUpdate',
+            syncworker_dot_v1_dot_syncworker__pb2.CancelUpdateRequest.SerializeToString,
+            syncworker_dot_v1_dot_syncworker__pb2.CancelUpdateResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -468,6 +468,18 @@ export interface PauseUpdateResponse {
 export interface ResumeUpdateRequest {
 }
 
+export interface CancelUpdateRequest {
+  /**
+   * When applying already started: start an update back to the last completed release (same minor version only)
+   * instead of refusing.
+   */
+  rollback: boolean;
+}
+
+export interface CancelUpdateResponse {
+  status?: SyncWorkerStatus | undefined;
+}
+
 export interface ResumeUpdateResponse {
   status?: SyncWorkerStatus | undefined;
 }
@@ -644,6 +656,8 @@ export interface UpdateHistory {
     | undefined;
   /** Risks the update to this release was accepted with (configv1.UpdateHistory.AcceptedRisks). */
   acceptedRisks: string;
+  /** The update to this release was a rollback (CancelUpdate with rollback). */
+  rollback: boolean;
 }
 
 function createBaseDesiredUpdate(): DesiredUpdate {
@@ -2618,6 +2632,142 @@ export const ResumeUpdateRequest: MessageFns<ResumeUpdateRequest> = {
   },
 };
 
+function createBaseCancelUpdateRequest(): CancelUpdateRequest {
+  return { rollback: false };
+}
+
+export const CancelUpdateRequest: MessageFns<CancelUpdateRequest> = {
+  encode(message: CancelUpdateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rollback !== false) {
+      writer.uint32(8).bool(message.rollback);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelUpdateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelUpdateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.rollback = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelUpdateRequest {
+    return { rollback: isSet(object.rollback) ? globalThis.Boolean(object.rollback) : false };
+  },
+
+  toJSON(message: CancelUpdateRequest): unknown {
+    const obj: any = {};
+    if (message.rollback !== false) {
+      obj.rollback = message.rollback;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelUpdateRequest>, I>>(base?: I): CancelUpdateRequest {
+    return CancelUpdateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelUpdateRequest>, I>>(object: I): CancelUpdateRequest {
+    const message = createBaseCancelUpdateRequest();
+    message.rollback = object.rollback ?? false;
+    return message;
+  },
+};
+
+function createBaseCancelUpdateResponse(): CancelUpdateResponse {
+  return { status: undefined };
+}
+
+export const CancelUpdateResponse: MessageFns<CancelUpdateResponse> = {
+  encode(message: CancelUpdateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== undefined) {
+      SyncWorkerStatus.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelUpdateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelUpdateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = SyncWorkerStatus.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelUpdateResponse {
+    return { status: isSet(object.status) ? SyncWorkerStatus.fromJSON(object.status) : undefined };
+  },
+
+  toJSON(message: CancelUpdateResponse): unknown {
+    const obj: any = {};
+    if (message.status !== undefined) {
+      obj.status = SyncWorkerStatus.toJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelUpdateResponse>, I>>(base?: I): CancelUpdateResponse {
+    return CancelUpdateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelUpdateResponse>, I>>(object: I): CancelUpdateResponse {
+    const message = createBaseCancelUpdateResponse();
+    message.status = (object.status !== undefined && object.status !== null)
+      ? SyncWorkerStatus.fromPartial(object.status)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseResumeUpdateResponse(): ResumeUpdateResponse {
   return { status: undefined };
 }
@@ -4553,6 +4703,7 @@ function createBaseUpdateHistory(): UpdateHistory {
     startedTime: undefined,
     completionTime: undefined,
     acceptedRisks: "",
+    rollback: false,
   };
 }
 
@@ -4578,6 +4729,9 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
     }
     if (message.acceptedRisks !== "") {
       writer.uint32(58).string(message.acceptedRisks);
+    }
+    if (message.rollback !== false) {
+      writer.uint32(64).bool(message.rollback);
     }
     return writer;
   },
@@ -4651,6 +4805,14 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
             message.acceptedRisks = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.rollback = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4684,6 +4846,7 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
         : isSet(object.accepted_risks)
         ? globalThis.String(object.accepted_risks)
         : "",
+      rollback: isSet(object.rollback) ? globalThis.Boolean(object.rollback) : false,
     };
   },
 
@@ -4710,6 +4873,9 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
     if (message.acceptedRisks !== "") {
       obj.acceptedRisks = message.acceptedRisks;
     }
+    if (message.rollback !== false) {
+      obj.rollback = message.rollback;
+    }
     return obj;
   },
 
@@ -4725,6 +4891,7 @@ export const UpdateHistory: MessageFns<UpdateHistory> = {
     message.startedTime = object.startedTime ?? undefined;
     message.completionTime = object.completionTime ?? undefined;
     message.acceptedRisks = object.acceptedRisks ?? "";
+    message.rollback = object.rollback ?? false;
     return message;
   },
 };
@@ -4823,6 +4990,23 @@ export const SyncWorkerService = {
       Buffer.from(ResumeUpdateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResumeUpdateResponse => ResumeUpdateResponse.decode(value),
   },
+  /**
+   * CancelUpdate drops the desired release while none of it has been applied (loading, verifying, preconditions, or
+   * accepted but held before its first task, e.g. while paused): the release in effect stays and is reconciled, as the
+   * CVO does when desiredUpdate is cleared before the payload is applied. Once applying started it is
+   * FAILED_PRECONDITION (reason ApplyStarted) saying what was applied, unless rollback is asked: then an update back to
+   * the last completed release starts, within the same minor version only, recorded in the history as a rollback.
+   */
+  cancelUpdate: {
+    path: "/syncworker.v1.SyncWorker/CancelUpdate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelUpdateRequest): Buffer => Buffer.from(CancelUpdateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelUpdateRequest => CancelUpdateRequest.decode(value),
+    responseSerialize: (value: CancelUpdateResponse): Buffer =>
+      Buffer.from(CancelUpdateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelUpdateResponse => CancelUpdateResponse.decode(value),
+  },
 } as const;
 
 export interface SyncWorkerServer extends UntypedServiceImplementation {
@@ -4857,6 +5041,14 @@ export interface SyncWorkerServer extends UntypedServiceImplementation {
   pauseUpdate: handleUnaryCall<PauseUpdateRequest, PauseUpdateResponse>;
   /** ResumeUpdate continues a paused update from where it stood. FAILED_PRECONDITION when not paused. */
   resumeUpdate: handleUnaryCall<ResumeUpdateRequest, ResumeUpdateResponse>;
+  /**
+   * CancelUpdate drops the desired release while none of it has been applied (loading, verifying, preconditions, or
+   * accepted but held before its first task, e.g. while paused): the release in effect stays and is reconciled, as the
+   * CVO does when desiredUpdate is cleared before the payload is applied. Once applying started it is
+   * FAILED_PRECONDITION (reason ApplyStarted) saying what was applied, unless rollback is asked: then an update back to
+   * the last completed release starts, within the same minor version only, recorded in the history as a rollback.
+   */
+  cancelUpdate: handleUnaryCall<CancelUpdateRequest, CancelUpdateResponse>;
 }
 
 export interface SyncWorkerClient extends Client {
@@ -4970,6 +5162,28 @@ export interface SyncWorkerClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResumeUpdateResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CancelUpdate drops the desired release while none of it has been applied (loading, verifying, preconditions, or
+   * accepted but held before its first task, e.g. while paused): the release in effect stays and is reconciled, as the
+   * CVO does when desiredUpdate is cleared before the payload is applied. Once applying started it is
+   * FAILED_PRECONDITION (reason ApplyStarted) saying what was applied, unless rollback is asked: then an update back to
+   * the last completed release starts, within the same minor version only, recorded in the history as a rollback.
+   */
+  cancelUpdate(
+    request: CancelUpdateRequest,
+    callback: (error: ServiceError | null, response: CancelUpdateResponse) => void,
+  ): ClientUnaryCall;
+  cancelUpdate(
+    request: CancelUpdateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelUpdateResponse) => void,
+  ): ClientUnaryCall;
+  cancelUpdate(
+    request: CancelUpdateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelUpdateResponse) => void,
   ): ClientUnaryCall;
 }
 
