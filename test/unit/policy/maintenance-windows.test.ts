@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseDuration } from "../../../src/config/index.js";
+import { nextOpening, parseMaintenanceWindow, windowState } from "../../../src/policy/index.js";
+
+const parse = (text: string) => parseMaintenanceWindow(text, (d) => parseDuration("maintenance-window", d));
+const at = (iso: string) => new Date(iso);
+
+test("a window is parsed from its words; each wrong part is named", () => {
+  assert.deepEqual(parse("allow 0 2 * * SAT for 4h in Europe/Berlin"), {
+    kind: "allow",
+    cron: "0 2 * * SAT",
+    durationMs: 4 * 3_600_000,
+    timeZone: "Europe/Berlin",
+    text: "allow 0 2 * * SAT for 4h in Europe/Berlin",
+  });
+  assert.throws(() => parse("sometimes"), /"sometimes" is not a maintenance window: expected "allow\|deny MIN HOUR DOM MON DOW for DURATION in TIME_ZONE"/);
+  assert.throws(() => parse("allow 0 2 * * SAT for 4h in Mars/Olympus"), /"Mars\/Olympus" is not an IANA time zone/);
+  assert.throws(() => parse("allow 0 25 * * SAT for 4h in UTC"), /"0 25 \* \* SAT" is not a cron schedule/);
+  assert.throws(() => parse("deny 0 2 * * SAT for soon in UTC"), /"soon" is not a duration/);
+});
+
+test("inside an allow window updates may run until it closes; outside, they wait until the next opening", () => {
+  const windows = [parse("allow 0 2 * * * for 2h in UTC")];
+  assert.deepEqual(windowState(windows, at("2026-06-01T03:00:00Z")), { open: true, reason: "", changesAt: at("2026-06-01T04:00:00Z") });
+  const closed = windowState(windows, at("2026-06-01T05:00:00Z"));
+  assert.equal(closed.open, false);
+  assert.equal(closed.reason, "outside every maintenance window");
+  assert.deepEqual(closed.changesAt, at("2026-06-02T02:00:00Z"));
+  assert.deepEqual(windowState([], at("2026-06-01T05:00:00Z")), { open: true, reason: "" }, "no window: any time");
+});
+
+test("a deny window (a change freeze) closes an allow window while it lasts, naming itself", () => {
+  const windows = [parse("allow 0 * * * * for 30m in UTC"), parse("deny 0 0 24 12 * for 72h in UTC")];
+  const frozen = windowState(windows, at("2026-12-25T10:10:00Z"));
+  assert.equal(frozen.open, false);
+  assert.equal(frozen.reason, 'in the change freeze "deny 0 0 24 12 * for 72h in UTC" until 2026-12-27T00:00:00.000Z');
+  assert.deepEqual(nextOpening(windows, at("2026-12-25T10:10:00Z")), at("2026-12-27T00:00:00Z"));
+  assert.equal(windowState(windows, at("2026-12-28T10:10:00Z")).open, true);
+});
+
+test("not_before holds an update until then, whatever the windows say", () => {
+  const state = windowState([], at("2026-06-01T00:00:00Z"), at("2026-06-01T06:00:00Z"));
+  assert.deepEqual(state, {
+    open: false,
+    reason: "the update is not to start before 2026-06-01T06:00:00.000Z (not_before)",
+    changesAt: at("2026-06-01T06:00:00Z"),
+  });
+  assert.deepEqual(nextOpening([parse("allow 0 8 * * * for 1h in UTC")], at("2026-06-01T00:00:00Z"), at("2026-06-01T09:30:00Z")), at("2026-06-02T08:00:00Z"));
+});
+
+test("across DST changes in Europe/Berlin a 02:00 window keeps its wall-clock time; the skipped hour opens at 03:00", () => {
+  const windows = [parse("allow 0 2 * * * for 1h in Europe/Berlin")];
+  // Winter (CET, UTC+1), then the spring-forward night (02:00 does not exist: 03:00 CEST), then summer (UTC+2).
+  assert.deepEqual(nextOpening(windows, at("2026-03-27T12:00:00Z")), at("2026-03-28T01:00:00Z"));
+  assert.deepEqual(nextOpening(windows, at("2026-03-28T12:00:00Z")), at("2026-03-29T01:00:00Z"));
+  assert.deepEqual(nextOpening(windows, at("2026-03-29T12:00:00Z")), at("2026-03-30T00:00:00Z"));
+  // Autumn: the night of 25 October has 02:00 twice; the window opens once, then winter time again.
+  assert.deepEqual(nextOpening(windows, at("2026-10-24T12:00:00Z")), at("2026-10-25T00:00:00Z"));
+  assert.deepEqual(nextOpening(windows, at("2026-10-25T12:00:00Z")), at("2026-10-26T01:00:00Z"));
+  assert.equal(windowState(windows, at("2026-03-30T00:30:00Z")).open, true, "02:30 CEST is inside");
+  assert.equal(windowState(windows, at("2026-03-30T01:30:00Z")).open, false, "03:30 CEST is outside");
+});
