@@ -151,6 +151,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     installBackoff: options.installBackoff,
     featureGates: options.load.enabledFeatureGates,
     limits: options.limits,
+    maintenanceWindows: options.maintenanceWindows,
+    reconcileInWindowsOnly: options.reconcileInWindowsOnly,
     ...(options.deadlines.progressMs !== undefined || options.deadlines.totalMs !== undefined
       ? { deadlines: { ...options.deadlines, onDeadline: "Fail" as const } }
       : {}),

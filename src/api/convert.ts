@@ -135,6 +135,7 @@ function wireStatus(snapshot: Snapshot<ServiceStatus>): pb.SyncWorkerStatus {
     components: toProtoComponents(s.components, snapshot.value.progress),
     timing: toProtoTiming(snapshot.value.progress),
     pause: s.pause ? { paused: true, ...s.pause } : undefined,
+    maintenance: s.maintenance ? { reason: s.maintenance.reason, until: s.maintenance.until } : undefined,
   };
 }
 
@@ -202,6 +203,7 @@ export function fromProtoUpdate(req: pb.UpdateRequest): DesiredSpec {
     capabilities: { baselineCapabilitySet: baseline, additionalEnabledCapabilities: [...(req.capabilities?.additionalEnabledCapabilities ?? [])] },
     state: STATES.get(req.state),
     ...(deadlines ? { deadlines } : {}),
+    ...(req.notBefore ? { notBefore: req.notBefore } : {}),
   };
 }
 

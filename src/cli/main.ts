@@ -65,6 +65,7 @@ interface UpdateFlags {
   readonly progressDeadline?: string;
   readonly totalDeadline?: string;
   readonly onDeadline: "fail" | "pause";
+  readonly notBefore?: string;
   readonly wait: boolean;
   readonly timeout?: string;
 }
@@ -89,6 +90,15 @@ function deadlinesOf(o: UpdateFlags): Pick<UpdateInput, "progressDeadline" | "to
     ...(totalDeadline ? { totalDeadline } : {}),
     onDeadline: o.onDeadline === "pause" ? OnDeadline.ON_DEADLINE_PAUSE : OnDeadline.ON_DEADLINE_UNSPECIFIED,
   };
+}
+
+/** An RFC 3339 time with its offset (`Z` or `±hh:mm`), or a usage error naming the flag. */
+function instantOf(option: string, text: string): Date {
+  const at = new Date(text);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) || Number.isNaN(at.getTime())) {
+    throw new ValueError(option, `"${text}" is not an RFC 3339 time with an offset, like 2026-12-24T22:00:00Z`);
+  }
+  return at;
 }
 
 /** One `--accept-risk` value added to the ones before it. */
@@ -199,6 +209,7 @@ export function program(): Command {
     .option("--generation <n>", "generation of the desired state", argParser(integer), 1)
     .option("--progress-deadline <duration>", "mark the update Failing when no manifest is applied for this long, e.g. 10m (default: the server's)")
     .option("--total-deadline <duration>", "mark the update Failing when it is not complete within this long, e.g. 2h (default: the server's)")
+    .option("--not-before <time>", "apply nothing before this time (RFC 3339, e.g. 2026-12-24T22:00:00Z); the status says until when")
     .addOption(new Option("--on-deadline <action>", "when a deadline passes: stay Failing and retry, or also pause").choices(["fail", "pause"]).default("fail"))
     .option("--plan <digest>", "apply only if the plan is still this one (a `syncworker diff` plan digest; unless --accept-risk PlanDigest)")
     .option("--max-deletions <n>", "refuse the update if it would delete more objects (unless --accept-risk BlastRadius)", argParser(integer))
@@ -216,6 +227,7 @@ export function program(): Command {
           expectedPlanDigest: o.plan ?? "",
           acceptRisks: [...o.acceptRisk],
           ...deadlinesOf(o),
+          ...(o.notBefore === undefined ? {} : { notBefore: instantOf("not-before", o.notBefore) }),
         });
         const refused = notTaken(taken);
         // The release the Update loaded, by image: a version alone may name the one it replaces.

@@ -25,6 +25,7 @@ const conditionOf = (status: SyncWorkerStatus, type: string): SyncWorkerStatus["
 export function stateText(status: SyncWorkerStatus): string {
   const load = status.loadPayloadStatus;
   if (status.pause?.paused) return "Paused";
+  if (status.maintenance) return `Waiting: ${status.maintenance.reason}${status.maintenance.until ? `, until ${instant(status.maintenance.until)}` : ""}`;
   if (load?.failure) return `Release not accepted (${load.step} failed)`;
   if (load?.step && load.step !== "PayloadLoaded") return `Loading the release (${load.step})`;
   if (!status.actual?.image) return "Waiting for an update";

@@ -204,6 +204,10 @@ export interface ServeOptions extends RegistryFlags {
   progressDeadline?: string;
   /** Default deadline: an update not complete within this long is marked Failing (default: none). */
   totalDeadline?: string;
+  /** When updates may run: `allow|deny CRON for DURATION in TIME_ZONE` (repeatable; default: any time). */
+  maintenanceWindow?: string[];
+  /** Reconcile passes of an applied release also wait for a maintenance window (default: they go on). */
+  maintenanceWindowReconcile?: boolean;
 }
 
 /** Shared by `serve` and `render`, which read a payload alike. */
@@ -354,6 +358,17 @@ export const SERVE_FLAGS = {
   progressDeadline: {
     flags: "--progress-deadline <duration>",
     help: "default for updates that set none: no manifest applied for this long marks the update Failing (ProgressDeadlineExceeded); time paused does not count (default: none)",
+  },
+  maintenanceWindow: {
+    flags: "--maintenance-window <window>",
+    help: 'when updates may run, "allow|deny MIN HOUR DOM MON DOW for DURATION in TIME_ZONE", e.g. "allow 0 2 * * SAT for 4h in Europe/Berlin"; deny windows are change freezes (repeatable; default: any time)',
+    parse: repeated,
+    default: [],
+  },
+  maintenanceWindowReconcile: {
+    flags: "--maintenance-window-reconcile",
+    help: "reconcile passes of an applied release wait for a maintenance window too (default: they go on outside windows)",
+    default: false,
   },
   totalDeadline: {
     flags: "--total-deadline <duration>",

@@ -11,6 +11,7 @@ import { compileLoadOptions, type CompiledLoadOptions } from "./load-options.js"
 import { KUBE_CLIENT_DEFAULTS, TUNING } from "./tuning.js";
 import { parseByteSize, parseDuration, positiveInteger, positiveNumber } from "./units.js";
 import { ValueError } from "./value-error.js";
+import { parseMaintenanceWindow, type MaintenanceWindow } from "../policy/index.js";
 
 export interface CompiledServeOptions {
   readonly listen: HostPort;
@@ -58,6 +59,10 @@ export interface CompiledServeOptions {
   readonly limits: { readonly maxDeletions?: number; readonly maxChangedPercent?: number };
   /** Deadlines of updates that set none, in milliseconds; absent fields are none. */
   readonly deadlines: { readonly progressMs?: number; readonly totalMs?: number };
+  /** When updates may run; empty: any time. */
+  readonly maintenanceWindows: readonly MaintenanceWindow[];
+  /** Reconcile passes wait for a window too. */
+  readonly reconcileInWindowsOnly: boolean;
 }
 
 /** How release images are pulled. */
@@ -325,6 +330,17 @@ export function compileServeOptions(
     maxWatchesPerClient: positiveInteger("max-watches-per-client", o.maxWatchesPerClient),
     limits: blastRadiusLimits(o),
     deadlines: updateDeadlines(o),
+    maintenanceWindows: Object.freeze(
+      o.maintenanceWindow.map((text) => {
+        try {
+          return parseMaintenanceWindow(text, (duration) => parseDuration("maintenance-window", duration));
+        } catch (err) {
+          if (err instanceof ValueError) throw err;
+          throw new ValueError("maintenance-window", err instanceof Error ? err.message : String(err));
+        }
+      }),
+    ),
+    reconcileInWindowsOnly: o.maintenanceWindowReconcile,
   });
 }
 

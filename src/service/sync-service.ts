@@ -1,6 +1,6 @@
 import type { Backoff } from "../graph/index.js";
 import type { PayloadRetriever, PayloadLoader } from "../payload/index.js";
-import { parseSemVer, type Precondition } from "../policy/index.js";
+import { parseSemVer, type MaintenanceWindow, type Precondition } from "../policy/index.js";
 import {
   boundStatus,
   ClusterVersionTracker,
@@ -86,6 +86,10 @@ export interface SyncServiceOptions {
   readonly limits?: BlastRadiusLimits;
   /** Deadlines of every Update, where the request sets none (`--progress-deadline`, `--total-deadline`); absent: none. */
   readonly deadlines?: UpdateDeadlines;
+  /** When updates may run (`--maintenance-window`); none: any time. */
+  readonly maintenanceWindows?: readonly MaintenanceWindow[];
+  /** Reconcile passes wait for a maintenance window too (`--maintenance-window-reconcile`). */
+  readonly reconcileInWindowsOnly?: boolean;
   readonly state: StateStore;
   /** Absent: this process is the only writer (the embedded cluster) and leads from the start. */
   readonly election?: LeaderElector;
@@ -437,6 +441,8 @@ export class SyncService {
       ...(this.#cluster.planner ? { planner: this.#cluster.planner } : {}),
       ...(this.#o.limits ? { limits: this.#o.limits } : {}),
       ...(this.#o.deadlines ? { deadlines: this.#o.deadlines } : {}),
+      ...(this.#o.maintenanceWindows ? { maintenanceWindows: this.#o.maintenanceWindows } : {}),
+      ...(this.#o.reconcileInWindowsOnly ? { reconcileInWindowsOnly: true } : {}),
       ...(this.#o.featureGates ? { featureGates: this.#o.featureGates } : {}),
       ...(saved ? { resume: saved.status } : {}),
       ...(saved?.position ? { resumePosition: saved.position } : {}),

@@ -39,28 +39,41 @@ export function describePause(pause: PauseStatus): string {
 /**
  * The worker's pause switch: every place that would start work (a pass, a node's precreation, a task, a task's
  * next attempt) waits on it, so a pause lets running attempts finish and starts nothing new. It only holds state;
- * nothing here touches a cluster.
+ * nothing here touches a cluster. It closes for a pause (PauseUpdate, shown as `pause`) and for a hold (a maintenance
+ * window that is closed, shown apart): both at once keep it closed until both end.
  *
- * Time spent paused is accounted, so a deadline of a pass can leave it out ({@link PauseGate.activeSleep}).
+ * Time spent closed is accounted, so a deadline of a pass or an update can leave it out ({@link PauseGate.activeSleep}).
  */
 export class PauseGate {
   #status: PauseStatus | undefined;
-  /** Opens the current pause's waiters; undefined while not paused. */
+  /** Why the worker is held (a closed maintenance window); undefined while not held. */
+  #held: string | undefined;
+  /** Opens the current closing's waiters; undefined while open. */
   #open: (() => void) | undefined;
   #opened: Promise<void> = Promise.resolve();
-  /** Milliseconds spent in pauses that ended. */
-  #pausedBefore = 0;
+  /** Since when the gate is closed (pause or hold), in ms; undefined while open. */
+  #closedSince: number | undefined;
+  /** Milliseconds spent closed before `#closedSince`. */
+  #closedBefore = 0;
 
   constructor(
     private readonly clock: Pick<Clock, "now">,
     initial?: PauseStatus,
   ) {
-    if (initial) this.#close(initial);
+    if (initial) {
+      this.#status = initial;
+      this.#closed(initial.pausedAt.getTime());
+    }
   }
 
   /** The current pause; undefined while running. */
   get status(): PauseStatus | undefined {
     return this.#status;
+  }
+
+  /** Why the worker is held by a closed maintenance window; undefined while not held. */
+  get held(): string | undefined {
+    return this.#held;
   }
 
   /** A {@link PauseError} when the gate cannot be closed (`pausing`) or opened now. */
@@ -73,17 +86,28 @@ export class PauseGate {
   pause(pausedBy: string, reason: string): PauseStatus {
     this.check(true);
     const status: PauseStatus = { pausedBy, reason, pausedAt: this.clock.now(), updatePending: false };
-    this.#close(status);
+    this.#status = status;
+    this.#closed(status.pausedAt.getTime());
     return status;
   }
 
-  /** Opens the gate and lets every waiter go; a {@link PauseError} when it is not closed. */
+  /** Ends the pause and lets every waiter go unless a hold remains; a {@link PauseError} when not paused. */
   resume(): void {
     this.check(false);
-    this.#pausedBefore += this.#currentMs();
     this.#status = undefined;
-    this.#open?.();
-    this.#open = undefined;
+    this.#reopen();
+  }
+
+  /** Holds the worker with `reason` (a closed maintenance window), or ends the hold (undefined). */
+  hold(reason: string | undefined): void {
+    if (reason === undefined) {
+      if (this.#held === undefined) return;
+      this.#held = undefined;
+      this.#reopen();
+      return;
+    }
+    this.#held = reason;
+    this.#closed(this.clock.now().getTime());
   }
 
   /** Records that an Update was accepted while paused (no-op while running). */
@@ -96,48 +120,55 @@ export class PauseGate {
     if (this.#status?.updatePending) this.#status = { ...this.#status, updatePending: false };
   }
 
-  /** Resolves at once while running, else on resume or when `signal` aborts (callers check `signal.aborted`). */
+  /** Resolves at once while open, else when it opens or when `signal` aborts (callers check `signal.aborted`). */
   async wait(signal: AbortSignal): Promise<void> {
-    if (!this.#status || signal.aborted) return;
+    if (this.#closedSince === undefined || signal.aborted) return;
     let unlisten = (): void => undefined;
     const aborted = new Promise<void>((resolve) => (unlisten = onAbort(signal, () => resolve())));
     try {
-      // A pause that follows a resume before this waiter ran holds it again.
-      while (this.#status && !signal.aborted) await Promise.race([this.#opened, aborted]);
+      // A closing that follows an opening before this waiter ran holds it again.
+      while (this.#closedSince !== undefined && !signal.aborted) await Promise.race([this.#opened, aborted]);
     } finally {
       unlisten();
     }
   }
 
   /**
-   * Sleeps `ms` of time spent running: paused time does not count, so a pass's deadline cannot expire while the
-   * pass is held by a pause. Rejects with the signal's reason when it aborts, as {@link Clock.sleep} does.
+   * Sleeps `ms` of time spent open: paused or held time does not count, so a deadline cannot expire while the work
+   * is held. Rejects with the signal's reason when it aborts, as {@link Clock.sleep} does.
    */
   async activeSleep(ms: number, clock: Clock, signal: AbortSignal): Promise<void> {
     const start = clock.now().getTime();
-    const pausedAtStart = this.#pausedMs();
+    const closedAtStart = this.#closedMs();
     for (;;) {
       signal.throwIfAborted();
-      if (this.#status) {
+      if (this.#closedSince !== undefined) {
         await this.wait(signal);
         continue;
       }
-      const left = ms - (clock.now().getTime() - start - (this.#pausedMs() - pausedAtStart));
+      const left = ms - (clock.now().getTime() - start - (this.#closedMs() - closedAtStart));
       if (left <= 0) return;
       await clock.sleep(left, signal);
     }
   }
 
-  #close(status: PauseStatus): void {
-    this.#status = status;
+  /** The gate closes at `since` unless it already is closed. */
+  #closed(since: number): void {
+    if (this.#closedSince !== undefined) return;
+    this.#closedSince = since;
     this.#opened = new Promise((resolve) => (this.#open = resolve));
   }
 
-  #currentMs(): number {
-    return this.#status ? Math.max(0, this.clock.now().getTime() - this.#status.pausedAt.getTime()) : 0;
+  /** Opens the gate once neither a pause nor a hold keeps it closed. */
+  #reopen(): void {
+    if (this.#status !== undefined || this.#held !== undefined || this.#closedSince === undefined) return;
+    this.#closedBefore += Math.max(0, this.clock.now().getTime() - this.#closedSince);
+    this.#closedSince = undefined;
+    this.#open?.();
+    this.#open = undefined;
   }
 
-  #pausedMs(): number {
-    return this.#pausedBefore + this.#currentMs();
+  #closedMs(): number {
+    return this.#closedBefore + (this.#closedSince === undefined ? 0 : Math.max(0, this.clock.now().getTime() - this.#closedSince));
   }
 }

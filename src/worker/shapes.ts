@@ -101,6 +101,8 @@ export const desiredSpecShape = z.strictObject({
   acceptRisks: z.array(z.enum(RISK_NAMES)).optional(),
   /** The Update's deadlines, over the server's; kept once accepted, so a restarted service times the update again. */
   deadlines: updateDeadlinesShape.optional(),
+  /** The update waits until then before it applies anything (and for an open maintenance window). */
+  notBefore: isoDate.optional(),
 });
 export type DesiredSpec = Frozen<z.output<typeof desiredSpecShape>>;
 
@@ -161,6 +163,10 @@ export const pauseStatusShape = z.strictObject({
 });
 export type PauseStatus = Frozen<z.output<typeof pauseStatusShape>>;
 
+/** Why the update waits for a maintenance window (or its not_before), and until when (absent: none opens within a year). */
+export const maintenanceHoldShape = z.strictObject({ reason: z.string(), until: isoDate.optional() });
+export type MaintenanceHold = Frozen<z.output<typeof maintenanceHoldShape>>;
+
 /**
  * Where a pass stood: the tasks (by index in the payload, from 1) it applied, for the payload it applied them from. A
  * pass that ends while paused (a restart, a new Update) leaves it behind, and the next pass of the same payload skips
@@ -199,6 +205,8 @@ export const syncWorkerStatusShape = z.strictObject({
   components: omittedWhenEmpty(componentProgressShape),
   /** Set while the worker is paused (PauseUpdate); owned by the worker, kept by both status writers. */
   pause: pauseStatusShape.optional(),
+  /** Set while the update waits for a maintenance window or its not_before; owned by the worker like `pause`. */
+  maintenance: maintenanceHoldShape.optional(),
 });
 export type SyncWorkerStatus = Frozen<z.output<typeof syncWorkerStatusShape>>;
 

@@ -5,12 +5,22 @@ import { PassRunner } from "./pass.js";
 import { syncPayload, type PayloadSyncDeps } from "./payload-sync.js";
 import { CancelledError, NO_EVENTS, UpdateError, asError, link, type Logger, type Random, type SpanRef } from "../core/index.js";
 import { CancelUpdateError, appliedText, type CancelPlan } from "./cancel-update.js";
+import { nextOpening, windowState, type MaintenanceWindow } from "../policy/index.js";
 import { DeadlineWatch, deadlineMessage, effectiveDeadlines, type DeadlineKind, type UpdateDeadlines } from "./deadlines.js";
 import { PreviewedImages, previewUpdate, type PlannedObject, type PreviewInput, type PreviewResult } from "./planning/index.js";
 import { PauseGate, type PassPosition } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import type { ResourceApplier } from "./task-run.js";
-import { EMPTY_STATUS, NO_METRICS, type DesiredSpec, type MetricsSink, type PayloadState, type SyncWork, type SyncWorkerStatus } from "./types.js";
+import {
+  EMPTY_STATUS,
+  NO_METRICS,
+  type DesiredSpec,
+  type MaintenanceHold,
+  type MetricsSink,
+  type PayloadState,
+  type SyncWork,
+  type SyncWorkerStatus,
+} from "./types.js";
 import { Wakeup } from "./wake.js";
 import { calculateNext, compareWork, emptyWork, equalUpdate } from "./work.js";
 
@@ -40,6 +50,10 @@ export interface SyncWorkerOptions extends PayloadSyncDeps {
   readonly resumePosition?: PassPosition;
   /** The server's deadlines of an update (`--progress-deadline`, `--total-deadline`); an Update's own fields take precedence. */
   readonly deadlines?: UpdateDeadlines;
+  /** When updates may run (`--maintenance-window`); none: any time. */
+  readonly maintenanceWindows?: readonly MaintenanceWindow[];
+  /** Reconcile passes of an applied release also wait for a window (`--maintenance-window-reconcile`); otherwise they go on. */
+  readonly reconcileInWindowsOnly?: boolean;
   // `tracing` (from PayloadSyncDeps): sync, node, task and payload spans; none when absent.
 }
 
@@ -50,6 +64,9 @@ export interface WorkerReports {
   /** A pass with attempt 0 begins: ClusterOperator wait times of earlier attempts no longer count. */
   attemptsRestarted(): void;
 }
+
+/** The longest the maintenance window watch sleeps before it looks again. */
+const DAY_MS = 86_400_000;
 
 /**
  * An Update, the one record from the gRPC edge through the service (which saves it, as the CVO keeps its
@@ -118,6 +135,12 @@ export class SyncWorker {
   #previous: { readonly work: SyncWork; readonly payload: PayloadUpdate | undefined; readonly status: SyncWorkerStatus } | undefined;
   /** A pass of the newest accepted release has written to the cluster (it can no longer be dropped). */
   #writing = false;
+  /** Why the update waits for a maintenance window or its not_before, and until when; undefined while it may run. */
+  #maintenance: MaintenanceHold | undefined;
+  /** The release a pass last applied completely: its passes are reconciles, not an update. */
+  #completedImage: string | undefined;
+  /** Wakes the maintenance window watch to look again now (the work changed). */
+  #rewatchWindows: () => void = () => undefined;
   /** The status setters stay private: reporters get this sink, never the worker. */
   readonly #sink: StatusSink = {
     updateApplyStatus: (status) => this.#updateApplyStatus(status),
@@ -143,6 +166,7 @@ export class SyncWorker {
       },
     });
     if (options.resume) {
+      if (options.resume.completed > 0) this.#completedImage = options.resume.actual.image;
       const { failure: _failure, ...rest } = options.resume;
       this.#status = rest;
       this.#published = rest;
@@ -240,6 +264,7 @@ export class SyncWorker {
       ...(input.expectedPlanDigest ? { expectedPlanDigest: input.expectedPlanDigest } : {}),
       ...(input.acceptRisks?.length ? { acceptRisks: input.acceptRisks } : {}),
       ...(input.deadlines ? { deadlines: input.deadlines } : {}),
+      ...(input.notBefore ? { notBefore: input.notBefore } : {}),
     };
     let priorEnabled: ReadonlySet<string> = new Set();
     if (this.#work) {
@@ -316,6 +341,8 @@ export class SyncWorker {
     // A release the resumed service had already completed is not timed again.
     if (this.#status.actual.image === work.desired.image && this.#status.completed > 0) this.#deadlines.disarm();
     else this.#arm(work);
+    // Before the loop can start a pass of it: an update outside its window is held from its first task.
+    this.#watchWindowsAgain();
     // Accepted, but held until resumed; the replay of the saved Update on start (no earlier work) is not a new one.
     if (oldDesired) this.#gate.markUpdatePending();
     work.capabilities = setFromImplicitlyEnabled(implicit, work.capabilities);
@@ -390,8 +417,56 @@ export class SyncWorker {
     this.#deadlines.disarm();
     this.#gate.clearUpdatePending();
     if (this.#passes.running) this.#passes.cancel(new CancelledError());
+    this.#watchWindowsAgain();
     this.#publish(this.#withPause({ ...previous.status, generation: Math.max(previous.status.generation, this.#status.generation) }));
     this.notify("the pending update was cancelled");
+  }
+
+  /**
+   * Holds the work while it may not run: an update (a release not yet completely applied) before its not_before or
+   * outside the maintenance windows, and with `reconcileInWindowsOnly` a reconcile pass outside them too. Looks
+   * again when the windows change and whenever the work does ({@link #watchWindowsAgain}).
+   */
+  async #watchWindows(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const again = new AbortController();
+      this.#rewatchWindows = () => again.abort();
+      const changesAt = this.#holdOutsideWindows();
+      const bounded = link(signal, again.signal);
+      // Timers hold at most 2^31-1 ms: a window months away is looked at again daily.
+      const ms = changesAt === undefined ? DAY_MS : Math.min(DAY_MS, Math.max(0, changesAt.getTime() - this.#o.clock.now().getTime()));
+      await this.#o.clock.sleep(ms, bounded.signal).catch(() => undefined);
+      bounded.dispose();
+    }
+  }
+
+  /** Looks at the windows now (synchronously, so no pass starts in between) and has the watch sleep anew. */
+  #watchWindowsAgain(): void {
+    this.#holdOutsideWindows();
+    this.#rewatchWindows();
+  }
+
+  /** Sets or ends the hold for the work as it stands now; returns when that may change. */
+  #holdOutsideWindows(): Date | undefined {
+    const work = this.#work;
+    const windows = this.#o.maintenanceWindows ?? [];
+    const updating = work !== undefined && work.desired.image !== this.#completedImage;
+    const notBefore = updating ? work?.notBefore : undefined;
+    const applies = work !== undefined && (updating || this.#o.reconcileInWindowsOnly === true);
+    const now = this.#o.clock.now();
+    const state = applies ? windowState(windows, now, notBefore) : { open: true, reason: "" };
+    let hold: MaintenanceHold | undefined;
+    if (!state.open) {
+      const until = nextOpening(windows, now, notBefore);
+      hold = { reason: state.reason, ...(until ? { until } : {}) };
+    }
+    if (hold?.reason !== this.#maintenance?.reason || hold?.until?.getTime() !== this.#maintenance?.until?.getTime()) {
+      this.#maintenance = hold;
+      this.#gate.hold(hold?.reason);
+      if (hold) this.#o.log.info(`holding the update: ${hold.reason}${hold.until ? `, until ${hold.until.toISOString()}` : ""}`);
+      this.#publish(this.#withPause(this.#status));
+    }
+    return "changesAt" in state ? state.changesAt : undefined;
   }
 
   #arm(work: SyncWork): void {
@@ -452,11 +527,12 @@ export class SyncWorker {
     this.#o.reports.status(status);
   }
 
-  /** `status` with the pause as the gate has it: the worker owns that field, whatever a report started from. */
+  /** `status` with the pause and the maintenance hold as the worker has them: it owns those fields, whatever a report started from. */
   #withPause(status: SyncWorkerStatus): SyncWorkerStatus {
-    const { pause: _stale, ...rest } = status;
+    const { pause: _stale, maintenance: _held, ...rest } = status;
     const pause = this.#gate.status;
-    return pause ? { ...rest, pause } : rest;
+    const maintenance = this.#maintenance;
+    return { ...rest, ...(pause ? { pause } : {}), ...(maintenance ? { maintenance } : {}) };
   }
 
   /** Records apply-owned fields; load-owned ones are kept. */
@@ -506,6 +582,7 @@ export class SyncWorker {
   async start(maxWorkers: number, signal: AbortSignal): Promise<void> {
     if (this.#lifetime) throw new Error("the sync worker was already started");
     this.#lifetime = signal;
+    void this.#watchWindows(signal);
     // A resumed worker continues counting the completed passes of its release.
     const work: SyncWork = { ...emptyWork(), completed: this.#o.resume?.completed ?? 0 };
     const interval = this.#o.minimumReconcileIntervalMs;
@@ -546,8 +623,10 @@ export class SyncWorker {
         continue;
       }
       if (work.state !== "Reconciling") this.#o.log.info(`Sync succeeded, transitioning from ${work.state} to Reconciling`);
-      // The release is completely applied: its update's deadlines end.
+      // The release is completely applied: its update's deadlines end, and its reconcile passes need no window.
+      this.#completedImage = work.desired.image;
       this.#deadlines.disarm(work.desired.image);
+      this.#watchWindowsAgain();
       work.completed++;
       work.attempt = 0;
       work.state = "Reconciling";

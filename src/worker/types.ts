@@ -4,7 +4,7 @@ import type { UpdateControls } from "./planning/plan.js";
 import type { ClusterCapabilities, ComponentOverride } from "../policy/index.js";
 import type { DesiredUpdate, PayloadState, SyncWorkerStatus, UpdateDeadlines } from "./shapes.js";
 
-export type { CapabilityStatus, DesiredSpec, DesiredUpdate, LoadPayloadStatus, LoadStep, PayloadState, SyncWorkerStatus } from "./shapes.js";
+export type { CapabilityStatus, DesiredSpec, DesiredUpdate, LoadPayloadStatus, LoadStep, MaintenanceHold, PayloadState, SyncWorkerStatus } from "./shapes.js";
 
 export const NO_UPDATE: DesiredUpdate = { version: "", image: "", force: false };
 
@@ -23,6 +23,8 @@ export interface SyncWork extends UpdateControls {
   cause?: SpanRef;
   /** The update's own deadlines (its fields over the server's); none when absent. */
   deadlines?: UpdateDeadlines;
+  /** The update applies nothing before this time. */
+  notBefore?: Date;
 }
 
 export const EMPTY_RELEASE: Release = { version: "", image: "", url: "", channels: [] };

@@ -1,6 +1,6 @@
 import { type Manifest, type PayloadUpdate, gvkOf } from "../../src/payload/manifest.js";
 import type { PayloadInfo } from "../../src/payload/retrieval-port.js";
-import type { Precondition } from "../../src/policy/index.js";
+import type { MaintenanceWindow, Precondition } from "../../src/policy/index.js";
 import { SyncService, type ClusterPorts, type ServiceLogger } from "../../src/service/index.js";
 import type { Condition, HistoryEntry } from "../../src/status/index.js";
 import type { MetricsSink, PayloadState, ResourceApplier, SyncWorkerStatus, UpdateDeadlines, UpdateRequest } from "../../src/worker/index.js";
@@ -77,6 +77,10 @@ export interface HarnessOptions {
   readonly deadlines?: UpdateDeadlines;
   /** The worker's metrics; absent: none. */
   readonly metrics?: MetricsSink;
+  /** When updates may run; absent: any time. */
+  readonly maintenanceWindows?: readonly MaintenanceWindow[];
+  /** Reconcile passes wait for a window too. */
+  readonly reconcileInWindowsOnly?: boolean;
 }
 
 /**
@@ -122,6 +126,8 @@ export function workerHarness(options: HarnessOptions) {
     ...(options.progressIntervalMs ? { progressIntervalMs: options.progressIntervalMs } : {}),
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.maintenanceWindows ? { maintenanceWindows: options.maintenanceWindows } : {}),
+    ...(options.reconcileInWindowsOnly ? { reconcileInWindowsOnly: true } : {}),
   });
   let started: Promise<void> | undefined;
   const start = (): Promise<void> => (started ??= service.start());
@@ -144,6 +150,7 @@ export function workerHarness(options: HarnessOptions) {
           capabilities: extra.capabilities ?? { baselineCapabilitySet: "", additionalEnabledCapabilities: [] },
           state: extra.state,
           ...(extra.deadlines ? { deadlines: extra.deadlines } : {}),
+          ...(extra.notBefore ? { notBefore: extra.notBefore } : {}),
         },
         new AbortController().signal,
       );

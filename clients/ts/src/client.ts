@@ -103,6 +103,7 @@ export class SyncWorkerClient {
       progressDeadline: input.progressDeadline,
       totalDeadline: input.totalDeadline,
       onDeadline: input.onDeadline ?? 0,
+      notBefore: input.notBefore,
     };
     const res = await this.#unary<UpdateResponse>(opts, (md, o, cb) => this.#raw.update(req, md, o, cb));
     return required(res.status);

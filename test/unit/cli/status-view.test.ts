@@ -280,3 +280,11 @@ test("diff -o json: every object with its action, the counts, the plan digest an
   assert.equal(doc.objects[3]?.skippedReason, "capability Console is not enabled");
   assert.equal("diff" in (doc.objects[0] ?? {}), false, "no empty fields");
 });
+
+test("an update held by a maintenance window says why and until when", () => {
+  const held = SyncWorkerStatus.fromPartial({
+    actual: { version: "1.0.0", image: "/p1" },
+    maintenance: { reason: "outside every maintenance window", until: new Date("2026-01-02T02:00:00Z") },
+  });
+  assert.equal(stateText(held), "Waiting: outside every maintenance window, until 2026-01-02T02:00:00Z");
+});

@@ -250,3 +250,12 @@ test("update deadlines: none by default; --progress-deadline and --total-deadlin
   assert.throws(() => compile({ progressDeadline: "soon" }), /--progress-deadline: "soon" is not a duration/);
   assert.throws(() => compile({ totalDeadline: "0s" }), /--total-deadline: must be a positive number/);
 });
+
+test("maintenance windows: none by default; each --maintenance-window parsed, a wrong one refused naming the flag and the part", () => {
+  assert.deepEqual(compile({}).maintenanceWindows, []);
+  assert.equal(compile({}).reconcileInWindowsOnly, false);
+  const [window] = compile({ maintenanceWindow: ["allow 0 2 * * SAT for 4h in Europe/Berlin"], maintenanceWindowReconcile: true }).maintenanceWindows;
+  assert.deepEqual([window?.kind, window?.cron, window?.durationMs, window?.timeZone], ["allow", "0 2 * * SAT", 4 * 3_600_000, "Europe/Berlin"]);
+  assert.throws(() => compile({ maintenanceWindow: ["allow 0 2 * * SAT for 4h in Nowhere"] }), /--maintenance-window: .*"Nowhere" is not an IANA time zone/);
+  assert.throws(() => compile({ maintenanceWindow: ["deny 0 2 * * SAT for soon in UTC"] }), /^.*--maintenance-window: "soon" is not a duration/);
+});

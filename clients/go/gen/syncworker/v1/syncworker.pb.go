@@ -532,7 +532,10 @@ type UpdateRequest struct {
 	// the update Failing with reason TotalDeadlineExceeded. Unset: serve's --total-deadline (none by default).
 	TotalDeadline *durationpb.Duration `protobuf:"bytes,10,opt,name=total_deadline,json=totalDeadline,proto3" json:"total_deadline,omitempty"`
 	// What a passed deadline does besides marking the update Failing.
-	OnDeadline    OnDeadline `protobuf:"varint,11,opt,name=on_deadline,json=onDeadline,proto3,enum=syncworker.v1.OnDeadline" json:"on_deadline,omitempty"`
+	OnDeadline OnDeadline `protobuf:"varint,11,opt,name=on_deadline,json=onDeadline,proto3,enum=syncworker.v1.OnDeadline" json:"on_deadline,omitempty"`
+	// The update waits until this time before its first task (and, with maintenance windows, for an open one); the
+	// status says until when. Unset: at once.
+	NotBefore     *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -642,6 +645,13 @@ func (x *UpdateRequest) GetOnDeadline() OnDeadline {
 		return x.OnDeadline
 	}
 	return OnDeadline_ON_DEADLINE_UNSPECIFIED
+}
+
+func (x *UpdateRequest) GetNotBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NotBefore
+	}
+	return nil
 }
 
 // BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced.
@@ -2139,7 +2149,9 @@ type SyncWorkerStatus struct {
 	// Timing of the update as a whole, with the estimate of the time left.
 	Timing *UpdateTiming `protobuf:"bytes,21,opt,name=timing,proto3" json:"timing,omitempty"`
 	// Set while the worker is paused.
-	Pause         *PauseStatus `protobuf:"bytes,22,opt,name=pause,proto3" json:"pause,omitempty"`
+	Pause *PauseStatus `protobuf:"bytes,22,opt,name=pause,proto3" json:"pause,omitempty"`
+	// Set while the update waits for a maintenance window or its not_before (serve's --maintenance-window).
+	Maintenance   *MaintenanceHold `protobuf:"bytes,23,opt,name=maintenance,proto3" json:"maintenance,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2328,6 +2340,68 @@ func (x *SyncWorkerStatus) GetPause() *PauseStatus {
 	return nil
 }
 
+func (x *SyncWorkerStatus) GetMaintenance() *MaintenanceHold {
+	if x != nil {
+		return x.Maintenance
+	}
+	return nil
+}
+
+// MaintenanceHold says why an update waits (outside every maintenance window, in a change freeze, before its
+// not_before) and until when.
+type MaintenanceHold struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Reason string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	// When it may run again; unset when no window opens within a year.
+	Until         *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=until,proto3" json:"until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MaintenanceHold) Reset() {
+	*x = MaintenanceHold{}
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MaintenanceHold) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MaintenanceHold) ProtoMessage() {}
+
+func (x *MaintenanceHold) ProtoReflect() protoreflect.Message {
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MaintenanceHold.ProtoReflect.Descriptor instead.
+func (*MaintenanceHold) Descriptor() ([]byte, []int) {
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *MaintenanceHold) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *MaintenanceHold) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
 // ComponentProgress is one component's progress in the current pass.
 type ComponentProgress struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -2352,7 +2426,7 @@ type ComponentProgress struct {
 
 func (x *ComponentProgress) Reset() {
 	*x = ComponentProgress{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2364,7 +2438,7 @@ func (x *ComponentProgress) String() string {
 func (*ComponentProgress) ProtoMessage() {}
 
 func (x *ComponentProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[29]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2377,7 +2451,7 @@ func (x *ComponentProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ComponentProgress.ProtoReflect.Descriptor instead.
 func (*ComponentProgress) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{29}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ComponentProgress) GetRunLevel() int32 {
@@ -2479,7 +2553,7 @@ type UpdateTiming struct {
 
 func (x *UpdateTiming) Reset() {
 	*x = UpdateTiming{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2491,7 +2565,7 @@ func (x *UpdateTiming) String() string {
 func (*UpdateTiming) ProtoMessage() {}
 
 func (x *UpdateTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[30]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2504,7 +2578,7 @@ func (x *UpdateTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTiming.ProtoReflect.Descriptor instead.
 func (*UpdateTiming) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{30}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *UpdateTiming) GetStartedAt() *timestamppb.Timestamp {
@@ -2550,7 +2624,7 @@ type Condition struct {
 
 func (x *Condition) Reset() {
 	*x = Condition{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[31]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2562,7 +2636,7 @@ func (x *Condition) String() string {
 func (*Condition) ProtoMessage() {}
 
 func (x *Condition) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[31]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2575,7 +2649,7 @@ func (x *Condition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Condition.ProtoReflect.Descriptor instead.
 func (*Condition) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{31}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Condition) GetType() string {
@@ -2633,7 +2707,7 @@ type UpdateHistory struct {
 
 func (x *UpdateHistory) Reset() {
 	*x = UpdateHistory{}
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[32]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2645,7 +2719,7 @@ func (x *UpdateHistory) String() string {
 func (*UpdateHistory) ProtoMessage() {}
 
 func (x *UpdateHistory) ProtoReflect() protoreflect.Message {
-	mi := &file_syncworker_v1_syncworker_proto_msgTypes[32]
+	mi := &file_syncworker_v1_syncworker_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2658,7 +2732,7 @@ func (x *UpdateHistory) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateHistory.ProtoReflect.Descriptor instead.
 func (*UpdateHistory) Descriptor() ([]byte, []int) {
-	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{32}
+	return file_syncworker_v1_syncworker_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UpdateHistory) GetState() string {
@@ -2734,7 +2808,7 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\tunmanaged\x18\x05 \x01(\bR\tunmanaged\"\x92\x01\n" +
 	"\x10CapabilitiesSpec\x126\n" +
 	"\x17baseline_capability_set\x18\x01 \x01(\tR\x15baselineCapabilitySet\x12F\n" +
-	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\xf4\x04\n" +
+	"\x1fadditional_enabled_capabilities\x18\x02 \x03(\tR\x1dadditionalEnabledCapabilities\"\xaf\x05\n" +
 	"\rUpdateRequest\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -2750,7 +2824,9 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x0etotal_deadline\x18\n" +
 	" \x01(\v2\x19.google.protobuf.DurationR\rtotalDeadline\x12:\n" +
 	"\von_deadline\x18\v \x01(\x0e2\x19.syncworker.v1.OnDeadlineR\n" +
-	"onDeadline\"\x9c\x01\n" +
+	"onDeadline\x129\n" +
+	"\n" +
+	"not_before\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\"\x9c\x01\n" +
 	"\x11BlastRadiusLimits\x12(\n" +
 	"\rmax_deletions\x18\x01 \x01(\x05H\x00R\fmaxDeletions\x88\x01\x01\x123\n" +
 	"\x13max_changed_percent\x18\x02 \x01(\x01H\x01R\x11maxChangedPercent\x88\x01\x01B\x10\n" +
@@ -2844,7 +2920,7 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x12CapabilitiesStatus\x12\x18\n" +
 	"\aenabled\x18\x01 \x03(\tR\aenabled\x12\x14\n" +
 	"\x05known\x18\x02 \x03(\tR\x05known\x12-\n" +
-	"\x12implicitly_enabled\x18\x03 \x03(\tR\x11implicitlyEnabled\"\xf2\a\n" +
+	"\x12implicitly_enabled\x18\x03 \x03(\tR\x11implicitlyEnabled\"\xb4\b\n" +
 	"\x10SyncWorkerStatus\x12\x1e\n" +
 	"\n" +
 	"generation\x18\x01 \x01(\x03R\n" +
@@ -2874,7 +2950,11 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"components\x18\x14 \x03(\v2 .syncworker.v1.ComponentProgressR\n" +
 	"components\x123\n" +
 	"\x06timing\x18\x15 \x01(\v2\x1b.syncworker.v1.UpdateTimingR\x06timing\x120\n" +
-	"\x05pause\x18\x16 \x01(\v2\x1a.syncworker.v1.PauseStatusR\x05pause\"\xde\x03\n" +
+	"\x05pause\x18\x16 \x01(\v2\x1a.syncworker.v1.PauseStatusR\x05pause\x12@\n" +
+	"\vmaintenance\x18\x17 \x01(\v2\x1e.syncworker.v1.MaintenanceHoldR\vmaintenance\"[\n" +
+	"\x0fMaintenanceHold\x12\x16\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\x120\n" +
+	"\x05until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\"\xde\x03\n" +
 	"\x11ComponentProgress\x12\x1b\n" +
 	"\trun_level\x18\x01 \x01(\x05R\brunLevel\x12\x1c\n" +
 	"\tcomponent\x18\x02 \x01(\tR\tcomponent\x123\n" +
@@ -2967,7 +3047,7 @@ func file_syncworker_v1_syncworker_proto_rawDescGZIP() []byte {
 }
 
 var file_syncworker_v1_syncworker_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_syncworker_v1_syncworker_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_syncworker_v1_syncworker_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_syncworker_v1_syncworker_proto_goTypes = []any{
 	(PayloadState)(0),                      // 0: syncworker.v1.PayloadState
 	(OnDeadline)(0),                        // 1: syncworker.v1.OnDeadline
@@ -3003,12 +3083,13 @@ var file_syncworker_v1_syncworker_proto_goTypes = []any{
 	(*PreconditionResult)(nil),             // 31: syncworker.v1.PreconditionResult
 	(*CapabilitiesStatus)(nil),             // 32: syncworker.v1.CapabilitiesStatus
 	(*SyncWorkerStatus)(nil),               // 33: syncworker.v1.SyncWorkerStatus
-	(*ComponentProgress)(nil),              // 34: syncworker.v1.ComponentProgress
-	(*UpdateTiming)(nil),                   // 35: syncworker.v1.UpdateTiming
-	(*Condition)(nil),                      // 36: syncworker.v1.Condition
-	(*UpdateHistory)(nil),                  // 37: syncworker.v1.UpdateHistory
-	(*durationpb.Duration)(nil),            // 38: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),          // 39: google.protobuf.Timestamp
+	(*MaintenanceHold)(nil),                // 34: syncworker.v1.MaintenanceHold
+	(*ComponentProgress)(nil),              // 35: syncworker.v1.ComponentProgress
+	(*UpdateTiming)(nil),                   // 36: syncworker.v1.UpdateTiming
+	(*Condition)(nil),                      // 37: syncworker.v1.Condition
+	(*UpdateHistory)(nil),                  // 38: syncworker.v1.UpdateHistory
+	(*durationpb.Duration)(nil),            // 39: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),          // 40: google.protobuf.Timestamp
 }
 var file_syncworker_v1_syncworker_proto_depIdxs = []int32{
 	5,  // 0: syncworker.v1.UpdateRequest.desired:type_name -> syncworker.v1.DesiredUpdate
@@ -3016,71 +3097,74 @@ var file_syncworker_v1_syncworker_proto_depIdxs = []int32{
 	7,  // 2: syncworker.v1.UpdateRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
 	0,  // 3: syncworker.v1.UpdateRequest.state:type_name -> syncworker.v1.PayloadState
 	9,  // 4: syncworker.v1.UpdateRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
-	38, // 5: syncworker.v1.UpdateRequest.progress_deadline:type_name -> google.protobuf.Duration
-	38, // 6: syncworker.v1.UpdateRequest.total_deadline:type_name -> google.protobuf.Duration
+	39, // 5: syncworker.v1.UpdateRequest.progress_deadline:type_name -> google.protobuf.Duration
+	39, // 6: syncworker.v1.UpdateRequest.total_deadline:type_name -> google.protobuf.Duration
 	1,  // 7: syncworker.v1.UpdateRequest.on_deadline:type_name -> syncworker.v1.OnDeadline
-	33, // 8: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	33, // 9: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	33, // 10: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	5,  // 11: syncworker.v1.PreviewRequest.desired:type_name -> syncworker.v1.DesiredUpdate
-	6,  // 12: syncworker.v1.PreviewRequest.overrides:type_name -> syncworker.v1.ComponentOverride
-	7,  // 13: syncworker.v1.PreviewRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
-	9,  // 14: syncworker.v1.PreviewRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
-	2,  // 15: syncworker.v1.ObjectPreview.action:type_name -> syncworker.v1.PreviewAction
-	29, // 16: syncworker.v1.PreviewSummary.release:type_name -> syncworker.v1.Release
-	18, // 17: syncworker.v1.PreviewResponse.object:type_name -> syncworker.v1.ObjectPreview
-	19, // 18: syncworker.v1.PreviewResponse.summary:type_name -> syncworker.v1.PreviewSummary
-	33, // 19: syncworker.v1.PauseUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	33, // 20: syncworker.v1.CancelUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	33, // 21: syncworker.v1.ResumeUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
-	39, // 22: syncworker.v1.PauseStatus.paused_at:type_name -> google.protobuf.Timestamp
-	3,  // 23: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
-	28, // 24: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
-	5,  // 25: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
-	39, // 26: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
-	31, // 27: syncworker.v1.LoadPayloadStatus.precondition_results:type_name -> syncworker.v1.PreconditionResult
-	28, // 28: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
-	39, // 29: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
-	29, // 30: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
-	30, // 31: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
-	32, // 32: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
-	39, // 33: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
-	36, // 34: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
-	37, // 35: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
-	34, // 36: syncworker.v1.SyncWorkerStatus.components:type_name -> syncworker.v1.ComponentProgress
-	35, // 37: syncworker.v1.SyncWorkerStatus.timing:type_name -> syncworker.v1.UpdateTiming
-	27, // 38: syncworker.v1.SyncWorkerStatus.pause:type_name -> syncworker.v1.PauseStatus
-	4,  // 39: syncworker.v1.ComponentProgress.state:type_name -> syncworker.v1.ComponentState
-	39, // 40: syncworker.v1.ComponentProgress.waiting_since:type_name -> google.protobuf.Timestamp
-	39, // 41: syncworker.v1.ComponentProgress.started_at:type_name -> google.protobuf.Timestamp
-	39, // 42: syncworker.v1.ComponentProgress.finished_at:type_name -> google.protobuf.Timestamp
-	39, // 43: syncworker.v1.UpdateTiming.started_at:type_name -> google.protobuf.Timestamp
-	38, // 44: syncworker.v1.UpdateTiming.elapsed:type_name -> google.protobuf.Duration
-	38, // 45: syncworker.v1.UpdateTiming.estimated_remaining:type_name -> google.protobuf.Duration
-	39, // 46: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
-	39, // 47: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
-	39, // 48: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
-	8,  // 49: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
-	11, // 50: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
-	13, // 51: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
-	15, // 52: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
-	17, // 53: syncworker.v1.SyncWorker.Preview:input_type -> syncworker.v1.PreviewRequest
-	21, // 54: syncworker.v1.SyncWorker.PauseUpdate:input_type -> syncworker.v1.PauseUpdateRequest
-	23, // 55: syncworker.v1.SyncWorker.ResumeUpdate:input_type -> syncworker.v1.ResumeUpdateRequest
-	24, // 56: syncworker.v1.SyncWorker.CancelUpdate:input_type -> syncworker.v1.CancelUpdateRequest
-	10, // 57: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
-	12, // 58: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
-	14, // 59: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
-	16, // 60: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
-	20, // 61: syncworker.v1.SyncWorker.Preview:output_type -> syncworker.v1.PreviewResponse
-	22, // 62: syncworker.v1.SyncWorker.PauseUpdate:output_type -> syncworker.v1.PauseUpdateResponse
-	26, // 63: syncworker.v1.SyncWorker.ResumeUpdate:output_type -> syncworker.v1.ResumeUpdateResponse
-	25, // 64: syncworker.v1.SyncWorker.CancelUpdate:output_type -> syncworker.v1.CancelUpdateResponse
-	57, // [57:65] is the sub-list for method output_type
-	49, // [49:57] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	40, // 8: syncworker.v1.UpdateRequest.not_before:type_name -> google.protobuf.Timestamp
+	33, // 9: syncworker.v1.UpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 10: syncworker.v1.GetStatusResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 11: syncworker.v1.StatusWatchResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	5,  // 12: syncworker.v1.PreviewRequest.desired:type_name -> syncworker.v1.DesiredUpdate
+	6,  // 13: syncworker.v1.PreviewRequest.overrides:type_name -> syncworker.v1.ComponentOverride
+	7,  // 14: syncworker.v1.PreviewRequest.capabilities:type_name -> syncworker.v1.CapabilitiesSpec
+	9,  // 15: syncworker.v1.PreviewRequest.limits:type_name -> syncworker.v1.BlastRadiusLimits
+	2,  // 16: syncworker.v1.ObjectPreview.action:type_name -> syncworker.v1.PreviewAction
+	29, // 17: syncworker.v1.PreviewSummary.release:type_name -> syncworker.v1.Release
+	18, // 18: syncworker.v1.PreviewResponse.object:type_name -> syncworker.v1.ObjectPreview
+	19, // 19: syncworker.v1.PreviewResponse.summary:type_name -> syncworker.v1.PreviewSummary
+	33, // 20: syncworker.v1.PauseUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 21: syncworker.v1.CancelUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	33, // 22: syncworker.v1.ResumeUpdateResponse.status:type_name -> syncworker.v1.SyncWorkerStatus
+	40, // 23: syncworker.v1.PauseStatus.paused_at:type_name -> google.protobuf.Timestamp
+	3,  // 24: syncworker.v1.Failure.effect:type_name -> syncworker.v1.UpdateEffect
+	28, // 25: syncworker.v1.LoadPayloadStatus.failure:type_name -> syncworker.v1.Failure
+	5,  // 26: syncworker.v1.LoadPayloadStatus.update:type_name -> syncworker.v1.DesiredUpdate
+	40, // 27: syncworker.v1.LoadPayloadStatus.last_transition_time:type_name -> google.protobuf.Timestamp
+	31, // 28: syncworker.v1.LoadPayloadStatus.precondition_results:type_name -> syncworker.v1.PreconditionResult
+	28, // 29: syncworker.v1.SyncWorkerStatus.failure:type_name -> syncworker.v1.Failure
+	40, // 30: syncworker.v1.SyncWorkerStatus.last_progress:type_name -> google.protobuf.Timestamp
+	29, // 31: syncworker.v1.SyncWorkerStatus.actual:type_name -> syncworker.v1.Release
+	30, // 32: syncworker.v1.SyncWorkerStatus.load_payload_status:type_name -> syncworker.v1.LoadPayloadStatus
+	32, // 33: syncworker.v1.SyncWorkerStatus.capabilities_status:type_name -> syncworker.v1.CapabilitiesStatus
+	40, // 34: syncworker.v1.SyncWorkerStatus.published_at:type_name -> google.protobuf.Timestamp
+	37, // 35: syncworker.v1.SyncWorkerStatus.conditions:type_name -> syncworker.v1.Condition
+	38, // 36: syncworker.v1.SyncWorkerStatus.history:type_name -> syncworker.v1.UpdateHistory
+	35, // 37: syncworker.v1.SyncWorkerStatus.components:type_name -> syncworker.v1.ComponentProgress
+	36, // 38: syncworker.v1.SyncWorkerStatus.timing:type_name -> syncworker.v1.UpdateTiming
+	27, // 39: syncworker.v1.SyncWorkerStatus.pause:type_name -> syncworker.v1.PauseStatus
+	34, // 40: syncworker.v1.SyncWorkerStatus.maintenance:type_name -> syncworker.v1.MaintenanceHold
+	40, // 41: syncworker.v1.MaintenanceHold.until:type_name -> google.protobuf.Timestamp
+	4,  // 42: syncworker.v1.ComponentProgress.state:type_name -> syncworker.v1.ComponentState
+	40, // 43: syncworker.v1.ComponentProgress.waiting_since:type_name -> google.protobuf.Timestamp
+	40, // 44: syncworker.v1.ComponentProgress.started_at:type_name -> google.protobuf.Timestamp
+	40, // 45: syncworker.v1.ComponentProgress.finished_at:type_name -> google.protobuf.Timestamp
+	40, // 46: syncworker.v1.UpdateTiming.started_at:type_name -> google.protobuf.Timestamp
+	39, // 47: syncworker.v1.UpdateTiming.elapsed:type_name -> google.protobuf.Duration
+	39, // 48: syncworker.v1.UpdateTiming.estimated_remaining:type_name -> google.protobuf.Duration
+	40, // 49: syncworker.v1.Condition.last_transition_time:type_name -> google.protobuf.Timestamp
+	40, // 50: syncworker.v1.UpdateHistory.started_time:type_name -> google.protobuf.Timestamp
+	40, // 51: syncworker.v1.UpdateHistory.completion_time:type_name -> google.protobuf.Timestamp
+	8,  // 52: syncworker.v1.SyncWorker.Update:input_type -> syncworker.v1.UpdateRequest
+	11, // 53: syncworker.v1.SyncWorker.GetStatus:input_type -> syncworker.v1.GetStatusRequest
+	13, // 54: syncworker.v1.SyncWorker.StatusWatch:input_type -> syncworker.v1.StatusWatchRequest
+	15, // 55: syncworker.v1.SyncWorker.NotifyResourceActivity:input_type -> syncworker.v1.NotifyResourceActivityRequest
+	17, // 56: syncworker.v1.SyncWorker.Preview:input_type -> syncworker.v1.PreviewRequest
+	21, // 57: syncworker.v1.SyncWorker.PauseUpdate:input_type -> syncworker.v1.PauseUpdateRequest
+	23, // 58: syncworker.v1.SyncWorker.ResumeUpdate:input_type -> syncworker.v1.ResumeUpdateRequest
+	24, // 59: syncworker.v1.SyncWorker.CancelUpdate:input_type -> syncworker.v1.CancelUpdateRequest
+	10, // 60: syncworker.v1.SyncWorker.Update:output_type -> syncworker.v1.UpdateResponse
+	12, // 61: syncworker.v1.SyncWorker.GetStatus:output_type -> syncworker.v1.GetStatusResponse
+	14, // 62: syncworker.v1.SyncWorker.StatusWatch:output_type -> syncworker.v1.StatusWatchResponse
+	16, // 63: syncworker.v1.SyncWorker.NotifyResourceActivity:output_type -> syncworker.v1.NotifyResourceActivityResponse
+	20, // 64: syncworker.v1.SyncWorker.Preview:output_type -> syncworker.v1.PreviewResponse
+	22, // 65: syncworker.v1.SyncWorker.PauseUpdate:output_type -> syncworker.v1.PauseUpdateResponse
+	26, // 66: syncworker.v1.SyncWorker.ResumeUpdate:output_type -> syncworker.v1.ResumeUpdateResponse
+	25, // 67: syncworker.v1.SyncWorker.CancelUpdate:output_type -> syncworker.v1.CancelUpdateResponse
+	60, // [60:68] is the sub-list for method output_type
+	52, // [52:60] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_syncworker_v1_syncworker_proto_init() }
@@ -3099,7 +3183,7 @@ func file_syncworker_v1_syncworker_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_syncworker_v1_syncworker_proto_rawDesc), len(file_syncworker_v1_syncworker_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   33,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

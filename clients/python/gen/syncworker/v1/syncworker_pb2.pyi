@@ -107,7 +107,7 @@ class CapabilitiesSpec(_message.Message):
     def __init__(self, baseline_capability_set: _Optional[str] = ..., additional_enabled_capabilities: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UpdateRequest(_message.Message):
-    __slots__ = ("generation", "desired", "overrides", "capabilities", "state", "limits", "expected_plan_digest", "accept_risks", "progress_deadline", "total_deadline", "on_deadline")
+    __slots__ = ("generation", "desired", "overrides", "capabilities", "state", "limits", "expected_plan_digest", "accept_risks", "progress_deadline", "total_deadline", "on_deadline", "not_before")
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     DESIRED_FIELD_NUMBER: _ClassVar[int]
     OVERRIDES_FIELD_NUMBER: _ClassVar[int]
@@ -119,6 +119,7 @@ class UpdateRequest(_message.Message):
     PROGRESS_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     TOTAL_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     ON_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
     generation: int
     desired: DesiredUpdate
     overrides: _containers.RepeatedCompositeFieldContainer[ComponentOverride]
@@ -130,7 +131,8 @@ class UpdateRequest(_message.Message):
     progress_deadline: _duration_pb2.Duration
     total_deadline: _duration_pb2.Duration
     on_deadline: OnDeadline
-    def __init__(self, generation: _Optional[int] = ..., desired: _Optional[_Union[DesiredUpdate, _Mapping]] = ..., overrides: _Optional[_Iterable[_Union[ComponentOverride, _Mapping]]] = ..., capabilities: _Optional[_Union[CapabilitiesSpec, _Mapping]] = ..., state: _Optional[_Union[PayloadState, str]] = ..., limits: _Optional[_Union[BlastRadiusLimits, _Mapping]] = ..., expected_plan_digest: _Optional[str] = ..., accept_risks: _Optional[_Iterable[str]] = ..., progress_deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., total_deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., on_deadline: _Optional[_Union[OnDeadline, str]] = ...) -> None: ...
+    not_before: _timestamp_pb2.Timestamp
+    def __init__(self, generation: _Optional[int] = ..., desired: _Optional[_Union[DesiredUpdate, _Mapping]] = ..., overrides: _Optional[_Iterable[_Union[ComponentOverride, _Mapping]]] = ..., capabilities: _Optional[_Union[CapabilitiesSpec, _Mapping]] = ..., state: _Optional[_Union[PayloadState, str]] = ..., limits: _Optional[_Union[BlastRadiusLimits, _Mapping]] = ..., expected_plan_digest: _Optional[str] = ..., accept_risks: _Optional[_Iterable[str]] = ..., progress_deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., total_deadline: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., on_deadline: _Optional[_Union[OnDeadline, str]] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class BlastRadiusLimits(_message.Message):
     __slots__ = ("max_deletions", "max_changed_percent")
@@ -361,7 +363,7 @@ class CapabilitiesStatus(_message.Message):
     def __init__(self, enabled: _Optional[_Iterable[str]] = ..., known: _Optional[_Iterable[str]] = ..., implicitly_enabled: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SyncWorkerStatus(_message.Message):
-    __slots__ = ("generation", "failure", "done", "total", "completed", "reconciling", "initial", "version_hash", "architecture", "last_progress", "actual", "verified", "load_payload_status", "capabilities_status", "revision", "message", "published_at", "conditions", "history", "components", "timing", "pause")
+    __slots__ = ("generation", "failure", "done", "total", "completed", "reconciling", "initial", "version_hash", "architecture", "last_progress", "actual", "verified", "load_payload_status", "capabilities_status", "revision", "message", "published_at", "conditions", "history", "components", "timing", "pause", "maintenance")
     GENERATION_FIELD_NUMBER: _ClassVar[int]
     FAILURE_FIELD_NUMBER: _ClassVar[int]
     DONE_FIELD_NUMBER: _ClassVar[int]
@@ -384,6 +386,7 @@ class SyncWorkerStatus(_message.Message):
     COMPONENTS_FIELD_NUMBER: _ClassVar[int]
     TIMING_FIELD_NUMBER: _ClassVar[int]
     PAUSE_FIELD_NUMBER: _ClassVar[int]
+    MAINTENANCE_FIELD_NUMBER: _ClassVar[int]
     generation: int
     failure: Failure
     done: int
@@ -406,7 +409,16 @@ class SyncWorkerStatus(_message.Message):
     components: _containers.RepeatedCompositeFieldContainer[ComponentProgress]
     timing: UpdateTiming
     pause: PauseStatus
-    def __init__(self, generation: _Optional[int] = ..., failure: _Optional[_Union[Failure, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., completed: _Optional[int] = ..., reconciling: _Optional[bool] = ..., initial: _Optional[bool] = ..., version_hash: _Optional[str] = ..., architecture: _Optional[str] = ..., last_progress: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actual: _Optional[_Union[Release, _Mapping]] = ..., verified: _Optional[bool] = ..., load_payload_status: _Optional[_Union[LoadPayloadStatus, _Mapping]] = ..., capabilities_status: _Optional[_Union[CapabilitiesStatus, _Mapping]] = ..., revision: _Optional[int] = ..., message: _Optional[str] = ..., published_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., conditions: _Optional[_Iterable[_Union[Condition, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[UpdateHistory, _Mapping]]] = ..., components: _Optional[_Iterable[_Union[ComponentProgress, _Mapping]]] = ..., timing: _Optional[_Union[UpdateTiming, _Mapping]] = ..., pause: _Optional[_Union[PauseStatus, _Mapping]] = ...) -> None: ...
+    maintenance: MaintenanceHold
+    def __init__(self, generation: _Optional[int] = ..., failure: _Optional[_Union[Failure, _Mapping]] = ..., done: _Optional[int] = ..., total: _Optional[int] = ..., completed: _Optional[int] = ..., reconciling: _Optional[bool] = ..., initial: _Optional[bool] = ..., version_hash: _Optional[str] = ..., architecture: _Optional[str] = ..., last_progress: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actual: _Optional[_Union[Release, _Mapping]] = ..., verified: _Optional[bool] = ..., load_payload_status: _Optional[_Union[LoadPayloadStatus, _Mapping]] = ..., capabilities_status: _Optional[_Union[CapabilitiesStatus, _Mapping]] = ..., revision: _Optional[int] = ..., message: _Optional[str] = ..., published_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., conditions: _Optional[_Iterable[_Union[Condition, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[UpdateHistory, _Mapping]]] = ..., components: _Optional[_Iterable[_Union[ComponentProgress, _Mapping]]] = ..., timing: _Optional[_Union[UpdateTiming, _Mapping]] = ..., pause: _Optional[_Union[PauseStatus, _Mapping]] = ..., maintenance: _Optional[_Union[MaintenanceHold, _Mapping]] = ...) -> None: ...
+
+class MaintenanceHold(_message.Message):
+    __slots__ = ("reason", "until")
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, reason: _Optional[str] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ComponentProgress(_message.Message):
     __slots__ = ("run_level", "component", "state", "done", "total", "current_object", "wait_reason", "waiting_since", "attempts", "started_at", "finished_at", "slow")

@@ -357,6 +357,11 @@ export interface UpdateRequest {
     | undefined;
   /** What a passed deadline does besides marking the update Failing. */
   onDeadline: OnDeadline;
+  /**
+   * The update waits until this time before its first task (and, with maintenance windows, for an open one); the
+   * status says until when. Unset: at once.
+   */
+  notBefore?: Date | undefined;
 }
 
 /** BlastRadiusLimits bound what one update may do; over a limit it stops at PreconditionChecks unless forced. */
@@ -595,7 +600,21 @@ export interface SyncWorkerStatus {
     | UpdateTiming
     | undefined;
   /** Set while the worker is paused. */
-  pause?: PauseStatus | undefined;
+  pause?:
+    | PauseStatus
+    | undefined;
+  /** Set while the update waits for a maintenance window or its not_before (serve's --maintenance-window). */
+  maintenance?: MaintenanceHold | undefined;
+}
+
+/**
+ * MaintenanceHold says why an update waits (outside every maintenance window, in a change freeze, before its
+ * not_before) and until when.
+ */
+export interface MaintenanceHold {
+  reason: string;
+  /** When it may run again; unset when no window opens within a year. */
+  until?: Date | undefined;
 }
 
 /** ComponentProgress is one component's progress in the current pass. */
@@ -1000,6 +1019,7 @@ function createBaseUpdateRequest(): UpdateRequest {
     progressDeadline: undefined,
     totalDeadline: undefined,
     onDeadline: 0,
+    notBefore: undefined,
   };
 }
 
@@ -1037,6 +1057,9 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     }
     if (message.onDeadline !== 0) {
       writer.uint32(88).int32(message.onDeadline);
+    }
+    if (message.notBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -1142,6 +1165,14 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
             message.onDeadline = reader.int32() as any;
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1189,6 +1220,11 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
         : isSet(object.on_deadline)
         ? onDeadlineFromJSON(object.on_deadline)
         : 0,
+      notBefore: isSet(object.notBefore)
+        ? fromJsonTimestamp(object.notBefore)
+        : isSet(object.not_before)
+        ? fromJsonTimestamp(object.not_before)
+        : undefined,
     };
   },
 
@@ -1227,6 +1263,9 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
     if (message.onDeadline !== 0) {
       obj.onDeadline = onDeadlineToJSON(message.onDeadline);
     }
+    if (message.notBefore !== undefined) {
+      obj.notBefore = message.notBefore.toISOString();
+    }
     return obj;
   },
 
@@ -1256,6 +1295,7 @@ export const UpdateRequest: MessageFns<UpdateRequest> = {
       ? Duration.fromPartial(object.totalDeadline)
       : undefined;
     message.onDeadline = object.onDeadline ?? 0;
+    message.notBefore = object.notBefore ?? undefined;
     return message;
   },
 };
@@ -3700,6 +3740,7 @@ function createBaseSyncWorkerStatus(): SyncWorkerStatus {
     components: [],
     timing: undefined,
     pause: undefined,
+    maintenance: undefined,
   };
 }
 
@@ -3770,6 +3811,9 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     }
     if (message.pause !== undefined) {
       PauseStatus.encode(message.pause, writer.uint32(178).fork()).join();
+    }
+    if (message.maintenance !== undefined) {
+      MaintenanceHold.encode(message.maintenance, writer.uint32(186).fork()).join();
     }
     return writer;
   },
@@ -3963,6 +4007,14 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
             message.pause = PauseStatus.decode(reader, reader.uint32());
             continue;
           }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.maintenance = MaintenanceHold.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4025,6 +4077,7 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
         : [],
       timing: isSet(object.timing) ? UpdateTiming.fromJSON(object.timing) : undefined,
       pause: isSet(object.pause) ? PauseStatus.fromJSON(object.pause) : undefined,
+      maintenance: isSet(object.maintenance) ? MaintenanceHold.fromJSON(object.maintenance) : undefined,
     };
   },
 
@@ -4096,6 +4149,9 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     if (message.pause !== undefined) {
       obj.pause = PauseStatus.toJSON(message.pause);
     }
+    if (message.maintenance !== undefined) {
+      obj.maintenance = MaintenanceHold.toJSON(message.maintenance);
+    }
     return obj;
   },
 
@@ -4138,6 +4194,94 @@ export const SyncWorkerStatus: MessageFns<SyncWorkerStatus> = {
     message.pause = (object.pause !== undefined && object.pause !== null)
       ? PauseStatus.fromPartial(object.pause)
       : undefined;
+    message.maintenance = (object.maintenance !== undefined && object.maintenance !== null)
+      ? MaintenanceHold.fromPartial(object.maintenance)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseMaintenanceHold(): MaintenanceHold {
+  return { reason: "", until: undefined };
+}
+
+export const MaintenanceHold: MessageFns<MaintenanceHold> = {
+  encode(message: MaintenanceHold, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reason !== "") {
+      writer.uint32(10).string(message.reason);
+    }
+    if (message.until !== undefined) {
+      Timestamp.encode(toTimestamp(message.until), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MaintenanceHold {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMaintenanceHold();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.until = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MaintenanceHold {
+    return {
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      until: isSet(object.until) ? fromJsonTimestamp(object.until) : undefined,
+    };
+  },
+
+  toJSON(message: MaintenanceHold): unknown {
+    const obj: any = {};
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.until !== undefined) {
+      obj.until = message.until.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MaintenanceHold>, I>>(base?: I): MaintenanceHold {
+    return MaintenanceHold.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MaintenanceHold>, I>>(object: I): MaintenanceHold {
+    const message = createBaseMaintenanceHold();
+    message.reason = object.reason ?? "";
+    message.until = object.until ?? undefined;
     return message;
   },
 };
