@@ -97,10 +97,15 @@ export function windowState(windows: readonly MaintenanceWindow[], at: Date, not
   return { open: reasons.length === 0, reason: reasons.join("; "), ...(changesAt ? { changesAt } : {}) };
 }
 
-/** The first instant at or after `at` when updates may run, looking up to `horizonMs` ahead; undefined: not within it. */
+/**
+ * The first instant at or after `at` when updates may run, looking up to `horizonMs` past `at` (or past `notBefore`,
+ * when later); undefined: not within it.
+ */
 export function nextOpening(windows: readonly MaintenanceWindow[], at: Date, notBefore?: Date, horizonMs = 366 * 86_400_000): Date | undefined {
-  let t = at;
-  for (let step = 0; step < 10_000 && t.getTime() - at.getTime() <= horizonMs; step++) {
+  // Nothing opens before not_before: the search starts there.
+  const from = Math.max(at.getTime(), notBefore?.getTime() ?? 0);
+  let t = new Date(from);
+  for (let step = 0; step < 10_000 && t.getTime() - from <= horizonMs; step++) {
     const state = windowState(windows, t, notBefore);
     if (state.open) return t;
     if (!state.changesAt) return undefined;

@@ -39,7 +39,9 @@ test("a deny window (a change freeze) closes an allow window while it lasts, nam
   assert.equal(windowState(windows, at("2026-12-28T10:10:00Z")).open, true);
 });
 
-test("not_before holds an update until then, whatever the windows say", () => {
+test("not_before holds an update until then, whatever the windows say, however far ahead", () => {
+  const freeze = [parse("deny 0 0 24 12 * for 72h in Europe/Berlin"), parse("allow * * * * * for 1m in UTC")];
+  assert.deepEqual(nextOpening(freeze, at("2026-06-01T00:00:00Z"), at("2099-12-24T22:00:00Z")), at("2099-12-26T23:00:00Z"));
   const state = windowState([], at("2026-06-01T00:00:00Z"), at("2026-06-01T06:00:00Z"));
   assert.deepEqual(state, {
     open: false,
