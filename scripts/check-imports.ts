@@ -33,7 +33,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   cluster: ["api", "config", "core", "payload", "policy", "readiness", "service", "worker"],
   api: ["config", "core", "gen", "policy", "service", "status", "worker"],
   cli: ["config", "core", "graph", "main.ts", "payload", "retrieval", "service", "status"],
-  "main.ts": ["api", "cluster", "config", "core", "payload", "policy", "retrieval", "service", "status", "telemetry"],
+  "main.ts": ["api", "cluster", "config", "core", "payload", "policy", "readiness", "retrieval", "service", "status", "telemetry"],
 };
 
 const PURE_CORE: readonly (string | RegExp)[] = [/^@grpc\//, "@kubernetes/client-node"];

@@ -5,6 +5,7 @@ import { ApiServer, CachedTokenAuthority, logGrpcTo, KubeTokenAuthority, serverC
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
+import { compileHealthRules, type HealthRules } from "./readiness/index.js";
 import { ListenError, PACKAGE_VERSION, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
 import { gvkOf } from "./payload/index.js";
 import { DirectoryRetriever, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./retrieval/index.js";
@@ -57,6 +58,16 @@ async function verificationKeyrings(dir: string): Promise<Keyring[]> {
   }
 }
 
+/** `--health-rules` compiled (none without the flag); a rule that does not compile stops start-up naming it. */
+function compiledHealthRules(given: CompiledServeOptions["healthRules"]): HealthRules | undefined {
+  if (!given) return undefined;
+  try {
+    return compileHealthRules(given.text, given.file);
+  } catch (err) {
+    throw new ValueError("health-rules", err instanceof Error ? err.message : String(err));
+  }
+}
+
 /** Composition root: builds the dependencies from compiled options, starts the service and serves it. */
 export async function startService(options: CompiledServeOptions): Promise<RunningService> {
   // Read before anything starts, so a bad certificate or token file stops start-up naming it.
@@ -64,6 +75,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const credentials = serverCredentials(security.tlsCert ? { cert: security.tlsCert, key: security.tlsKey, clientCa: security.clientCa } : undefined);
   const staticTokens = security.authn === "static" ? StaticTokens.load(security.tokenFile) : undefined;
   const keyrings = await verificationKeyrings(options.verification.verificationKeys);
+  const healthRules = compiledHealthRules(options.healthRules);
   const tracing = await startTracing(process.env, PACKAGE_VERSION);
   // Log lines written inside a span carry its ids; without tracing there is no mixin to run.
   // Every line is redacted of URL credentials as written: errors quote the URLs they were given (a signature store's).
@@ -124,7 +136,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     cluster: ({ onOperatorWait, notify, drift }): ClusterTarget => {
       if (kube) {
         const cache = kube.cache(drift, liveCacheMetrics(registry), (err) => log.warn({ err }, "live-object cache"));
-        const applier = kube.applier({ onOperatorWait, tracing: tracing.tracing, cache });
+        const applier = kube.applier({ onOperatorWait, tracing: tracing.tracing, cache, ...(healthRules ? { healthRules } : {}) });
         // Without a ClusterVersion in the cluster (plain Kubernetes) the built-in preconditions pass.
         return {
           applier,
@@ -134,7 +146,15 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
         };
       }
       embedded = createEmbeddedCluster(
-        { operatorDelayMs: options.operatorDelayMs, clock, onActivity: notify, onOperatorWait, onDrift: drift, tracing: tracing.tracing },
+        {
+          operatorDelayMs: options.operatorDelayMs,
+          clock,
+          onActivity: notify,
+          onOperatorWait,
+          onDrift: drift,
+          tracing: tracing.tracing,
+          ...(healthRules ? { healthRules } : {}),
+        },
         lifetime.signal,
       );
       return {

@@ -1,5 +1,5 @@
 import type { KubeObject, Manifest } from "../payload/manifest.js";
-import { checkClusterOperator, readinessCheckFor } from "../readiness/index.js";
+import { checkClusterOperator, readinessCheckFor, type HealthRules } from "../readiness/index.js";
 import type { PayloadState, ResourceApplier } from "../worker/index.js";
 import { type Tracing, type ObjectRef, isClusterOperator, sleep } from "../core/index.js";
 import { ApiError, refOf } from "./errors.js";
@@ -42,6 +42,8 @@ export interface ClusterApplierHooks {
   readonly onOperatorWait?: (name: string) => void;
   /** A `readiness` span per check, a child of the worker's task span; none when absent. */
   readonly tracing?: Tracing;
+  /** `--health-rules`: a kind's rule replaces its built-in readiness check, and gives one to a kind without. */
+  readonly healthRules?: HealthRules;
 }
 
 /**
@@ -71,7 +73,7 @@ export class ClusterApplier implements ResourceApplier {
     if (annotations[CREATE_ONLY_ANNOTATION]?.toLowerCase() === "true" && (await this.#get(ref, signal))) return;
 
     const applied = await this.#applyOrSkip(manifest, ref, mode, signal);
-    const check = readinessCheckFor(ref.group, ref.kind);
+    const check = this.hooks.healthRules?.checkFor(ref.group, ref.kind) ?? readinessCheckFor(ref.group, ref.kind);
     if (!check) return;
     await this.#readiness(obj, async () => {
       let failure = check(applied, mode);

@@ -208,6 +208,8 @@ export interface ServeOptions extends RegistryFlags {
   maintenanceWindow?: string[];
   /** Reconcile passes of an applied release also wait for a maintenance window (default: they go on). */
   maintenanceWindowReconcile?: boolean;
+  /** A YAML file of CEL health rules per API group or kind (default: none). */
+  healthRules?: string;
 }
 
 /** Shared by `serve` and `render`, which read a payload alike. */
@@ -364,6 +366,10 @@ export const SERVE_FLAGS = {
     help: 'when updates may run, "allow|deny MIN HOUR DOM MON DOW for DURATION in TIME_ZONE", e.g. "allow 0 2 * * SAT for 4h in Europe/Berlin"; deny windows are change freezes (repeatable; default: any time)',
     parse: repeated,
     default: [],
+  },
+  healthRules: {
+    flags: "--health-rules <file>",
+    help: "CEL health rules per API group or kind (current, inProgress, failed) over the live object, for kinds without a built-in readiness check or instead of it (default: none)",
   },
   maintenanceWindowReconcile: {
     flags: "--maintenance-window-reconcile",

@@ -63,6 +63,8 @@ export interface CompiledServeOptions {
   readonly maintenanceWindows: readonly MaintenanceWindow[];
   /** Reconcile passes wait for a window too. */
   readonly reconcileInWindowsOnly: boolean;
+  /** `--health-rules`: the file's path and text, compiled at start-up; undefined: none. */
+  readonly healthRules?: { readonly file: string; readonly text: string };
 }
 
 /** How release images are pulled. */
@@ -341,7 +343,17 @@ export function compileServeOptions(
       }),
     ),
     reconcileInWindowsOnly: o.maintenanceWindowReconcile,
+    ...(o.healthRules === undefined ? {} : { healthRules: Object.freeze({ file: o.healthRules, text: readText("health-rules", o.healthRules) }) }),
   });
+}
+
+/** A file a flag names, or a {@link ValueError} naming the flag, the file and why it cannot be read. */
+function readText(option: string, file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ValueError(option, `cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** `--progress-deadline` and `--total-deadline`, checked; an absent one is none. */

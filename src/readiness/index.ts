@@ -1,1 +1,2 @@
 export * from "./checks.js";
+export { compileHealthRules, HealthRules, HealthRulesError } from "./health-rules.js";

@@ -14,6 +14,7 @@ const WAIT_REASONS: ReadonlySet<string> = new Set([
   "ClusterOperatorDegraded",
   "ClusterOperatorUpdating",
   "WorkloadNotAvailable",
+  "HealthRuleInProgress",
 ]);
 
 const RANK: Readonly<Record<ComponentState, number>> = { Pending: 0, Applying: 1, Waiting: 2, Failed: 2, Done: 3 };

@@ -7,6 +7,9 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { service as healthService } from "grpc-health-check";
 import type { SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { runCli } from "../harness/cli.js";
 import { rawClient, startServer } from "../harness/server.js";
 
 const require = createRequire(import.meta.url);
@@ -68,4 +71,16 @@ test("reflection lists the service, health answers SERVING, SIGTERM ends streams
     assert.equal(code, 0, `serve exits 0 on SIGTERM; log:\n${server.stderr()}`);
   }
   assert.equal(await ended, "end", "open watch streams end cleanly on shutdown");
+});
+
+test("a --health-rules file that cannot be read or compiled stops serve (exit 2), naming the file, the rule and the field", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-rules-"));
+  const rules = join(dir, "rules.yaml");
+  await writeFile(rules, 'rules:\n  - group: example.com\n    current: "status.phase =="\n');
+  const bad = await runCli(["serve", "--health-rules", rules]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, new RegExp(`--health-rules: ${rules.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: rules\\[0\\]\\.current: .*: status\\.phase ==`));
+  const missing = await runCli(["serve", "--health-rules", join(dir, "absent.yaml")]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--health-rules: cannot read .*absent\.yaml/);
 });

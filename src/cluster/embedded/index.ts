@@ -1,4 +1,5 @@
 import type { Tracing, Clock } from "../../core/index.js";
+import type { HealthRules } from "../../readiness/index.js";
 import { AppliedObjects } from "../applied-objects.js";
 import { ClusterApplier } from "../applier.js";
 import { refOf } from "../errors.js";
@@ -26,6 +27,8 @@ export function createEmbeddedCluster(
     /** A managed object was changed or deleted by someone else (the same seam as a real cluster's watch cache). */
     onDrift?: (message: string) => void;
     tracing?: Tracing;
+    /** `--health-rules`, checked after each apply as on a real cluster. */
+    healthRules?: HealthRules;
   },
   signal: AbortSignal,
 ): EmbeddedCluster {
@@ -45,6 +48,7 @@ export function createEmbeddedCluster(
     onClusterOperatorCheck: (co) => controllers.expectOperatorVersions(co),
     ...(options.onOperatorWait ? { onOperatorWait: options.onOperatorWait } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.healthRules ? { healthRules: options.healthRules } : {}),
   });
   return { store, client, applier };
 }
