@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<void>> = {
   pull: async () => (await import("./pull.js")).run(),
   "snapshot-size": async () => (await import("./snapshot-size.js")).run(),
   memory: async () => (await import("./memory.js")).run(),
+  "health-rules": async () => (await import("./health-rules.js")).run(),
 };
 
 const name = process.argv[2] ?? "";
