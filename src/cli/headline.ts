@@ -27,3 +27,16 @@ export function headline(status: SyncWorkerStatus): string {
   const paused = status.pause?.paused && note >= 0 ? status.message.slice(note) : "";
   return `Installing ${version}: ${progressCounts(status.done, status.total)}, waiting for ${who} to become available${paused}`;
 }
+
+/**
+ * What `cancel` prints, given the status before the call and its answer. A rollback answers with the status of the
+ * update it started, which is already moving (and may even be done), so the rollback is named from the history
+ * instead, the same line however far it got: a new first entry marked rollback. Anything else is the headline.
+ */
+export function cancelHeadline(before: SyncWorkerStatus | undefined, after: SyncWorkerStatus): string {
+  const [entry, from] = after.history;
+  const first = before?.history[0];
+  const started = entry?.rollback === true && (entry.image !== first?.image || entry.startedTime?.getTime() !== first?.startedTime?.getTime());
+  if (!entry || !started) return headline(after);
+  return `Rolling back from ${from?.version || from?.image || "?"} to ${entry.version || entry.image}; the history records it as a rollback`;
+}

@@ -29,7 +29,7 @@ import { addFlags, argParser, givenOptions, withRegistryFlags } from "./flag-tab
 import { signPayload, type SignPayloadOptions } from "./sign.js";
 import { reach } from "./reach.js";
 import { document, type DataFormat } from "./output.js";
-import { headline } from "./headline.js";
+import { cancelHeadline, headline } from "./headline.js";
 import { statusLines } from "./status-view.js";
 import { notTaken } from "./update-outcome.js";
 import { endWait, follow, timeoutOf } from "./wait.js";
@@ -320,8 +320,12 @@ export function program(): Command {
     .description("drop the desired release while none of it was applied (the release in effect stays); once applying started, exit 1 naming what was applied")
     .option("--rollback", "once applying started: update back to the last completed release instead (same minor version only)", false)
     .action(async (o: ConnectOptions & { rollback: boolean }) => {
-      const status = await withClient(o, (client) => client.cancelUpdate(o.rollback));
-      process.stdout.write(`${terminalSafe(headline(status))}\n`);
+      // Only a rollback needs the status before: its answer is told apart by a new history entry.
+      const [before, after] = await withClient(
+        o,
+        async (client) => [o.rollback ? await client.getStatus() : undefined, await client.cancelUpdate(o.rollback)] as const,
+      );
+      process.stdout.write(`${terminalSafe(cancelHeadline(before, after))}\n`);
     });
 
   withConnection(cli.command("resume"))

@@ -65,6 +65,7 @@ test("once applying started: exit 1 naming what was applied; --rollback returns 
 
   const rolled = await cli("cancel", "--rollback");
   assert.equal(rolled.code, 0, rolled.stderr);
+  assert.equal(rolled.stdout, "Rolling back from 1.0.1 to 1.0.0; the history records it as a rollback\n");
   const done = await waitForStatus(server.client, completeAt(V100), 180_000);
   assert.deepEqual(
     done.history.slice(0, 2).map((h) => `${h.version} ${h.state}${h.rollback ? " rollback" : ""}`),
