@@ -1,5 +1,6 @@
-import type { KubeObject, Manifest } from "../payload/manifest.js";
-import { checkClusterOperator, readinessCheckFor, type HealthRules } from "../readiness/index.js";
+import { PayloadError } from "../payload/index.js";
+import type { KubeObject, Manifest, PayloadUpdate } from "../payload/manifest.js";
+import { checkClusterOperator, compileHealthRules, readinessCheckFor, type HealthRules } from "../readiness/index.js";
 import type { PayloadState, ResourceApplier } from "../worker/index.js";
 import { type Tracing, type ObjectRef, isClusterOperator, sleep } from "../core/index.js";
 import { ApiError, refOf } from "./errors.js";
@@ -42,7 +43,10 @@ export interface ClusterApplierHooks {
   readonly onOperatorWait?: (name: string) => void;
   /** A `readiness` span per check, a child of the worker's task span; none when absent. */
   readonly tracing?: Tracing;
-  /** `--health-rules`: a kind's rule replaces its built-in readiness check, and gives one to a kind without. */
+  /**
+   * `--health-rules`: a kind's rule replaces its built-in readiness check, and gives one to a kind without. It
+   * overrides a payload's own rule for the same kind or group (see {@link ClusterApplier.forPayload}).
+   */
   readonly healthRules?: HealthRules;
 }
 
@@ -51,10 +55,36 @@ export interface ClusterApplierHooks {
  * and health, the delete and create-only annotations, and readiness checks after apply.
  */
 export class ClusterApplier implements ResourceApplier {
+  /** One applier per payload with rules of its own, for as long as the payload is held. */
+  readonly #forPayload = new WeakMap<PayloadUpdate, ClusterApplier>();
+
   constructor(
     private readonly client: ObjectClient,
     private readonly hooks: ClusterApplierHooks = {},
   ) {}
+
+  /**
+   * The applier for a payload with `release-manifests/health-rules`: its rules under the server's (a kind's entry
+   * still overrides a group's; the server's file wins for the same kind or group). Rules that do not compile
+   * refuse the payload at LoadPayload, naming the file, the rule and the field.
+   */
+  forPayload(payload: PayloadUpdate): ClusterApplier {
+    const given = payload.healthRules;
+    if (!given) return this;
+    let applier = this.#forPayload.get(payload);
+    if (!applier) {
+      let own: HealthRules;
+      try {
+        own = compileHealthRules(given.text, given.file);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw new PayloadError({ kind: "HealthRules", message, problems: [{ file: given.file, message }], cause: err });
+      }
+      applier = new ClusterApplier(this.client, { ...this.hooks, healthRules: this.hooks.healthRules?.over(own) ?? own });
+      this.#forPayload.set(payload, applier);
+    }
+    return applier;
+  }
 
   async apply(manifest: Manifest, mode: PayloadState, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();

@@ -31,6 +31,8 @@ export type PayloadErrorKind =
   | "Manifests"
   /** The payload's version is not the requested one. */
   | "VersionMismatch"
+  /** `release-manifests/health-rules` is unreadable, or its rules do not compile. */
+  | "HealthRules"
   /** Loading took longer than its deadline. */
   | "Timeout"
   /** An unexpected failure while loading (normalised by {@link PayloadError.from}). */
@@ -47,6 +49,7 @@ export const PAYLOAD_ERROR_POLICY: Readonly<Record<PayloadErrorKind, { readonly 
   ImageReferences: { step: "LoadPayload", reason: "ImageReferencesInvalid" },
   Manifests: { step: "LoadPayload", reason: "UpdatePayloadIntegrity" },
   VersionMismatch: { step: "VerifyPayloadVersion", reason: "" },
+  HealthRules: { step: "LoadPayload", reason: "HealthRulesInvalid" },
   Timeout: { step: "LoadPayload", reason: "UpdatePayloadLoadTimeout" },
   Internal: { step: "LoadPayload", reason: "UpdatePayloadLoadFailed" },
 };

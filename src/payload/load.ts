@@ -95,6 +95,8 @@ export const CVO_MANIFEST_DIR = "manifests";
 export const RELEASE_MANIFEST_DIR = "release-manifests";
 export const RELEASE_METADATA_FILE = "release-metadata";
 export const IMAGE_REFERENCES_FILE = "image-references";
+/** Optional: health rules for the payload's own kinds; no extension, so it is never read as a manifest. */
+export const HEALTH_RULES_FILE = "health-rules";
 
 const MANIFEST_FILE = /\.(yaml|yml|json)$/;
 /** Files read ahead of the one being parsed: enough to hide I/O latency, few enough to bound memory. */
@@ -184,6 +186,8 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
     parseImageReferences(text, meta.version, budget),
   );
 
+  const healthRules = await readHealthRules(fs, base, releaseDir);
+
   // The version is valid SemVer by now, so its major is the digits before the first dot.
   const filter = loadTimeFilter(opts, BigInt(meta.version.slice(0, meta.version.indexOf("."))));
   const renderData = { ReleaseImage: releaseImage, ClusterProfile: filter.profile ?? DEFAULT_CLUSTER_PROFILE, Images: imagesFromImageRef(imageRef) };
@@ -242,8 +246,26 @@ async function load(dir: string, releaseImage: string, opts: LoadOptions, fs: Pa
     manifests,
     imageRef,
     excluded,
+    ...(healthRules === undefined ? {} : { healthRules }),
     verifiedImage: false,
   };
+}
+
+/** `release-manifests/health-rules` when the payload has one; unreadable, it refuses the payload naming the file. */
+async function readHealthRules(fs: PayloadFs, base: string, releaseDir: string): Promise<PayloadUpdate["healthRules"]> {
+  const file = `${RELEASE_MANIFEST_DIR}/${HEALTH_RULES_FILE}`;
+  const path = join(releaseDir, HEALTH_RULES_FILE);
+  try {
+    await fs.stat(path);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "ENOENT") return undefined;
+    throw new PayloadError({ kind: "HealthRules", message: `${file}: ${messageOf(statError(path, err))}`, problems: [{ file, message: messageOf(err) }] });
+  }
+  try {
+    return { file, text: await readPayloadFile(fs, base, path, file) };
+  } catch (err) {
+    throw new PayloadError({ kind: "HealthRules", message: `${file}: ${messageOf(err)}`, problems: [{ file, message: messageOf(err) }], cause: err });
+  }
 }
 
 type FileRead = { text: string } | { error: unknown };

@@ -52,6 +52,12 @@ export interface PayloadUpdate {
   readonly manifests: readonly Manifest[];
   /** The payload's `image-references` ImageStream; its `creationTimestamp` is the release creation time. */
   readonly imageRef?: KubeObject;
+  /**
+   * The payload's own health rules (`release-manifests/health-rules`, the format of `--health-rules`), as text: the
+   * payload is loaded in another thread and compiled rules do not cross it. The applier compiles them when the
+   * payload is accepted (see ResourceApplier.forPayload).
+   */
+  readonly healthRules?: { readonly file: string; readonly text: string };
   /** Manifests the load-time filter dropped, in load order, with the filter's reason (a preview lists them as skipped). */
   readonly excluded?: readonly ExcludedManifest[];
   /** Set by the worker after retrieval. */

@@ -87,6 +87,11 @@ export class HealthRules {
     return this.rules.size;
   }
 
+  /** These rules with `base`'s for the kinds and groups these do not name (a payload's rules under the server's). */
+  over(base: HealthRules): HealthRules {
+    return new HealthRules(new Map([...base.rules, ...this.rules]));
+  }
+
   /** The readiness check a rule gives `group`/`kind`; undefined when none applies. */
   checkFor(group: string, kind: string): ((obj: KubeObject) => ReadinessResult) | undefined {
     const rule = this.rules.get(`${group}/${kind}`) ?? this.rules.get(group);

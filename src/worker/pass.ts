@@ -101,6 +101,7 @@ export class PassRunner {
           const reporter = new StatusWrapper(this.#o.sink, this.#o.status(), () => deps.clock.now());
           const applyDeps: ApplyDeps = {
             ...deps,
+            applier: deps.applier.forPayload?.(payload) ?? deps.applier,
             metrics,
             architecture: this.#o.status().architecture,
             attemptsRestarted: () => deps.reports.attemptsRestarted(),

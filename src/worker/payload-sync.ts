@@ -3,6 +3,7 @@ import type { KubeObject, PayloadUpdate } from "../payload/manifest.js";
 import { runAll, summarizePreconditions, type Precondition, type PreconditionSummary } from "../policy/index.js";
 import { checkPlan, planScope, type PlanDeps, type PreviewedImages } from "./planning/index.js";
 import type { StatusWrapper } from "./reporter.js";
+import type { ResourceApplier } from "./task-run.js";
 import { NO_METRICS, type DesiredUpdate, type LoadPayloadStatus, type MetricsSink, type SyncWork } from "./types.js";
 import { NO_EVENTS, NO_TRACING, accepts, asError, type Clock, type EventRecorder, type RiskAcceptance, type Tracing } from "../core/index.js";
 
@@ -17,6 +18,8 @@ export interface PayloadSyncDeps extends PlanDeps, PayloadAccess {
   readonly tracing?: Tracing;
   /** Payload load duration; none when absent. */
   readonly metrics?: MetricsSink;
+  /** Takes the loaded payload's own settings (see ResourceApplier.forPayload); absent, there are none to check. */
+  readonly applier?: ResourceApplier;
 }
 
 const q = (s: string): string => JSON.stringify(s);
@@ -83,6 +86,7 @@ export async function syncPayload(
   try {
     loaded = await tracing.span("payload load", { ...attributes, "syncworker.payload.directory": info.directory }, async (span) => {
       const update = await deps.loadPayload(info, desired.image, signal);
+      deps.applier?.forPayload?.(update);
       span.setAttributes({ "syncworker.payload.manifests": update.manifests.length, "syncworker.payload.hash": update.manifestHash });
       return update;
     });

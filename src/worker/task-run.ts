@@ -1,5 +1,5 @@
 import { parseRunLevel, type Task } from "../graph/index.js";
-import type { Manifest } from "../payload/manifest.js";
+import type { Manifest, PayloadUpdate } from "../payload/manifest.js";
 import { UpdateError, NO_SPAN, abortReason, NO_TRACING, type Clock, type Random, type SpanAttributes, type Tracing, type WorkerSpan } from "../core/index.js";
 import type { PauseGate } from "./pause.js";
 import type { PayloadState, TaskResult } from "./types.js";
@@ -12,6 +12,12 @@ import type { PayloadState, TaskResult } from "./types.js";
  */
 export interface ResourceApplier {
   apply(manifest: Manifest, mode: PayloadState, signal: AbortSignal): Promise<void>;
+  /**
+   * The applier for `payload`'s manifests, with what the payload brings of its own (its health rules); the same
+   * object for the same payload. Called once when the payload is loaded, where a throw (a PayloadError) refuses it
+   * at LoadPayload, and at each pass. Absent: this applier serves every payload.
+   */
+  forPayload?(payload: PayloadUpdate): ResourceApplier;
 }
 
 export interface TaskRunDeps {

@@ -1,6 +1,8 @@
 // `--health-rules` against the harness's real kube-apiserver: a payload brings a CRD and one custom resource whose
 // status the test moves through absent, in progress, failed and current; the update waits naming the rule, fails
-// with HealthRuleFailed, and completes once the rule's current expression holds.
+// with HealthRuleFailed, and completes once the rule's current expression holds. Then a payload's own rules
+// (`release-manifests/health-rules`): one for a kind of its own is followed, one for the kind the server's file
+// names is not; a payload whose rules do not compile is refused at LoadPayload, naming the file and the rule.
 import assert from "node:assert/strict";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -36,6 +38,21 @@ const CRD = {
 };
 const NAMESPACE = { apiVersion: "v1", kind: "Namespace", metadata: { name: "widgets", annotations: INCLUDE } };
 const WIDGET = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w", namespace: "widgets", annotations: INCLUDE }, spec: { size: 3 } };
+const GADGET_CRD = {
+  ...CRD,
+  metadata: { ...CRD.metadata, name: "gadgets.example.com" },
+  spec: { ...CRD.spec, names: { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" } },
+};
+const GADGET = { ...WIDGET, kind: "Gadget", metadata: { ...WIDGET.metadata, name: "g" } };
+/** A payload's own rules: one for its Gadget, and one for Widget that the server's file overrides (it never holds). */
+const PAYLOAD_RULES = `rules:
+  - group: example.com
+    kind: Gadget
+    current: "status.?ready.orValue(false)"
+  - group: example.com
+    kind: Widget
+    current: "false"
+`;
 const RULES = `rules:
   - group: example.com
     kind: Widget
@@ -45,6 +62,7 @@ const RULES = `rules:
 `;
 
 let cp: ControlPlane;
+let payloadA = "";
 let server: ServerProcess | undefined;
 before(async () => (cp = await startControlPlane()), { timeout: 90 * 60_000 });
 after(async () => {
@@ -71,6 +89,7 @@ async function watchUntil(predicate: (s: SyncWorkerStatus) => boolean, timeoutMs
 test("a custom resource's health follows the rule: in progress, failed, then current", { timeout: 300_000 }, async () => {
   const work = await mkdtemp(join(tmpdir(), "syncworker-health-"));
   const payload = join(work, "payload");
+  payloadA = payload;
   await writePayload(payload, "1.0.0", [
     { file: "0000_05_widgets_00_crd.yaml", obj: CRD },
     { file: "0000_50_widgets_00_namespace.yaml", obj: NAMESPACE },
@@ -113,6 +132,40 @@ test("a custom resource's health follows the rule: in progress, failed, then cur
   const live = await cp.api.get("example.com/v1", "Widget", "widgets", "w");
   const generation = (live?.metadata as { generation?: number } | undefined)?.generation ?? 1;
   await cp.api.patchStatus("example.com/v1", "Widget", "widgets", "w", { phase: "Running", observedGeneration: generation });
+  const done = await watchUntil((s) => s.completed >= 1 && !s.failure && s.actual?.image === payload, 120_000);
+  assert.equal(done.done, done.total);
+});
+
+test("a payload's own rules: followed for its kinds, under the server's file; rules that do not compile refuse the payload", { timeout: 300_000 }, async () => {
+  assert.ok(server && payloadA, "runs after the server's rules test");
+  const work = await mkdtemp(join(tmpdir(), "syncworker-health-"));
+  const broken = join(work, "broken");
+  await writePayload(broken, "1.0.1", [{ file: "0000_50_widgets_01_widget.yaml", obj: WIDGET }]);
+  await writeFile(join(broken, "release-manifests/health-rules"), 'rules:\n  - group: example.com\n    current: "status.ready =="\n');
+  await server.client.update({ generation: 2, desired: { image: broken } });
+  const refused = await watchUntil((s) => s.loadPayloadStatus?.failure !== undefined, 120_000);
+  assert.equal(refused.loadPayloadStatus?.step, "LoadPayload");
+  assert.equal(refused.loadPayloadStatus?.failure?.reason, "HealthRulesInvalid");
+  assert.match(refused.loadPayloadStatus?.failure?.message ?? "", /^release-manifests\/health-rules: rules\[0\]\.current: .*: status\.ready ==$/);
+  assert.equal(refused.actual?.image, payloadA, "the release in effect stays");
+
+  const payload = join(work, "payload");
+  await writePayload(payload, "1.0.2", [
+    { file: "0000_05_widgets_00_crd.yaml", obj: CRD },
+    { file: "0000_05_widgets_01_crd.yaml", obj: GADGET_CRD },
+    { file: "0000_50_widgets_00_namespace.yaml", obj: NAMESPACE },
+    { file: "0000_50_widgets_01_widget.yaml", obj: WIDGET },
+    { file: "0000_50_widgets_02_gadget.yaml", obj: GADGET },
+  ]);
+  await writeFile(join(payload, "release-manifests/health-rules"), PAYLOAD_RULES);
+  await server.client.update({ generation: 3, desired: { image: payload } });
+  const waiting = await watchUntil((s) => s.actual?.image === payload && s.failure?.reason === "HealthRuleInProgress", 120_000);
+  assert.match(
+    waiting.failure?.message ?? "",
+    /^Gadget widgets\/g is in progress by health rule example\.com\/Gadget \(release-manifests\/health-rules rules\[0\]\): current is not yet true/,
+    "the Widget passed by the server's rule, the Gadget waits on the payload's",
+  );
+  await cp.api.patchStatus("example.com/v1", "Gadget", "widgets", "g", { ready: true });
   const done = await watchUntil((s) => s.completed >= 1 && !s.failure && s.actual?.image === payload, 120_000);
   assert.equal(done.done, done.total);
 });

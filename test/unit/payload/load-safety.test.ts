@@ -94,6 +94,18 @@ const cases: { name: string; file: string; pattern: RegExp; prepare: (dir: strin
       execFileSync("mkfifo", [join(dir, "release-manifests/release-metadata")]);
     },
   },
+  {
+    name: "health-rules linked out of the payload",
+    file: "release-manifests/health-rules",
+    pattern: /^release-manifests\/health-rules: release-manifests\/health-rules is a symbolic link leading out of the payload$/,
+    prepare: (dir, outside) => symlink(join(outside, "0000_20_secret.yaml"), join(dir, "release-manifests/health-rules")),
+  },
+  {
+    name: "health-rules as a FIFO",
+    file: "release-manifests/health-rules",
+    pattern: /^release-manifests\/health-rules: .*not a regular file/,
+    prepare: async (dir) => void execFileSync("mkfifo", [join(dir, "release-manifests/health-rules")]),
+  },
 ];
 
 for (const tc of cases) test(`refused naming the file: ${tc.name}`, () => withPayload(tc.prepare, (dir) => refused(dir, tc.file, tc.pattern)));
@@ -109,6 +121,26 @@ test("a link to a file inside the payload is read", () =>
       );
     },
   ));
+
+test("a payload's health rules are carried as text for the applier, and none when the file is absent", async () => {
+  const rules = 'rules:\n  - group: example.com\n    current: "true"\n';
+  await withPayload(
+    (dir) => writeFile(join(dir, "release-manifests/health-rules"), rules),
+    async (dir) => {
+      const update = await loadUpdate(dir, "img", OPTS, nodePayloadFs);
+      assert.deepEqual(update.healthRules, { file: "release-manifests/health-rules", text: rules });
+      assert.deepEqual(
+        update.manifests.map((m) => m.originalFilename),
+        ["0000_10_a_ok.yaml"],
+        "not read as a manifest",
+      );
+    },
+  );
+  await withPayload(
+    async () => undefined,
+    async (dir) => assert.equal((await loadUpdate(dir, "img", OPTS, nodePayloadFs)).healthRules, undefined),
+  );
+});
 
 test("payload roots: a directory resolving outside every root is refused without saying what is there", async () => {
   const root = await mkdtemp(join(tmpdir(), "syncworker-root-"));
@@ -136,6 +168,26 @@ test("payload roots: a directory resolving outside every root is refused without
     await rm(root, { recursive: true, force: true });
     await cleanup();
   }
+});
+
+test("a payload's health rules are carried as text for the applier, and none when the file is absent", async () => {
+  const rules = 'rules:\n  - group: example.com\n    current: "true"\n';
+  await withPayload(
+    (dir) => writeFile(join(dir, "release-manifests/health-rules"), rules),
+    async (dir) => {
+      const update = await loadUpdate(dir, "img", OPTS, nodePayloadFs);
+      assert.deepEqual(update.healthRules, { file: "release-manifests/health-rules", text: rules });
+      assert.deepEqual(
+        update.manifests.map((m) => m.originalFilename),
+        ["0000_10_a_ok.yaml"],
+        "not read as a manifest",
+      );
+    },
+  );
+  await withPayload(
+    async () => undefined,
+    async (dir) => assert.equal((await loadUpdate(dir, "img", OPTS, nodePayloadFs)).healthRules, undefined),
+  );
 });
 
 test("payload roots: a directory under a root, also through a link inside it, retrieves as its resolved path", async () => {

@@ -68,3 +68,27 @@ test("a rules file that cannot be used is refused naming the file, the rule and 
   refused("rules: [{group: x, current: 'true', ready: 'true'}]", /^r\.yaml: rules\[0\]: unknown field ready/);
   refused("rules: [{group: x, current: 'true'}, {group: x, current: 'false'}]", /^r\.yaml: rules\[1\]: a second rule for x/);
 });
+
+test("a payload's rules under the server's: the server's entry wins for the same key, a kind's entry still beats a group's", () => {
+  const server = compileHealthRules(RULES, "rules.yaml");
+  const payload = compileHealthRules(
+    `rules:
+  - group: example.com
+    kind: Gadget
+    current: "true"
+  - group: example.com
+    kind: Widget
+    current: "false"
+  - group: other.io
+    current: "true"
+`,
+    "release-manifests/health-rules",
+  );
+  const both = server.over(payload);
+  const check = (kind: string, group = "example.com") => both.checkFor(group, kind)?.({ ...widget({ phase: "Running", observedGeneration: 2 }), kind });
+  assert.equal(check("Widget"), undefined, "the server's Widget rule, not the payload's `false`");
+  assert.equal(check("Gadget"), undefined, "the payload's kind rule over the server's group rule");
+  assert.equal(check("Thing", "other.io"), undefined, "a group only the payload names");
+  const sprocket = check("Sprocket");
+  assert.ok(sprocket instanceof UpdateError && sprocket.message.includes("(rules.yaml rules[0])"), "the server's group rule for the rest");
+});

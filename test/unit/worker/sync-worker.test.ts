@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Manifest, PayloadUpdate } from "../../../src/payload/manifest.js";
+import { PayloadError } from "../../../src/payload/index.js";
 import type { PayloadRetriever } from "../../../src/payload/retrieval-port.js";
 import { enabledFeatureGates } from "../../../src/policy/index.js";
 import { SyncWorker, type PayloadState, type ResourceApplier, type SyncWorkerStatus, type UpdateRequest } from "../../../src/worker/index.js";
@@ -29,12 +30,26 @@ function payload(image: string, version = "1.0.0-abc"): PayloadUpdate {
 
 class RecordingApplier implements ResourceApplier {
   applied: Array<[string, PayloadState]> = [];
+  /** The payload each apply went through forPayload for. */
+  appliedFor: string[] = [];
   failOn = new Map<string, Error>();
+  /** forPayload refuses these images, as an applier refuses a payload's rules that do not compile. */
+  refuse = new Map<string, Error>();
   async apply(manifest: Manifest, mode: PayloadState): Promise<void> {
     const name = manifest.obj.metadata?.name ?? "";
     this.applied.push([name, mode]);
     const failure = this.failOn.get(name);
     if (failure) throw failure;
+  }
+  forPayload(payload: PayloadUpdate): ResourceApplier {
+    const refused = this.refuse.get(payload.release.image);
+    if (refused) throw refused;
+    return {
+      apply: (manifest, mode) => {
+        this.appliedFor.push(payload.release.image);
+        return this.apply(manifest, mode);
+      },
+    };
   }
 }
 
@@ -160,6 +175,27 @@ test("a failed load keeps the accepted payload and names the step", async () => 
   assert.equal(status.loadPayloadStatus.message, 'Retrieving payload failed version="" image="missing" failure=no such payload: missing');
   assert.equal(status.actual.image, "image/image:1");
   assert.equal(status.completed, 1);
+  controller.abort();
+  await loop;
+});
+
+test("the applier takes each loaded payload: one it refuses is not taken (LoadPayload), the others apply through it", async () => {
+  const { applier, clock, worker } = setup();
+  const controller = new AbortController();
+  applier.refuse.set("image/image:2", new PayloadError({ kind: "HealthRules", message: "release-manifests/health-rules: rules[0].current: bad" }));
+  const { status, accepted } = await worker.update(input("image/image:2"), controller.signal);
+  assert.equal(accepted, false);
+  assert.equal(status.loadPayloadStatus.step, "LoadPayload");
+  assert.equal((status.loadPayloadStatus.failure as PayloadError | undefined)?.reason, "HealthRulesInvalid");
+  assert.match(status.loadPayloadStatus.message, /failure=release-manifests\/health-rules: rules\[0\]\.current: bad$/);
+  assert.deepEqual(applier.applied, [], "nothing of it was applied");
+
+  const taken = await worker.update(input("image/image:1", "Initializing", 2), controller.signal);
+  assert.equal(taken.accepted, true);
+  const loop = worker.start(1, controller.signal);
+  await clock.advance(0);
+  assert.equal(applier.applied.length, 3);
+  assert.deepEqual(new Set(applier.appliedFor), new Set(["image/image:1"]));
   controller.abort();
   await loop;
 });
