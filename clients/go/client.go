@@ -61,6 +61,37 @@ func (c *Client) GetStatus(ctx context.Context) (*pb.SyncWorkerStatus, error) {
 	return res.GetStatus(), nil
 }
 
+// PauseUpdate holds the update at a task boundary: running attempts finish, no new task starts, the position is
+// kept (across restarts too). It returns the status showing the pause; codes.FailedPrecondition when already paused.
+func (c *Client) PauseUpdate(ctx context.Context, reason string) (*pb.SyncWorkerStatus, error) {
+	res, err := c.raw.PauseUpdate(ctx, &pb.PauseUpdateRequest{Reason: reason})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return res.GetStatus(), nil
+}
+
+// ResumeUpdate continues a paused update from where it stood and returns the status after it;
+// codes.FailedPrecondition when not paused.
+func (c *Client) ResumeUpdate(ctx context.Context) (*pb.SyncWorkerStatus, error) {
+	res, err := c.raw.ResumeUpdate(ctx, &pb.ResumeUpdateRequest{})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return res.GetStatus(), nil
+}
+
+// CancelUpdate drops the desired release while none of it was applied; the release in effect stays. Once applying
+// started it is codes.FailedPrecondition (ErrorInfo reason "ApplyStarted") naming what was applied, unless rollback:
+// then an update back to the last completed release of the same minor version starts. It returns the status after it.
+func (c *Client) CancelUpdate(ctx context.Context, rollback bool) (*pb.SyncWorkerStatus, error) {
+	res, err := c.raw.CancelUpdate(ctx, &pb.CancelUpdateRequest{Rollback: rollback})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return res.GetStatus(), nil
+}
+
 // Notify wakes the worker early. It reports false when a notification was already pending and this one
 // coalesced into it.
 func (c *Client) Notify(ctx context.Context, message string) (bool, error) {

@@ -3,9 +3,11 @@ package syncworker_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -159,4 +161,95 @@ func TestErrorsCarryCodeAndDetails(t *testing.T) {
 		}
 		stop()
 	}
+}
+
+// waitFor watches until a snapshot satisfies ok and returns it; what names the wait in a failure.
+func waitFor(t *testing.T, c *syncworker.Client, what string, ok func(*pb.SyncWorkerStatus) bool) *pb.SyncWorkerStatus {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for s, err := range c.Watch(ctx, syncworker.WatchOptions{}) {
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok(s) {
+			return s
+		}
+	}
+	t.Fatalf("the watch ended before %s", what)
+	return nil
+}
+
+func TestPauseResumeCancel(t *testing.T) {
+	// Operators take 5s to report, so an update stays mid-apply long enough to be cancelled, even on a loaded machine.
+	c := dial(t, startServer(t, "--operator-delay", "5s"))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := c.UpdateTo(ctx, payload("1.0.0"), "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, c, "1.0.0 completely applied", func(s *pb.SyncWorkerStatus) bool { return syncworker.IsComplete(s, "1.0.0") })
+
+	paused, err := c.PauseUpdate(ctx, "change window")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := paused.GetPause(); !p.GetPaused() || p.GetReason() != "change window" {
+		t.Fatalf("PauseUpdate status shows pause %v, want paused with reason %q", p, "change window")
+	}
+	if _, err := c.PauseUpdate(ctx, "again"); !syncworker.IsCode(err, codes.FailedPrecondition) {
+		t.Fatalf("pause while paused: got %v, want FailedPrecondition", err)
+	}
+
+	// Paused, an update is accepted and held before its first task; cancelling it keeps the release in effect.
+	if _, err := c.UpdateTo(ctx, payload("1.1.0"), "1.1.0"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, c, "the update to 1.1.0 held by the pause", func(s *pb.SyncWorkerStatus) bool { return s.GetPause().GetUpdatePending() })
+	if _, err := c.CancelUpdate(ctx, false); err != nil {
+		t.Fatalf("cancel while paused: %v", err)
+	}
+	got, err := c.GetStatus(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.GetActual().GetVersion() != "1.0.0" || got.GetLoadPayloadStatus().GetUpdate().GetVersion() != "1.0.0" || got.GetPause().GetUpdatePending() {
+		t.Fatalf("after the cancel: actual %q, desired %q, update pending %v; want 1.0.0, 1.0.0, false",
+			got.GetActual().GetVersion(), got.GetLoadPayloadStatus().GetUpdate().GetVersion(), got.GetPause().GetUpdatePending())
+	}
+
+	resumed, err := c.ResumeUpdate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.GetPause().GetPaused() {
+		t.Fatalf("ResumeUpdate status still shows pause %v", resumed.GetPause())
+	}
+	if _, err := c.ResumeUpdate(ctx); !syncworker.IsCode(err, codes.FailedPrecondition) {
+		t.Fatalf("resume while running: got %v, want FailedPrecondition", err)
+	}
+	waitFor(t, c, "1.0.0 completely applied after resuming", func(s *pb.SyncWorkerStatus) bool { return syncworker.IsComplete(s, "1.0.0") })
+
+	// Once applying started, a cancel without rollback is refused, naming what was applied.
+	if _, err := c.UpdateTo(ctx, payload("1.1.0"), "1.1.0"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, c, "the update to 1.1.0 applying", func(s *pb.SyncWorkerStatus) bool {
+		return s.GetActual().GetVersion() == "1.1.0" && s.GetDone() > 0
+	})
+	_, err = c.CancelUpdate(ctx, false)
+	var swErr *syncworker.Error
+	if !errors.As(err, &swErr) || swErr.Code != codes.FailedPrecondition || !strings.Contains(swErr.Message, "has started applying") {
+		t.Fatalf("cancel once applying started: got %v, want FailedPrecondition saying it has started applying", err)
+	}
+	var reasons []string
+	for _, d := range swErr.Details {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			reasons = append(reasons, info.GetReason())
+		}
+	}
+	if len(reasons) != 1 || reasons[0] != "ApplyStarted" {
+		t.Fatalf("ErrorInfo reasons %v, want [ApplyStarted]", reasons)
+	}
+	waitFor(t, c, "1.1.0 completely applied", func(s *pb.SyncWorkerStatus) bool { return syncworker.IsComplete(s, "1.1.0") })
 }

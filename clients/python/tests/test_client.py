@@ -1,17 +1,20 @@
 """The Python client against a real `syncworker serve`: update and watch, a watch that survives cut
-connections without repeating or losing a snapshot, and errors as typed exceptions."""
+connections without repeating or losing a snapshot, errors as typed exceptions, and pause, resume and cancel."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, List, Optional
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
 
 from conftest import Proxy, payload
 from syncworker_client import (
     Client,
     DeadlineExceededError,
+    FailedPreconditionError,
     InvalidArgumentError,
     SyncWorkerError,
     SyncWorkerStatus,
@@ -89,3 +92,51 @@ def test_errors_are_typed_with_code_and_details(server_address: str) -> None:
     with Client("127.0.0.1:1", timeout=5) as unreachable:
         with pytest.raises(UnavailableError):
             unreachable.get_status()
+
+
+def wait_for(client: Client, what: str, ok: Callable[[SyncWorkerStatus], bool], timeout: float = 180.0) -> SyncWorkerStatus:
+    for status in client.watch(timeout=timeout):
+        if ok(status):
+            return status
+    raise AssertionError(f"the watch ended before {what}")
+
+
+def operator_delay_args(_: Path) -> List[str]:
+    # Operators take 5s to report, so an update stays mid-apply long enough to be cancelled, even on a loaded machine.
+    return ["--operator-delay", "5s"]
+
+
+@pytest.mark.parametrize("server_address", [operator_delay_args], indirect=True)
+def test_pause_resume_cancel(server_address: str) -> None:
+    with Client(server_address, timeout=30) as client:
+        client.update(payload("1.0.0"), "1.0.0")
+        wait_for(client, "1.0.0 completely applied", lambda s: is_complete(s, "1.0.0"))
+
+        paused = client.pause_update("change window")
+        assert paused.pause.paused and paused.pause.reason == "change window"
+        with pytest.raises(FailedPreconditionError) as again:
+            client.pause_update("again")
+        assert again.value.code == grpc.StatusCode.FAILED_PRECONDITION
+
+        # Paused, an update is accepted and held before its first task; cancelling it keeps the release in effect.
+        client.update(payload("1.1.0"), "1.1.0")
+        wait_for(client, "the update to 1.1.0 held by the pause", lambda s: s.pause.update_pending)
+        client.cancel_update()
+        status = client.get_status()
+        assert status.actual.version == "1.0.0"
+        assert status.load_payload_status.update.version == "1.0.0"
+        assert not status.pause.update_pending
+
+        resumed = client.resume_update()
+        assert not resumed.pause.paused
+        with pytest.raises(FailedPreconditionError):
+            client.resume_update()
+        wait_for(client, "1.0.0 completely applied after resuming", lambda s: is_complete(s, "1.0.0"))
+
+        # Once applying started, a cancel without rollback is refused, naming what was applied.
+        client.update(payload("1.1.0"), "1.1.0")
+        wait_for(client, "the update to 1.1.0 applying", lambda s: s.actual.version == "1.1.0" and s.done > 0)
+        with pytest.raises(FailedPreconditionError, match="has started applying") as refused:
+            client.cancel_update()
+        assert [d.reason for d in refused.value.details if isinstance(d, error_details_pb2.ErrorInfo)] == ["ApplyStarted"]
+        wait_for(client, "1.1.0 completely applied", lambda s: is_complete(s, "1.1.0"))

@@ -6,6 +6,7 @@ from .client import Client, is_complete
 from .errors import (
     CancelledError,
     DeadlineExceededError,
+    FailedPreconditionError,
     InternalError,
     InvalidArgumentError,
     PermissionDeniedError,
@@ -26,4 +27,5 @@ __all__ = [
     "InternalError",
     "UnauthenticatedError",
     "PermissionDeniedError",
+    "FailedPreconditionError",
 ]

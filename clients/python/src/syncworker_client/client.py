@@ -81,6 +81,22 @@ class Client:
     def get_status(self, *, timeout: Optional[float] = None) -> pb.SyncWorkerStatus:
         return self._unary(self._stub.GetStatus, pb.GetStatusRequest(), timeout).status
 
+    def pause_update(self, reason: str = "", *, timeout: Optional[float] = None) -> pb.SyncWorkerStatus:
+        """Holds the update at a task boundary: running attempts finish, no new task starts, the position is kept
+        (across restarts too). Returns the status showing the pause; FailedPreconditionError when already paused."""
+        return self._unary(self._stub.PauseUpdate, pb.PauseUpdateRequest(reason=reason), timeout).status
+
+    def resume_update(self, *, timeout: Optional[float] = None) -> pb.SyncWorkerStatus:
+        """Continues a paused update from where it stood; FailedPreconditionError when not paused."""
+        return self._unary(self._stub.ResumeUpdate, pb.ResumeUpdateRequest(), timeout).status
+
+    def cancel_update(self, rollback: bool = False, *, timeout: Optional[float] = None) -> pb.SyncWorkerStatus:
+        """Drops the desired release while none of it was applied; the release in effect stays. Once applying
+        started, FailedPreconditionError (ErrorInfo reason ``ApplyStarted``) naming what was applied, unless
+        ``rollback``: then an update back to the last completed release of the same minor version starts. Returns
+        the status after it."""
+        return self._unary(self._stub.CancelUpdate, pb.CancelUpdateRequest(rollback=rollback), timeout).status
+
     def notify(self, message: str, *, timeout: Optional[float] = None) -> bool:
         """Wakes the worker early; False when a notification was already pending and this one coalesced."""
         return self._unary(self._stub.NotifyResourceActivity, pb.NotifyResourceActivityRequest(message=message), timeout).queued

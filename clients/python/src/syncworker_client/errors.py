@@ -49,6 +49,11 @@ class PermissionDeniedError(SyncWorkerError):
     """The caller is known but may not make this call, e.g. a reader calling ``update``."""
 
 
+class FailedPreconditionError(SyncWorkerError):
+    """The request contradicts where the worker stands, e.g. pausing while paused or cancelling an update that has
+    started applying; the ErrorInfo detail's ``reason`` says which."""
+
+
 class InternalError(SyncWorkerError):
     """The server failed; its message says how (never a stack trace)."""
 
@@ -61,6 +66,7 @@ _BY_CODE: Dict[grpc.StatusCode, Type[SyncWorkerError]] = {
     grpc.StatusCode.INTERNAL: InternalError,
     grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
+    grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
 }
 
 _DETAIL_TYPES = (error_details_pb2.BadRequest, error_details_pb2.ErrorInfo)
