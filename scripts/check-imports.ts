@@ -27,13 +27,14 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   readiness: ["core", "payload", "worker"],
   worker: ["core", "graph", "payload", "policy"],
   status: ["core", "worker"],
+  events: ["core", "status", "worker"],
   config: ["core", "graph", "payload", "policy", "retrieval", "status"],
-  telemetry: ["api", "cluster", "config", "core", "payload", "policy", "status", "worker"],
+  telemetry: ["api", "cluster", "config", "core", "events", "payload", "policy", "status", "worker"],
   service: ["core", "graph", "payload", "policy", "status", "worker"],
   cluster: ["api", "config", "core", "payload", "policy", "readiness", "service", "worker"],
   api: ["config", "core", "gen", "policy", "service", "status", "worker"],
   cli: ["config", "core", "graph", "main.ts", "payload", "retrieval", "service", "status"],
-  "main.ts": ["api", "cluster", "config", "core", "payload", "policy", "readiness", "retrieval", "service", "status", "telemetry"],
+  "main.ts": ["api", "cluster", "config", "core", "events", "payload", "policy", "readiness", "retrieval", "service", "status", "telemetry"],
 };
 
 const PURE_CORE: readonly (string | RegExp)[] = [/^@grpc\//, "@kubernetes/client-node"];

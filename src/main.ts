@@ -6,17 +6,19 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { compileHealthRules, type HealthRules } from "./readiness/index.js";
-import { ListenError, PACKAGE_VERSION, ValueError, type CompiledServeOptions, type HostPort } from "./config/index.js";
+import { ListenError, PACKAGE_VERSION, TUNING, ValueError, type CompiledServeOptions, type EventOptions, type HostPort } from "./config/index.js";
+import { EventPublisher, EventSink } from "./events/index.js";
 import { gvkOf } from "./payload/index.js";
 import { DirectoryRetriever, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./retrieval/index.js";
 import { configureVerifier, loadKeyrings, type Keyring } from "./retrieval/verify/index.js";
 import { builtInPreconditions } from "./policy/index.js";
 import { DEFAULT_LEASE_TIMING, FileStateStore, LeaderElector, SyncService, type ClusterTarget, type StateStore } from "./service/index.js";
-import { redactCredentials, type ServiceStatus } from "./status/index.js";
+import { redactCredentials, type ServiceStatus, type Snapshot } from "./status/index.js";
 import {
   apiMetrics,
   clusterVersionMetrics,
   coalescedSnapshots,
+  eventSinkMetrics,
   kubeClientMetrics,
   liveCacheMetrics,
   processMetrics,
@@ -27,7 +29,7 @@ import {
   traceLogMixin,
   workerMetrics,
 } from "./telemetry/index.js";
-import { systemClock, isClusterOperator } from "./core/index.js";
+import { systemClock, isClusterOperator, type Logger } from "./core/index.js";
 
 export interface RunningService {
   /** The bound gRPC address. */
@@ -38,6 +40,40 @@ export interface RunningService {
   readonly metricsAddress: string;
   /** Health NOT_SERVING, streams ended, worker stopped, servers closed. */
   stop(): Promise<void>;
+}
+
+/** The `--event-sink` deliveries, running until `stop`; undefined without sinks. */
+function eventPublisher(
+  options: EventOptions | undefined,
+  me: string,
+  registry: Registry,
+  log: Logger,
+  latest: () => Snapshot<ServiceStatus>,
+): { readonly publisher: EventPublisher; stop(): Promise<void> } | undefined {
+  if (!options) return undefined;
+  const metrics = eventSinkMetrics(registry);
+  const sinks = options.sinks.map(
+    (url) =>
+      new EventSink({
+        url,
+        mode: options.mode,
+        ...(options.token ? { token: options.token } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
+        ...TUNING.eventSink,
+        log,
+        metrics,
+        random: Math.random,
+      }),
+  );
+  const running = new AbortController();
+  const loops = sinks.map((sink) => sink.run(running.signal));
+  return {
+    publisher: new EventPublisher(options.source, me, sinks, latest, log),
+    stop: async () => {
+      running.abort();
+      await Promise.all(loops);
+    },
+  };
 }
 
 /**
@@ -129,7 +165,9 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       limits: options.registry.limits,
     }),
   );
-  const service = new SyncService({
+  const events = eventPublisher(options.events, me, registry, log.child({ component: "events" }), () => service.latest());
+  const service: SyncService = new SyncService({
+    ...(events ? { onSnapshot: (snapshot, trace) => events.publisher.observe(snapshot, trace), onLeader: (leader) => events.publisher.leader(leader) } : {}),
     clock,
     random: Math.random,
     log,
@@ -195,6 +233,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   });
   try {
     await service.start();
+    // Without an election this process leads from the start; with one, the publisher hears when it does.
+    if (events && service.role() === "leader") events.publisher.resync();
   } catch (err) {
     await service.stop();
     await loader.close();
@@ -225,6 +265,8 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
     // save is reported (a non-zero exit) once everything else has stopped.
     let unsaved: Error | undefined;
     await service.stop().catch((err: unknown) => (unsaved = err instanceof Error ? err : new Error(String(err))));
+    // After the service's last snapshot; what a sink has not taken by now is told again, as the first event of the next start.
+    await events?.stop();
     lifetime.abort();
     await loader.close();
     await registryClient.close();

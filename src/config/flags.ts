@@ -210,6 +210,16 @@ export interface ServeOptions extends RegistryFlags {
   maintenanceWindowReconcile?: boolean;
   /** A YAML file of CEL health rules per API group or kind (default: none). */
   healthRules?: string;
+  /** HTTP(S) URLs that receive a CloudEvent for each step of an update (repeatable; default: none). */
+  eventSink?: string[];
+  /** `binary` (default) or `structured` CloudEvents. */
+  eventMode?: string;
+  /** The events' `source`: which syncworker (default: `/syncworker/` and the host name). */
+  eventSource?: string;
+  /** CA certificates (PEM) trusted for https event sinks besides the system's. */
+  eventSinkCa?: string;
+  /** A file holding a bearer token sent to every event sink. */
+  eventSinkTokenFile?: string;
 }
 
 /** Shared by `serve` and `render`, which read a payload alike. */
@@ -371,6 +381,16 @@ export const SERVE_FLAGS = {
     flags: "--health-rules <file>",
     help: "CEL health rules per API group or kind (current, inProgress, failed) over the live object, for kinds without a built-in readiness check or instead of it (default: none)",
   },
+  eventSink: {
+    flags: "--event-sink <url>",
+    help: "an http(s) URL that receives a CloudEvent for each step of an update: accepted, refused, started, a component blocked or slow, paused, resumed, failed, completed, leadership (repeatable; default: none)",
+    parse: repeated,
+    default: [],
+  },
+  eventMode: { flags: "--event-mode <mode>", help: "binary (attributes in ce- headers) or structured (the whole event as JSON)", default: "binary" },
+  eventSource: { flags: "--event-source <uri>", help: "the events' source attribute: which syncworker (default: /syncworker/HOSTNAME)" },
+  eventSinkCa: { flags: "--event-sink-ca <file>", help: "CA certificates (PEM) trusted for https event sinks besides the system's" },
+  eventSinkTokenFile: { flags: "--event-sink-token-file <file>", help: "a file holding a bearer token sent to every event sink" },
   maintenanceWindowReconcile: {
     flags: "--maintenance-window-reconcile",
     help: "reconcile passes of an applied release wait for a maintenance window too (default: they go on outside windows)",

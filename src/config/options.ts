@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { isIP } from "node:net";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { defaultAuthFile, defaultPayloadCache } from "../retrieval/index.js";
 import { redactCredentials } from "../status/text.js";
@@ -65,6 +66,17 @@ export interface CompiledServeOptions {
   readonly reconcileInWindowsOnly: boolean;
   /** `--health-rules`: the file's path and text, compiled at start-up; undefined: none. */
   readonly healthRules?: { readonly file: string; readonly text: string };
+  /** `--event-sink` and its options; undefined: no events are sent. */
+  readonly events?: EventOptions;
+}
+
+/** Where CloudEvents go and how (`--event-*`). */
+export interface EventOptions {
+  readonly sinks: readonly string[];
+  readonly mode: "binary" | "structured";
+  readonly source: string;
+  readonly ca?: string;
+  readonly token?: string;
 }
 
 /** How release images are pulled. */
@@ -344,8 +356,34 @@ export function compileServeOptions(
     ),
     reconcileInWindowsOnly: o.maintenanceWindowReconcile,
     ...(o.healthRules === undefined ? {} : { healthRules: Object.freeze({ file: o.healthRules, text: readText("health-rules", o.healthRules) }) }),
+    ...(o.eventSink.length === 0 ? {} : { events: compileEvents(o) }),
   });
 }
+
+/** `--event-sink` URLs (http or https only) with their mode, source and credentials, checked. */
+function compileEvents(o: DefaultedServeOptions): EventOptions {
+  o.eventSink.forEach((text, i) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new ValueError("event-sink", `${JSON.stringify(text)} (the ${ordinal(i)}) is not a URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new ValueError("event-sink", `${text}: only http and https sinks are supported`);
+  });
+  if (o.eventMode !== "binary" && o.eventMode !== "structured") throw new ValueError("event-mode", `${JSON.stringify(o.eventMode)}: binary or structured`);
+  const token = o.eventSinkTokenFile === undefined ? undefined : readText("event-sink-token-file", o.eventSinkTokenFile).trim();
+  if (token === "") throw new ValueError("event-sink-token-file", `${o.eventSinkTokenFile} is empty`);
+  return Object.freeze({
+    sinks: Object.freeze([...o.eventSink]),
+    mode: o.eventMode,
+    source: o.eventSource ?? `/syncworker/${hostname()}`,
+    ...(o.eventSinkCa === undefined ? {} : { ca: readText("event-sink-ca", o.eventSinkCa) }),
+    ...(token === undefined ? {} : { token }),
+  });
+}
+
+const ordinal = (i: number): string => `${i + 1}${["st", "nd", "rd"][i] ?? "th"}`;
 
 /** A file a flag names, or a {@link ValueError} naming the flag, the file and why it cannot be read. */
 function readText(option: string, file: string): string {

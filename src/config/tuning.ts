@@ -16,6 +16,11 @@ export const TUNING = Object.freeze({
   admitTimeoutMs: 30_000,
   /** How long open calls and streams get to end once `serve` stops. */
   shutdownGraceMs: 5_000,
+  /**
+   * Each `--event-sink`: a sync of a 1,000-manifest release makes a few hundred events at most (one per component
+   * step), so 10,000 hold an outage of many updates; one POST may take 10 s; retries back off from 0.5 s to 30 s.
+   */
+  eventSink: Object.freeze({ capacity: 10_000, attemptTimeoutMs: 10_000, backoff: Object.freeze({ initialMs: 500, maxMs: 30_000 }) }),
 });
 
 /**

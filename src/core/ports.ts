@@ -53,6 +53,8 @@ export type SpanAttributes = Readonly<Record<string, string | number | boolean |
 
 /** The running span handed to a traced function. */
 export interface WorkerSpan {
+  /** The span's identity, for what refers to it from outside the trace (an event's `traceparent`); none when tracing is off. */
+  readonly ref?: SpanRef;
   setAttributes(attributes: SpanAttributes): void;
   /** Records `err` as an exception and marks the span failed (a thrown error does this too). */
   fail(err: unknown): void;

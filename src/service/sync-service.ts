@@ -32,7 +32,7 @@ import {
   type PreviewInput,
   type PreviewResult,
 } from "../worker/index.js";
-import type { Clock, EventRecorder, Logger, Random, Tracing } from "../core/index.js";
+import type { Clock, EventRecorder, Logger, Random, SpanRef, Tracing } from "../core/index.js";
 import { chooseState } from "./choose-state.js";
 import { NotLeaderError, StaleGenerationError } from "./errors.js";
 import type { LeaderElector } from "./leader-election.js";
@@ -101,8 +101,13 @@ export interface SyncServiceOptions {
   readonly tracing?: Tracing;
   /** Told how many snapshots a slow watcher skipped (a metric). */
   readonly onCoalesced?: (skipped: number) => void;
-  /** Sees every snapshot this process publishes, before any watcher's coalescing (embedders, tests). */
-  readonly onSnapshot?: (snapshot: Snapshot<ServiceStatus>) => void;
+  /**
+   * Sees every snapshot this process publishes as the leader, before any watcher's coalescing (events, embedders,
+   * tests), with the trace of the sync pass it belongs to when tracing is on.
+   */
+  readonly onSnapshot?: (snapshot: Snapshot<ServiceStatus>, trace: SpanRef | undefined) => void;
+  /** Told each leader the election sees (the identity; "" for none), after this process started or stopped leading. */
+  readonly onLeader?: (identity: string) => void;
   /**
    * Least time between two snapshots that only advance progress (edges are published at once, and the
    * newest status is always published in the end); absent or 0: every status is a snapshot.
@@ -144,6 +149,8 @@ export class SyncService {
   /** Throttles progress-only snapshots; absent when every status is published. */
   readonly #progress: ThrottledNotifier | undefined;
   #store: SnapshotStore<ServiceStatus> | undefined;
+  /** The trace of the sync pass running or last run; what the snapshots are said to belong to. */
+  #passTrace: SpanRef | undefined;
   #tracker: ClusterVersionTracker;
   #spec: DesiredSpec | undefined;
   /** The Update of the release the worker holds (accepted), and of the one before it: what a cancel saves back. */
@@ -200,7 +207,10 @@ export class SyncService {
     this.#running = election.run(
       {
         lead: async (signal) => this.#runTerm(await this.#openTerm(signal)),
-        newLeader: (identity) => this.#o.log.info(`leader is now ${identity || "(none)"}`),
+        newLeader: (identity) => {
+          this.#o.log.info(`leader is now ${identity || "(none)"}`);
+          this.#o.onLeader?.(identity);
+        },
       },
       signal,
     );
@@ -428,7 +438,11 @@ export class SyncService {
       minimumReconcileIntervalMs: this.#o.minimumReconcileIntervalMs,
       backoff: this.#o.backoff,
       installBackoff: this.#o.installBackoff,
-      reports: { status: (status) => this.#onStatus(status), attemptsRestarted: () => this.#waits.clear() },
+      reports: {
+        status: (status) => this.#onStatus(status),
+        attemptsRestarted: () => this.#waits.clear(),
+        passTraced: (ref) => (this.#passTrace = ref),
+      },
       events: {
         event: (type, reason, text) => {
           const message = statusText(text);
@@ -516,7 +530,7 @@ export class SyncService {
     const clusterVersion = this.#tracker.observe(status);
     const learned = this.#timing.learned;
     const snapshot = store.publish({ worker: status, clusterVersion, progress: this.#timing.observe(status, clusterVersion.history) });
-    this.#o.onSnapshot?.(snapshot);
+    this.#o.onSnapshot?.(snapshot, this.#passTrace);
     this.#statusLog.push(status);
     const writer = this.#term?.writer;
     if (!writer) return;

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 
 import type { ApiMetrics } from "../api/index.js";
 import type { KubeClientOptions } from "../cluster/kube/http.js";
 import type { LiveCacheMetrics } from "../cluster/kube/live-cache.js";
+import type { EventSinkMetrics } from "../events/index.js";
 import type { MetricsSink } from "../worker/index.js";
 
 // Seconds; manifests apply in milliseconds but retries with backoff take tens of seconds.
@@ -204,5 +205,31 @@ export function kubeClientMetrics(registry: Registry): Required<Pick<KubeClientO
       ceiling.set(limit ?? 0);
     },
     onAnswer: (verb, code, seconds) => answered.observe({ verb, code: String(code) }, seconds),
+  };
+}
+
+/** The `--event-sink` deliveries, by sink URL (a handful at most, so a bounded label). */
+export function eventSinkMetrics(registry: Registry): EventSinkMetrics {
+  const registers = [registry];
+  const delivery = new Histogram({
+    name: "syncworker_event_delivery_seconds",
+    help: "Time from the status snapshot an event was made from to the sink acknowledging it, retries included.",
+    labelNames: ["sink"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers,
+  });
+  const retries = new Counter({ name: "syncworker_event_retries_total", help: "Failed event deliveries that are retried.", labelNames: ["sink"], registers });
+  const drops = new Counter({
+    name: "syncworker_events_dropped_total",
+    help: "Events lost: pushed out of a full queue, or refused by the sink (a 4xx other than 408 and 429).",
+    labelNames: ["sink", "why"],
+    registers,
+  });
+  const queue = new Gauge({ name: "syncworker_event_queue_length", help: "Events waiting for delivery.", labelNames: ["sink"], registers });
+  return {
+    delivered: (sink, seconds) => delivery.observe({ sink }, seconds),
+    retried: (sink) => retries.inc({ sink }),
+    dropped: (sink, why) => drops.inc({ sink, why }),
+    queued: (sink, length) => queue.set({ sink }, length),
   };
 }

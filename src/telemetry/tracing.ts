@@ -117,6 +117,7 @@ export function cleanAttributes(attributes: SpanAttributes): Attributes {
 
 function workerSpan(span: Span): WorkerSpan {
   return {
+    ref: span.spanContext(),
     setAttributes: (attributes) => void span.setAttributes(cleanAttributes(attributes)),
     fail: (err) => failSpan(span, err),
   };

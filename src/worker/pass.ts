@@ -4,14 +4,14 @@ import { applyPayload, type ApplyDeps } from "./apply.js";
 import { keptPosition, type PassPosition, type PauseGate } from "./pause.js";
 import { StatusWrapper, type StatusSink } from "./reporter.js";
 import { NO_METRICS, type MetricsSink, type SyncWork, type SyncWorkerStatus } from "./types.js";
-import { CancelledError, NO_TRACING, abortReason, onAbort } from "../core/index.js";
+import { CancelledError, NO_TRACING, abortReason, onAbort, type SpanRef } from "../core/index.js";
 
 /** The worker's options a pass uses: the apply's own dependencies, the base of its deadline, its metrics and reports. */
 export interface PassDeps extends Omit<ApplyDeps, "metrics" | "architecture" | "attemptsRestarted" | "gate" | "position" | "applied" | "writing"> {
   /** A pass may take twice this (once while Initializing) before it is stopped. */
   readonly minimumReconcileIntervalMs: number;
   readonly metrics?: MetricsSink;
-  readonly reports: { attemptsRestarted(): void };
+  readonly reports: { attemptsRestarted(): void; passTraced?(ref: SpanRef | undefined): void };
 }
 
 export interface PassRunnerOptions {
@@ -98,6 +98,7 @@ export class PassRunner {
         `sync ${work.state} ${payload.release.version}`,
         attributes,
         async (span) => {
+          deps.reports.passTraced?.(span.ref);
           const reporter = new StatusWrapper(this.#o.sink, this.#o.status(), () => deps.clock.now());
           const applyDeps: ApplyDeps = {
             ...deps,

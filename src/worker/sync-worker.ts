@@ -63,6 +63,8 @@ export interface WorkerReports {
   status(status: SyncWorkerStatus): void;
   /** A pass with attempt 0 begins: ClusterOperator wait times of earlier attempts no longer count. */
   attemptsRestarted(): void;
+  /** A pass began, traced as `ref` (none when tracing is off): what is said about the sync from now on refers to it. */
+  passTraced?(ref: SpanRef | undefined): void;
 }
 
 /** The longest the maintenance window watch sleeps before it looks again. */

@@ -259,3 +259,35 @@ test("maintenance windows: none by default; each --maintenance-window parsed, a 
   assert.throws(() => compile({ maintenanceWindow: ["allow 0 2 * * SAT for 4h in Nowhere"] }), /--maintenance-window: .*"Nowhere" is not an IANA time zone/);
   assert.throws(() => compile({ maintenanceWindow: ["deny 0 2 * * SAT for soon in UTC"] }), /^.*--maintenance-window: "soon" is not a duration/);
 });
+
+test("event sinks: http(s) URLs only, binary by default, a source naming the host; a bad URL, mode or token file is refused naming the flag", async () => {
+  assert.equal(compile({}).events, undefined, "no sink, no events");
+  const events = compile({ eventSink: ["http://sink.example/events", "https://other.example/"] }).events;
+  assert.deepEqual(
+    { ...events, source: events?.source.startsWith("/syncworker/") },
+    { sinks: ["http://sink.example/events", "https://other.example/"], mode: "binary", source: true },
+  );
+  const dir = await mkdtemp(join(tmpdir(), "syncworker-events-"));
+  await writeFile(join(dir, "token"), "s3cret\n");
+  await writeFile(join(dir, "empty"), "");
+  const full = compile({
+    eventSink: ["https://sink.example/"],
+    eventMode: "structured",
+    eventSource: "urn:cluster:a",
+    eventSinkTokenFile: join(dir, "token"),
+  }).events;
+  assert.deepEqual([full?.mode, full?.source, full?.token], ["structured", "urn:cluster:a", "s3cret"]);
+  const refusals: [Parameters<typeof compile>[0], RegExp][] = [
+    [{ eventSink: ["http://ok.example/", "not a url"] }, /--event-sink: "not a url" \(the 2nd\) is not a URL/],
+    [{ eventSink: ["ftp://sink.example/"] }, /--event-sink: ftp:\/\/sink\.example\/: only http and https sinks are supported/],
+    [{ eventSink: ["http://ok.example/"], eventMode: "json" }, /--event-mode: "json": binary or structured/],
+    [{ eventSink: ["http://ok.example/"], eventSinkTokenFile: join(dir, "empty") }, /--event-sink-token-file: .*empty is empty/],
+  ];
+  for (const [flags, message] of refusals) {
+    assert.throws(
+      () => compile(flags),
+      (err: unknown) => err instanceof ValueError && message.test(err.message),
+    );
+  }
+  await rm(dir, { recursive: true });
+});
