@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<void>> = {
   "snapshot-size": async () => (await import("./snapshot-size.js")).run(),
   memory: async () => (await import("./memory.js")).run(),
   "health-rules": async () => (await import("./health-rules.js")).run(),
+  events: async () => (await import("./events.js")).run(),
 };
 
 const name = process.argv[2] ?? "";
