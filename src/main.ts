@@ -226,6 +226,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
       ...clusterVersionMetrics(registry, {
         status: (): ServiceStatus => service.latest().value,
         operators: () => kube?.clusterOperators() ?? embedded?.store.list().filter((o) => isClusterOperator(gvkOf(o))) ?? [],
+        role: () => service.role(),
       }),
     },
     tracing: tracing.tracing,

@@ -18,6 +18,8 @@ export interface ClusterVersionSource {
   status(): ServiceStatus;
   /** The cluster's ClusterOperators as last seen. */
   operators(): readonly KubeObject[];
+  /** "leader" runs the worker and writes to the cluster (always, without an elector); "standby" serves reads. */
+  role(): "leader" | "standby";
 }
 
 const seconds = (at: Date | undefined): number => (at ? Math.floor(at.getTime() / 1000) : 0);
@@ -131,6 +133,18 @@ export function operatorConditionSeries({ clusterVersion }: ServiceStatus, opera
   );
 }
 
+/**
+ * `syncworker_component_duration_seconds{run_level, component}`: how long each component of the status's pass took,
+ * from its first task to its last (to `now` while it runs). Components not started yet have no series. During an
+ * update that is the update's pass; once it completed, the latest reconcile pass's.
+ */
+export function componentDurationSeries({ worker }: ServiceStatus, now: Date): Sample<"run_level" | "component">[] {
+  return worker.components.flatMap(({ runLevel, component, startedAt, finishedAt = now }) => {
+    if (!startedAt) return [];
+    return [{ labels: { run_level: String(runLevel), component }, value: Math.max(0, finishedAt.getTime() - startedAt.getTime()) / 1000 }];
+  });
+}
+
 /** Release creation times kept for the `current` series; a few, as a failed load keeps the previous release current. */
 const KEPT_RELEASES = 8;
 
@@ -138,10 +152,12 @@ const KEPT_RELEASES = 8;
  * The CVO's own metrics (upstream's names, labels and meaning), read from `source` at every scrape as upstream
  * reads its listers, so they always show the latest status. `cluster_version_available_updates` is not among them:
  * upstream shows it only with an update service, available updates or RetrievedUpdates=True, and this service
- * fetches no updates (RetrievedUpdates is always False, NoUpstream).
+ * fetches no updates (RetrievedUpdates is always False, NoUpstream). Ours beside them, read the same way: whether the
+ * update is paused, this replica's role, and how long each component of the current pass took.
+ * @param now wall clock in milliseconds, for the duration of a component still running
  * @returns the worker's sink for release creation times (the `current` series' value)
  */
-export function clusterVersionMetrics(registry: Registry, source: ClusterVersionSource): Pick<MetricsSink, "releaseLoaded"> {
+export function clusterVersionMetrics(registry: Registry, source: ClusterVersionSource, now: () => number = Date.now): Pick<MetricsSink, "releaseLoaded"> {
   const registers = [registry];
   const created = new Map<string, Date>();
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[], samples: () => readonly Sample<L>[]): void => {
@@ -171,6 +187,18 @@ export function clusterVersionMetrics(registry: Registry, source: ClusterVersion
   gauge("syncworker_update_paused", "1 while the update is paused (PauseUpdate), else 0.", [], () => [
     { labels: {}, value: source.status().worker.pause ? 1 : 0 },
   ]);
+  gauge(
+    "syncworker_leader",
+    "1 while this replica leads: it runs the worker and writes to the cluster (always, without --leader-elect); 0 on a standby.",
+    [],
+    () => [{ labels: {}, value: source.role() === "leader" ? 1 : 0 }],
+  );
+  gauge(
+    "syncworker_component_duration_seconds",
+    "Time each component of the current pass took from its first task to its last, or so far while it runs: the update's pass while one runs, else the latest reconcile pass's.",
+    ["run_level", "component"],
+    () => componentDurationSeries(source.status(), new Date(now())),
+  );
   gauge(
     "cluster_operator_up",
     "1 if a ClusterOperator is Available=True, 0 otherwise (reason NoAvailableCondition without one); version is its operator version. name=version is the cluster version itself.",

@@ -6,7 +6,7 @@ import { Registry } from "prom-client";
 import type { Condition, HistoryEntry, ServiceStatus } from "../../../src/status/index.js";
 import { capabilitySeries, clusterVersionMetrics, clusterVersionSeries, operatorConditionSeries, operatorUpSeries } from "../../../src/telemetry/index.js";
 import type { KubeObject, Release } from "../../../src/payload/index.js";
-import { EMPTY_STATUS } from "../../../src/worker/index.js";
+import { EMPTY_STATUS, type ComponentProgress } from "../../../src/worker/index.js";
 import { skipTier } from "../../harness/tiers.js";
 
 const t = (s: number): Date => new Date(s * 1000);
@@ -298,7 +298,7 @@ test("the scraped CVO metrics follow the status between scrapes and pass promtoo
     known: ["Console", "Insights"],
   });
   let operators = [operator("web", [{ name: "operator", version: "1.0.0" }], [{ type: "Available", status: "False", reason: "Starting" }])];
-  const sink = clusterVersionMetrics(registry, { status: () => current, operators: () => operators });
+  const sink = clusterVersionMetrics(registry, { status: () => current, operators: () => operators, role: () => "leader" });
   sink.releaseLoaded("img:1", t(7));
   const scrape = async (): Promise<Map<string, string[]>> => {
     const families = parsePrometheus(await registry.metrics());
@@ -348,5 +348,39 @@ test("cluster_version_capability: names this release does not know (a state save
   assert.deepEqual(
     capabilitySeries(s).map((x) => row(x.labels, x.value)),
     ["Console = 1", "Insights = 0"],
+  );
+});
+
+test("syncworker_leader follows the replica's role and syncworker_component_duration_seconds its pass's components", async () => {
+  const registry = new Registry();
+  let role: "leader" | "standby" = "standby";
+  const component = (runLevel: number, name: string, started?: number, finished?: number): ComponentProgress => ({
+    runLevel,
+    component: name,
+    state: finished !== undefined ? "Done" : started !== undefined ? "Applying" : "Pending",
+    done: 0,
+    total: 1,
+    currentObject: "",
+    waitReason: "",
+    attempts: 0,
+    ...(started !== undefined ? { startedAt: t(started) } : {}),
+    ...(finished !== undefined ? { finishedAt: t(finished) } : {}),
+  });
+  const base = status({ actual: { version: "1.0.0", image: "img:1" } });
+  const current: ServiceStatus = {
+    ...base,
+    worker: { ...base.worker, components: [component(0, "syncworker", 100, 101), component(10, "demo-config", 101), component(50, "demo-web")] },
+  };
+  clusterVersionMetrics(registry, { status: () => current, operators: () => [], role: () => role }, () => 131_000);
+  const scrape = async (name: string): Promise<string[]> =>
+    (parsePrometheus(await registry.metrics()).find((f) => f.name === name)?.metrics ?? []).map((m) => row(m.labels ?? {}, Number(m.value)));
+
+  assert.deepEqual(await scrape("syncworker_leader"), [" = 0"], "a standby");
+  role = "leader";
+  assert.deepEqual(await scrape("syncworker_leader"), [" = 1"]);
+  assert.deepEqual(
+    await scrape("syncworker_component_duration_seconds"),
+    ["0|syncworker = 1", "10|demo-config = 30"],
+    "a finished component its whole time, a running one so far, a pending one none",
   );
 });
