@@ -47,13 +47,7 @@ const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a -
 
 async function install(release: string, mode: Mode) {
   const target = mode === "none" ? undefined : await sink(mode === "stalled");
-  const server = await startServer([
-    "--metrics-listen",
-    "127.0.0.1:0",
-    "--reconcile-interval",
-    "120s",
-    ...(target ? ["--event-sink", target.url] : []),
-  ]);
+  const server = await startServer(["--metrics-listen", "127.0.0.1:0", "--reconcile-interval", "120s", ...(target ? ["--event-sink", target.url] : [])]);
   try {
     const started = Date.now();
     await server.client.update({ generation: 1, desired: { image: release } });

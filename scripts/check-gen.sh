@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fails when any generated file differs from what its generator makes now (stale or hand-edited): the Grafana
-# dashboard ConfigMap (deploy/grafana-dashboard.yaml, scripts/gen-dashboard.ts), then every directory buf generates
+# dashboard ConfigMap (deploy/grafana-dashboard.yaml, scripts/gen-dashboard.ts), the live page's bundle
+# (src/page/assets/app.js, scripts/gen-page.ts), then every directory buf generates
 # from proto/: the service's reflection descriptors (src/gen, scripts/gen-descriptors.ts) and every client's gen/,
 # the TypeScript one of which the service imports too. That list mirrors the `out:` entries of buf.gen.yaml.
 set -eu
@@ -13,6 +14,12 @@ node --import tsx scripts/gen-dashboard.ts "$out/grafana-dashboard.yaml"
 if ! diff deploy/grafana-dashboard.yaml "$out/grafana-dashboard.yaml" >/dev/null 2>&1; then
   diff deploy/grafana-dashboard.yaml "$out/grafana-dashboard.yaml" 2>&1 | head -20 >&2
   echo "deploy/grafana-dashboard.yaml is stale: run 'node --import tsx scripts/gen-dashboard.ts' and commit the result" >&2
+  stale=1
+fi
+# The live page's bundle (src/page/assets/app.js, scripts/gen-page.ts, esbuild from the devDependencies).
+node --import tsx scripts/gen-page.ts "$out/app.js"
+if ! cmp -s src/page/assets/app.js "$out/app.js"; then
+  echo "src/page/assets/app.js is stale: run 'node --import tsx scripts/gen-page.ts' and commit the result" >&2
   stale=1
 fi
 # The Go and Python generators come with the clients tier of scripts/setup.sh; without them buf cannot generate.

@@ -28,6 +28,8 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   worker: ["core", "graph", "payload", "policy"],
   status: ["core", "worker"],
   events: ["core", "status", "worker"],
+  // The live page runs in the browser: it shares only the API's JSON with the service, no code.
+  page: [],
   config: ["core", "graph", "payload", "policy", "retrieval", "status"],
   telemetry: ["api", "cluster", "config", "core", "events", "payload", "policy", "status", "worker"],
   service: ["core", "graph", "payload", "policy", "status", "worker"],
@@ -43,6 +45,7 @@ const PURE_CORE: readonly (string | RegExp)[] = [/^@grpc\//, "@kubernetes/client
 export const FORBIDDEN_MODULES: Readonly<Record<string, readonly (string | RegExp)[]>> = {
   // Only node: built-ins: the shared vocabulary every folder imports would otherwise pull packages into all of them.
   core: [/^(?!node:)/],
+  page: [/^node:/, /^@grpc\//, "@kubernetes/client-node"],
   payload: [...PURE_CORE, "node:fs", "node:fs/promises", "undici", "openpgp", "node:worker_threads"],
   graph: PURE_CORE,
   policy: PURE_CORE,

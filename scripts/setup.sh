@@ -8,12 +8,12 @@
 # separated, see README "Requirements"). The tests of an opted-out tier are reported as skipped
 # (test/harness/tiers.ts reads the same variable).
 #
-# Tiers: tls (openssl), terminal (tmux, zsh), metrics (promtool), registry (docker-registry, skopeo), signatures (gpg,
+# Tiers: tls (openssl), terminal (tmux, zsh), browser (chromium), metrics (promtool), registry (docker-registry, skopeo), signatures (gpg,
 # gpg-agent), image (buildah, debootstrap), disk (root, to mount a small tmpfs), go (the Go toolchain), clients (code generators, Python venv, buf
 # breaking), kube (kube-apiserver + etcd), jaeger, grpcurl. The last four need the go tier.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tiers=(tls terminal metrics registry signatures image disk go clients kube jaeger grpcurl)
+tiers=(tls terminal browser metrics registry signatures image disk go clients kube jaeger grpcurl)
 # Blanks are dropped, as test/harness/tiers.ts drops them; a misspelt tier would otherwise opt out of nothing.
 skip=",$(printf %s "${SYNCWORKER_SKIP_TIERS:-}" | tr -d '[:space:]'),"
 for t in ${skip//,/ }; do
@@ -57,6 +57,8 @@ apt_tier tls openssl -- openssl
 # syncworker watch's live area and the shell completions are checked in a real terminal, bash's and zsh's
 # (test/integration/cli-watch-tty.test.ts, cli-completion.test.ts).
 apt_tier terminal tmux zsh -- tmux zsh
+# The live update page is tested in a real headless browser, Debian's chromium driven by puppeteer-core.
+apt_tier browser chromium -- chromium
 # promtool (Debian's prometheus package) checks the /metrics exposition and the PrometheusRule's alerts.
 apt_tier metrics promtool -- prometheus
 # The release-image tests pull from a real OCI registry (the CNCF distribution registry) and push with skopeo.

@@ -1,7 +1,16 @@
 import { hostname } from "node:os";
 import { pino } from "pino";
 import { Registry } from "prom-client";
-import { ApiServer, CachedTokenAuthority, logGrpcTo, KubeTokenAuthority, serverCredentials, StaticTokens, type TokenAuthority } from "./api/index.js";
+import {
+  ApiServer,
+  CachedTokenAuthority,
+  logGrpcTo,
+  KubeTokenAuthority,
+  pageRoutes,
+  serverCredentials,
+  StaticTokens,
+  type TokenAuthority,
+} from "./api/index.js";
 import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/index.js";
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
@@ -246,10 +255,11 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
 
   const tokens: TokenAuthority | undefined =
     kube && security.authn === "kube" ? new CachedTokenAuthority(new KubeTokenAuthority(kube.accessReviews), () => clock.now().getTime()) : staticTokens;
+  const access = { requireClientCertificate: security.clientCa !== "", ...(tokens ? { tokens } : {}) };
   const api = new ApiServer({
     service,
     credentials,
-    access: { requireClientCertificate: security.clientCa !== "", ...(tokens ? { tokens } : {}) },
+    access,
     log: log.child({ component: "api" }),
     metrics: apiMetrics(registry),
     // A tag is resolved here; a registry that does not answer in time leaves it to retrieval to report why.
@@ -290,6 +300,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
             metrics: registry,
             // The objects may hold what the payloads carried: shown only when asked for.
             ...(embedded && options.debugEndpoints ? { objects: () => embedded!.store.list() } : {}),
+            page: pageRoutes({ service, access, log: log.child({ component: "page" }) }),
           }),
         )
       : undefined;

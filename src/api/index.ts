@@ -1,6 +1,7 @@
 export { ApiServer, logGrpcTo, type ApiDeps, type ServicePort } from "./server.js";
 export { AccessError, InvalidArgumentError, toServiceError } from "./errors.js";
 export { OPEN_ACCESS, RPC_ACCESS, type AccessControlOptions } from "./access.js";
+export { pageRoutes, type PageDeps } from "./page.js";
 export { serverCredentials, type TlsFiles } from "./tls.js";
 export {
   CachedTokenAuthority,

@@ -244,7 +244,7 @@ function clusterProfileFlag(flags: string): Flag<string> & { readonly default: s
 /** The flags of `serve` besides the registry ones, in --help order. */
 export const SERVE_FLAGS = {
   listen: { flags: "--listen <host:port>", help: "gRPC address; port 0 picks a free port", default: "127.0.0.1:50051" },
-  adminListen: { flags: "--admin-listen <host:port>", help: "HTTP address for /healthz, /readyz, /metrics and /debug" },
+  adminListen: { flags: "--admin-listen <host:port>", help: "HTTP address for the live update page (/), /healthz, /readyz, /metrics and /debug" },
   metricsListen: { flags: "--metrics-listen <host:port>", help: "HTTP address for Prometheus /metrics; port 0 picks a free port" },
   kubeconfig: { flags: "--kubeconfig <path>", help: "drive the cluster of this kubeconfig" },
   reconcileInterval: { flags: "--reconcile-interval <duration>", help: "minimum time between reconcile passes (default: random in [2m, 4m))" },

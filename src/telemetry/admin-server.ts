@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { PACKAGE_VERSION, type HostPort } from "../config/index.js";
 import { isMetricsPath, sendMetrics, sendText, serveHttp, type HttpEndpoint, type MetricsSource } from "./metrics-server.js";
 
@@ -7,13 +8,15 @@ export interface AdminEndpoints {
   readonly metrics: MetricsSource;
   /** The embedded cluster's objects at `/debug/embedded/objects`; absent: no such route (`--debug-endpoints` off). */
   readonly objects?: () => unknown[];
+  /** The live update page and its stream (src/api/page.ts): answers and returns true for its own routes. */
+  readonly page?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 /**
  * Serves `--admin-listen`: liveness, readiness, Prometheus metrics (answered as the metrics server answers) and,
  * when given, a read-only view of the embedded cluster's objects.
  */
-export function startAdminServer(at: HostPort, { ready, metrics, objects }: AdminEndpoints): Promise<HttpEndpoint> {
+export function startAdminServer(at: HostPort, { ready, metrics, objects, page }: AdminEndpoints): Promise<HttpEndpoint> {
   return serveHttp(at, (req, res) => {
     if (req.url === "/healthz") return sendText(res, 200, "ok");
     if (req.url === "/readyz") {
@@ -23,6 +26,7 @@ export function startAdminServer(at: HostPort, { ready, metrics, objects }: Admi
     }
     if (isMetricsPath(req.url)) return sendMetrics(metrics, res);
     if (req.url === "/debug/embedded/objects" && objects) return sendText(res, 200, JSON.stringify(objects()), "application/json");
+    if (page?.(req, res)) return;
     return sendText(res, 404, "not found");
   });
 }

@@ -8,7 +8,21 @@ import { join, resolve } from "node:path";
 import { after, before, test, type TestFn, type TestOptions } from "node:test";
 
 /** The tiers of scripts/setup.sh a user may opt out of, in its order (test/integration/tiers.test.ts holds them equal). */
-export const TIERS = ["tls", "terminal", "metrics", "registry", "signatures", "image", "disk", "go", "clients", "kube", "jaeger", "grpcurl"] as const;
+export const TIERS = [
+  "tls",
+  "terminal",
+  "browser",
+  "metrics",
+  "registry",
+  "signatures",
+  "image",
+  "disk",
+  "go",
+  "clients",
+  "kube",
+  "jaeger",
+  "grpcurl",
+] as const;
 export type Tier = (typeof TIERS)[number];
 
 /** The tiers named in a SYNCWORKER_SKIP_TIERS value (comma-separated, blanks ignored). */

@@ -1,0 +1,303 @@
+/**
+ * The live update page: what `syncworker watch` shows, for people who look rather than read. Preact (4 kB, kept by
+ * its authors, hooks and JSX without a framework's weight), bundled with the stream client by esbuild into one
+ * file the service serves itself: no CDN, nothing fetched from elsewhere.
+ */
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { messageOf, openStream, type StreamState } from "./stream.js";
+import { seconds, span, stateName, type ComponentJson, type HistoryJson, type StatusJson } from "./status.js";
+
+const TOKEN_KEY = "syncworker.token";
+
+/** The revisions the page received, in order, for whoever checks that none repeats (the browser test). */
+declare global {
+  interface Window {
+    syncworkerRevisions: number[];
+  }
+}
+window.syncworkerRevisions = [];
+
+function App() {
+  const [token, setToken] = useState<string | undefined>(() => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
+  const [status, setStatus] = useState<StatusJson | undefined>();
+  const [stream, setStream] = useState<StreamState>({ kind: "connecting" });
+  const [actionError, setActionError] = useState("");
+  const [now, setNow] = useState(() => Date.now());
+
+  useEffect(() => {
+    const controller = new AbortController();
+    openStream(
+      token,
+      {
+        status: (next, revision) => {
+          window.syncworkerRevisions.push(revision);
+          setStatus(next);
+        },
+        state: setStream,
+      },
+      controller.signal,
+    );
+    return () => controller.abort();
+  }, [token]);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+
+  const act = async (action: "pause" | "resume", body: object): Promise<void> => {
+    setActionError("");
+    const response = await fetch(`/api/v1/${action}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    }).catch((err: unknown) => err as Error);
+    if (response instanceof Error) return setActionError(`${action} failed: ${response.message}`);
+    if (!response.ok) setActionError(`${action} refused (HTTP ${response.status}): ${messageOf(await response.text())}`);
+  };
+
+  return (
+    <>
+      <header>
+        <h1>syncworker</h1>
+        <Connection state={stream} />
+      </header>
+      {stream.kind === "refused" && <TokenForm why={stream.why} onToken={(t) => (sessionStorage.setItem(TOKEN_KEY, t), setToken(t))} />}
+      {status && <Update status={status} now={now} />}
+      {status && <Pause status={status} now={now} onAct={act} error={actionError} />}
+      {status && <Failure status={status} />}
+      {status && <Load status={status} />}
+      {status && <Components components={status.components ?? []} now={now} />}
+      {status && <History history={status.history ?? []} />}
+    </>
+  );
+}
+
+function Connection({ state }: { state: StreamState }) {
+  const text =
+    state.kind === "live"
+      ? "live"
+      : state.kind === "connecting"
+        ? "connecting…"
+        : state.kind === "retrying"
+          ? `reconnecting in ${span(state.inMs / 1000)} (${state.why})`
+          : `refused: ${state.why}`;
+  return (
+    <p class={`connection ${state.kind}`} data-testid="connection">
+      {text}
+    </p>
+  );
+}
+
+function TokenForm({ why, onToken }: { why: string; onToken: (token: string) => void }) {
+  const [value, setValue] = useState("");
+  return (
+    <form
+      class="token"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (value.trim()) onToken(value.trim());
+      }}
+    >
+      <p>{why}</p>
+      <label>
+        Bearer token <input type="password" value={value} onInput={(e) => setValue(e.currentTarget.value)} data-testid="token" />
+      </label>
+      <button type="submit">Use token</button>
+    </form>
+  );
+}
+
+function Update({ status, now }: { status: StatusJson; now: number }) {
+  const done = status.done ?? 0;
+  const total = status.total ?? 0;
+  const percent = total > 0 ? Math.floor((done / total) * 100) : 0;
+  const timing = status.timing;
+  const startedAt = timing?.startedAt ? Date.parse(timing.startedAt) : undefined;
+  const elapsed = startedAt !== undefined ? (now - startedAt) / 1000 : seconds(timing?.elapsed);
+  const remaining = seconds(timing?.estimatedRemaining);
+  const desired = status.loadPayloadStatus?.update;
+  return (
+    <section class="update" data-testid="update">
+      <h2>
+        {status.actual?.version || status.actual?.image || "No release yet"}
+        {desired?.image && desired.image !== status.actual?.image && <span class="desired"> → {desired.version || desired.image}</span>}
+      </h2>
+      <p class="message" data-testid="message">
+        {status.message}
+      </p>
+      <div class="bar" role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done}>
+        <div style={{ width: `${percent}%` }} />
+      </div>
+      <p class="numbers" data-testid="progress">
+        {done} of {total} manifests ({percent}%)
+        {elapsed !== undefined && !status.reconciling && <> · {span(elapsed)} elapsed</>}
+        {remaining !== undefined && !status.reconciling && (
+          <>
+            {" "}
+            · about {span(remaining)} left <span class="basis">({timing?.estimateBasis})</span>
+          </>
+        )}
+      </p>
+      {status.maintenance && (
+        <p class="maintenance">
+          Waiting for a maintenance window: {status.maintenance.reason}
+          {status.maintenance.until && <>, until {new Date(status.maintenance.until).toLocaleString()}</>}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Pause(props: { status: StatusJson; now: number; error: string; onAct: (action: "pause" | "resume", body: object) => Promise<void> }) {
+  const [reason, setReason] = useState("");
+  const pause = props.status.pause;
+  return (
+    <section class="pause" data-testid="pause">
+      {pause?.paused ? (
+        <>
+          <p data-testid="paused">
+            Paused by {pause.pausedBy || "someone"}
+            {pause.pausedAt && <> for {span((props.now - Date.parse(pause.pausedAt)) / 1000)}</>}
+            {pause.reason && <>: {pause.reason}</>}
+            {pause.updatePending && <> (an Update waits for resume)</>}
+          </p>
+          <button type="button" data-testid="resume" onClick={() => void props.onAct("resume", {})}>
+            Resume
+          </button>
+        </>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void props.onAct("pause", { reason });
+          }}
+        >
+          <input placeholder="why (shown in the status)" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+          <button type="submit" data-testid="pause-button">
+            Pause
+          </button>
+        </form>
+      )}
+      {props.error && (
+        <p class="error" data-testid="action-error">
+          {props.error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Failure({ status }: { status: StatusJson }) {
+  const failure = status.failure;
+  if (!failure?.message) return null;
+  return (
+    <section class="failure" data-testid="failure">
+      <h3>Last failure{failure.reason && <>: {failure.reason}</>}</h3>
+      <pre>{failure.message}</pre>
+    </section>
+  );
+}
+
+function Load({ status }: { status: StatusJson }) {
+  const load = status.loadPayloadStatus;
+  if (!load?.step) return null;
+  const risks = (load.acceptedRisks ?? "").split("\n").filter(Boolean);
+  return (
+    <section class="load" data-testid="load">
+      <h3>
+        Load: {load.step} · {load.verified ? "verified" : "not verified"}
+      </h3>
+      <p>{load.message}</p>
+      {load.failure?.message && <pre class="error">{load.failure.message}</pre>}
+      {risks.length > 0 && (
+        <ul class="risks">
+          {risks.map((r) => (
+            <li key={r}>accepted: {r}</li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Components({ components, now }: { components: readonly ComponentJson[]; now: number }) {
+  if (components.length === 0) return null;
+  return (
+    <section class="components">
+      <h3>Components</h3>
+      <table data-testid="components">
+        <thead>
+          <tr>
+            <th>Run level</th>
+            <th>Component</th>
+            <th>State</th>
+            <th>Done</th>
+            <th>Waiting for</th>
+          </tr>
+        </thead>
+        <tbody>
+          {components.map((c) => {
+            const state = stateName(c.state);
+            const since = c.waitingSince ? ` for ${span((now - Date.parse(c.waitingSince)) / 1000)}` : "";
+            return (
+              <tr key={`${c.runLevel}/${c.component}`} class={state.toLowerCase()} data-component={c.component} data-state={state}>
+                <td>{String(c.runLevel ?? 0).padStart(2, "0")}</td>
+                <td>
+                  {c.component}
+                  {c.slow && <span class="slow"> SLOW</span>}
+                </td>
+                <td>{state}</td>
+                <td>
+                  {c.done ?? 0}/{c.total ?? 0}
+                </td>
+                <td class="wait">
+                  {state === "Waiting" && (
+                    <>
+                      {c.waitReason} {c.currentObject && <code>{c.currentObject}</code>}
+                      {since}
+                      {(c.attempts ?? 0) > 1 && <>, attempt {c.attempts}</>}
+                    </>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function History({ history }: { history: readonly HistoryJson[] }) {
+  if (history.length === 0) return null;
+  return (
+    <section class="history">
+      <h3>History</h3>
+      <table data-testid="history">
+        <tbody>
+          {history.map((h) => (
+            <tr key={`${h.image}@${h.startedTime}`}>
+              <td>{h.state}</td>
+              <td>{h.version || "-"}</td>
+              <td>
+                {h.startedTime && new Date(h.startedTime).toLocaleString()} → {h.completionTime ? new Date(h.completionTime).toLocaleString() : "…"}
+              </td>
+              <td class="image">
+                {h.image}
+                {h.verified ? "" : " (not verified)"}
+                {h.rollback && " (rollback)"}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+const root = document.getElementById("app");
+if (root) {
+  root.textContent = "";
+  render(<App />, root);
+}
