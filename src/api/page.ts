@@ -39,7 +39,7 @@ const HTTP_STATUS: Partial<Record<Status, number>> = {
 };
 
 export interface PageDeps {
-  readonly service: Pick<SyncService, "latest" | "subscribe" | "pause" | "resume">;
+  readonly service: Pick<SyncService, "latest" | "subscribe" | "pause" | "resume" | "cancel">;
   readonly access: AccessControlOptions;
   readonly log: { warn(msg: string): void };
 }
@@ -66,7 +66,7 @@ export function pageRoutes(deps: PageDeps): (req: IncomingMessage, res: ServerRe
       void stream(deps, req, res);
       return true;
     }
-    const action = path === "/api/v1/pause" ? "pause" : path === "/api/v1/resume" ? "resume" : undefined;
+    const action = ACTIONS.find((a) => path === `/api/v1/${a}`);
     if (action && req.method === "POST") {
       void act(deps, action, req, res);
       return true;
@@ -105,31 +105,47 @@ async function stream(deps: PageDeps, req: IncomingMessage, res: ServerResponse)
   });
 }
 
-async function act(deps: PageDeps, action: "pause" | "resume", req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const who = await allowed(deps, action === "pause" ? RPC_ACCESS.pauseUpdate : RPC_ACCESS.resumeUpdate, req, res);
+const ACTIONS = ["pause", "resume", "cancel"] as const;
+type Action = (typeof ACTIONS)[number];
+const ACTION_ACCESS: Readonly<Record<Action, RpcAccess>> = { pause: RPC_ACCESS.pauseUpdate, resume: RPC_ACCESS.resumeUpdate, cancel: RPC_ACCESS.cancelUpdate };
+
+async function act(deps: PageDeps, action: Action, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const who = await allowed(deps, ACTION_ACCESS[action], req, res);
   if (who === undefined) return;
+  // A rollback is an Update: its payload load stops when the page goes away, as an Update's does.
+  const gone = new AbortController();
+  res.on("close", () => gone.abort());
   try {
-    const body = await readBody(req);
-    const reason = action === "pause" ? pauseReason(body) : "";
-    const snapshot = action === "pause" ? await deps.service.pause(who, reason) : await deps.service.resume();
+    const body = bodyFields(await readBody(req));
+    const snapshot =
+      action === "pause"
+        ? await deps.service.pause(who, stringField(body, "reason"))
+        : action === "resume"
+          ? await deps.service.resume()
+          : await deps.service.cancel(body["rollback"] === true, gone.signal);
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(SyncWorkerStatus.toJSON(toProtoStatus(snapshot))));
   } catch (err) {
     answerError(res, err);
   }
 }
 
-/** `{"reason": "…"}`, or nothing: the reason shown in the status. */
-function pauseReason(body: string): string {
-  if (body.trim() === "") return "";
+/** The JSON object a button sends (`{"reason": "…"}`, `{"rollback": true}`), or none. */
+function bodyFields(body: string): Record<string, unknown> {
+  if (body.trim() === "") return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    throw new PageRequestError('the body must be JSON: {"reason": "…"}');
+    throw new PageRequestError('the body must be a JSON object, e.g. {"reason": "…"}');
   }
-  const reason = (parsed as { reason?: unknown } | null)?.reason ?? "";
-  if (typeof reason !== "string") throw new PageRequestError('"reason" must be a string');
-  return reason;
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new PageRequestError("the body must be a JSON object");
+  return parsed as Record<string, unknown>;
+}
+
+function stringField(body: Record<string, unknown>, name: string): string {
+  const value = body[name] ?? "";
+  if (typeof value !== "string") throw new PageRequestError(`"${name}" must be a string`);
+  return value;
 }
 
 class PageRequestError extends Error {}

@@ -45,7 +45,7 @@ function App() {
     return () => clearInterval(timer);
   }, []);
 
-  const act = async (action: "pause" | "resume", body: object): Promise<void> => {
+  const act = async (action: Action, body: object): Promise<void> => {
     setActionError("");
     const response = await fetch(`/api/v1/${action}`, {
       method: "POST",
@@ -149,11 +149,26 @@ function Update({ status, now }: { status: StatusJson; now: number }) {
   );
 }
 
-function Pause(props: { status: StatusJson; now: number; error: string; onAct: (action: "pause" | "resume", body: object) => Promise<void> }) {
+/** What the page's buttons ask the service (src/api/page.ts): PauseUpdate, ResumeUpdate, CancelUpdate. */
+type Action = "pause" | "resume" | "cancel";
+
+function Pause(props: { status: StatusJson; now: number; error: string; onAct: (action: Action, body: object) => Promise<void> }) {
   const [reason, setReason] = useState("");
   const pause = props.status.pause;
+  // An update in progress (or held) can be cancelled, or rolled back once it started applying.
+  const updating = !props.status.reconciling && (props.status.history?.length ?? 0) > 0;
   return (
     <section class="pause" data-testid="pause">
+      {updating && (
+        <p class="cancel">
+          <button type="button" class="secondary" data-testid="cancel" onClick={() => void props.onAct("cancel", {})}>
+            Cancel update
+          </button>{" "}
+          <button type="button" class="secondary" data-testid="rollback" onClick={() => void props.onAct("cancel", { rollback: true })}>
+            Roll back
+          </button>
+        </p>
+      )}
       {pause?.paused ? (
         <>
           <p data-testid="paused">

@@ -1,8 +1,9 @@
 // The live update page in a real browser (Debian's chromium, driven by puppeteer-core) during a real sync on the
 // embedded cluster, with bearer tokens: components move forward and a waiting one shows its reason; a pause made
-// from the CLI shows on the page; Resume is refused for a reader and done for a writer; after the server restarts
-// on the same port the page resumes from the last revision it saw, never seeing one twice. Screenshots at 1280×800
-// and 400 px wide are saved under test/artifacts/.
+// from the CLI shows on the page; Resume is refused for a reader and done for a writer, and Cancel once applying
+// started is refused naming what was applied; after the server restarts on the same port the page resumes from the
+// last revision it saw, never seeing one twice. Screenshots at 1280×800 and 400 px wide are saved under
+// test/artifacts/.
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -67,56 +68,69 @@ test("a page without a token is refused and asks for one, without retrying", asy
 test("during a sync: components move forward, a waiting one shows its reason; screenshots", { timeout: 240_000 }, async () => {
   await writer.bringToFront();
   assert.equal((await cli("update", "--image", join(DEMO, "demo-1.0.0"))).code, 0);
-  const states = new Map<string, Set<string>>();
+  // What each component showed, sample by sample: its state and how many of its manifests were done.
+  const seen = new Map<string, { state: string; done: number }[]>();
   let waiting = "";
   const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
+  for (let complete = false; !complete && Date.now() < deadline;) {
+    // Read before the rows, so the last rows sampled are from after the completion.
+    complete = /Cluster version is 1\.0\.0/.test(await text(writer, "[data-testid=message]"));
     const rows = await writer.$$eval("[data-testid=components] tbody tr", (trs) =>
       trs.map((tr) => ({
         component: tr.getAttribute("data-component") ?? "",
         state: tr.getAttribute("data-state") ?? "",
+        done: Number.parseInt(tr.children[3]?.textContent ?? "0", 10),
         wait: tr.querySelector(".wait")?.textContent ?? "",
       })),
     );
-    for (const row of rows) {
-      const seen = states.get(row.component) ?? new Set<string>();
-      states.set(row.component, seen.add(row.state));
-      if (row.state === "Waiting" && row.wait.trim() && !waiting) {
-        waiting = `${row.component}: ${row.wait}`;
-        await writer.screenshot({ path: join(ARTIFACTS, "page-1280x800.png") });
-        await writer.setViewport({ width: 400, height: 900 });
-        await writer.screenshot({ path: join(ARTIFACTS, "page-400.png"), fullPage: true });
-        await writer.setViewport({ width: 1280, height: 800 });
-      }
+    for (const row of rows) seen.set(row.component, [...(seen.get(row.component) ?? []), { state: row.state, done: row.done }]);
+    const blocked = rows.find((row) => row.state === "Waiting" && row.wait.trim());
+    if (blocked && !waiting) {
+      waiting = `${blocked.component}: ${blocked.wait}`;
+      await writer.screenshot({ path: join(ARTIFACTS, "page-1280x800.png") });
+      await writer.setViewport({ width: 400, height: 900 });
+      await writer.screenshot({ path: join(ARTIFACTS, "page-400.png"), fullPage: true });
+      await writer.setViewport({ width: 1280, height: 800 });
     }
-    if (/Cluster version is 1\.0\.0/.test(await text(writer, "[data-testid=message]"))) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   assert.match(waiting, /^\S+: \S+/, "a waiting component showed its reason");
-  const movedOn = [...states].filter(([, seen]) => seen.has("Done") && [...seen].some((s) => s !== "Done"));
-  assert.ok(movedOn.length > 0, `components went on to Done: ${JSON.stringify([...states].map(([c, s]) => [c, [...s]]))}`);
+  const movedOn = [...seen].filter(([, samples]) => samples.some((a, i) => samples.slice(i + 1).some((b) => b.done > a.done)));
+  assert.ok(movedOn.length > 0, `components moved forward: ${JSON.stringify([...seen])}`);
   assert.match(await text(writer, "[data-testid=message]"), /Cluster version is 1\.0\.0/);
 });
 
-test("a pause from the CLI shows; Resume is refused for a reader, done for a writer", { timeout: 180_000 }, async () => {
-  assert.equal((await cli("update", "--image", join(DEMO, "demo-1.1.0"), "--generation", "2")).code, 0);
-  assert.equal((await cli("pause", "--reason", "page test")).code, 0);
-  await writer.waitForSelector("[data-testid=paused]", { timeout: 30_000 });
-  assert.match(await text(writer, "[data-testid=paused]"), /^Paused by .+ for \d+s: page test/);
+test(
+  "a pause from the CLI shows; Resume is refused for a reader, done for a writer; Cancel once applying started is refused",
+  { timeout: 180_000 },
+  async () => {
+    assert.equal((await cli("update", "--image", join(DEMO, "demo-1.1.0"), "--generation", "2")).code, 0);
+    assert.equal((await cli("pause", "--reason", "page test")).code, 0);
+    await writer.waitForSelector("[data-testid=paused]", { timeout: 30_000 });
+    assert.match(await text(writer, "[data-testid=paused]"), /^Paused by .+ for \d+s: page test/);
 
-  // One tab is in front at a time: a page behind another is hidden (its stream released) and takes no clicks.
-  await reader.bringToFront();
-  await reader.waitForSelector("[data-testid=resume]", { timeout: 30_000 });
-  await reader.click("[data-testid=resume]");
-  await reader.waitForSelector("[data-testid=action-error]", { timeout: 30_000 });
-  assert.match(await text(reader, "[data-testid=action-error]"), /resume refused \(HTTP 403\): "bob" may not call ResumeUpdate/);
-  assert.ok(await writer.$("[data-testid=paused]"), "still paused");
+    // One tab is in front at a time: a page behind another is hidden (its stream released) and takes no clicks.
+    await reader.bringToFront();
+    await reader.waitForSelector("[data-testid=resume]", { timeout: 30_000 });
+    await reader.click("[data-testid=resume]");
+    await reader.waitForSelector("[data-testid=action-error]", { timeout: 30_000 });
+    assert.match(await text(reader, "[data-testid=action-error]"), /resume refused \(HTTP 403\): "bob" may not call ResumeUpdate/);
+    assert.ok(await writer.$("[data-testid=paused]"), "still paused");
 
-  await writer.bringToFront();
-  await writer.click("[data-testid=resume]");
-  await writer.waitForSelector("[data-testid=pause-button]", { timeout: 30_000 });
-  assert.equal(await writer.$("[data-testid=action-error]"), null);
-});
+    await writer.bringToFront();
+    await writer.click("[data-testid=resume]");
+    await writer.waitForSelector("[data-testid=pause-button]", { timeout: 30_000 });
+    assert.equal(await writer.$("[data-testid=action-error]"), null);
+
+    // Applying started: Cancel is refused, naming what was applied (FAILED_PRECONDITION as 409).
+    await writer.waitForFunction(() => /Working towards 1\.1\.0: [1-9]/.test(document.querySelector("[data-testid=message]")?.textContent ?? ""), {
+      timeout: 60_000,
+    });
+    await writer.click("[data-testid=cancel]");
+    await writer.waitForSelector("[data-testid=action-error]", { timeout: 30_000 });
+    assert.match(await text(writer, "[data-testid=action-error]"), /^cancel refused \(HTTP 409\): the update to 1\.1\.0 .* has started applying/);
+  },
+);
 
 test("after the server restarts on the same port the page resumes from its last revision, none twice", { timeout: 240_000 }, async () => {
   const port = server.adminAddress.split(":").pop() ?? "";
