@@ -81,15 +81,31 @@ export class Ids {
 
 export const row = (ids: Ids, title: string): RowBuilder => new RowBuilder(title).id(ids.take());
 
-export function timeseries(ids: Ids, title: string, o: PanelOptions): TimeseriesPanelBuilder {
-  return new TimeseriesPanelBuilder()
+/** What every panel builder of the SDK has, each returning its own type. */
+interface CommonPanel<B> {
+  id(id: number): B;
+  title(title: string): B;
+  description(description: string): B;
+  datasource(ref: DataSourceRef): B;
+  span(width: number): B;
+  height(height: number): B;
+  unit(unit: string): B;
+}
+
+/** The settings every panel shares: its id, title, description, data source, size and unit. */
+function common<B extends CommonPanel<B>>(builder: B, ids: Ids, title: string, o: PanelOptions, height: number): B {
+  return builder
     .id(ids.take())
     .title(title)
     .description(o.description)
     .datasource(DATASOURCE)
     .span(o.width)
-    .height(o.height ?? 8)
-    .unit(o.unit ?? "short")
+    .height(o.height ?? height)
+    .unit(o.unit ?? "short");
+}
+
+export function timeseries(ids: Ids, title: string, o: PanelOptions): TimeseriesPanelBuilder {
+  return common(new TimeseriesPanelBuilder(), ids, title, o, 8)
     .lineWidth(1)
     .fillOpacity(10)
     .legend(new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.List).placement(LegendPlacement.Bottom))
@@ -97,14 +113,7 @@ export function timeseries(ids: Ids, title: string, o: PanelOptions): Timeseries
 }
 
 export function stat(ids: Ids, title: string, o: PanelOptions & { readonly text?: BigValueTextMode }): StatPanelBuilder {
-  return new StatPanelBuilder()
-    .id(ids.take())
-    .title(title)
-    .description(o.description)
-    .datasource(DATASOURCE)
-    .span(o.width)
-    .height(o.height ?? 5)
-    .unit(o.unit ?? "short")
+  return common(new StatPanelBuilder(), ids, title, o, 5)
     .graphMode(BigValueGraphMode.None)
     .colorMode(BigValueColorMode.Value)
     .textMode(o.text ?? BigValueTextMode.Auto)
@@ -115,14 +124,7 @@ export function stat(ids: Ids, title: string, o: PanelOptions & { readonly text?
 /** A table of the series' labels (and value) now; the columns Prometheus adds that say nothing are hidden. */
 export function table(ids: Ids, title: string, o: PanelOptions & { readonly hide?: readonly string[] }): TablePanelBuilder {
   const hidden = ["Time", "__name__", "job", ...(o.hide ?? [])];
-  return new TablePanelBuilder()
-    .id(ids.take())
-    .title(title)
-    .description(o.description)
-    .datasource(DATASOURCE)
-    .span(o.width)
-    .height(o.height ?? 8)
-    .unit(o.unit ?? "short")
+  return common(new TablePanelBuilder(), ids, title, o, 8)
     .withTransformation({ id: "organize", options: { excludeByName: Object.fromEntries(hidden.map((name) => [name, true])) } })
     .targets(o.queries.map((q, i) => target(q, i, "table")));
 }

@@ -170,26 +170,6 @@ test("payload roots: a directory resolving outside every root is refused without
   }
 });
 
-test("a payload's health rules are carried as text for the applier, and none when the file is absent", async () => {
-  const rules = 'rules:\n  - group: example.com\n    current: "true"\n';
-  await withPayload(
-    (dir) => writeFile(join(dir, "release-manifests/health-rules"), rules),
-    async (dir) => {
-      const update = await loadUpdate(dir, "img", OPTS, nodePayloadFs);
-      assert.deepEqual(update.healthRules, { file: "release-manifests/health-rules", text: rules });
-      assert.deepEqual(
-        update.manifests.map((m) => m.originalFilename),
-        ["0000_10_a_ok.yaml"],
-        "not read as a manifest",
-      );
-    },
-  );
-  await withPayload(
-    async () => undefined,
-    async (dir) => assert.equal((await loadUpdate(dir, "img", OPTS, nodePayloadFs)).healthRules, undefined),
-  );
-});
-
 test("payload roots: a directory under a root, also through a link inside it, retrieves as its resolved path", async () => {
   const root = await mkdtemp(join(tmpdir(), "syncworker-root-"));
   try {
