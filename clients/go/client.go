@@ -83,13 +83,14 @@ func (c *Client) ResumeUpdate(ctx context.Context) (*pb.SyncWorkerStatus, error)
 
 // CancelUpdate drops the desired release while none of it was applied; the release in effect stays. Once applying
 // started it is codes.FailedPrecondition (ErrorInfo reason "ApplyStarted") naming what was applied, unless rollback:
-// then an update back to the last completed release of the same minor version starts. It returns the status after it.
-func (c *Client) CancelUpdate(ctx context.Context, rollback bool) (*pb.SyncWorkerStatus, error) {
+// then an update back to the last completed release of the same minor version starts. It returns the status after
+// it, and whether a rollback started (rather than the desired release being dropped).
+func (c *Client) CancelUpdate(ctx context.Context, rollback bool) (*pb.SyncWorkerStatus, bool, error) {
 	res, err := c.raw.CancelUpdate(ctx, &pb.CancelUpdateRequest{Rollback: rollback})
 	if err != nil {
-		return nil, wrap(err)
+		return nil, false, wrap(err)
 	}
-	return res.GetStatus(), nil
+	return res.GetStatus(), res.GetRollbackStarted(), nil
 }
 
 // Notify wakes the worker early. It reports false when a notification was already pending and this one

@@ -206,7 +206,7 @@ func TestPauseResumeCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, c, "the update to 1.1.0 held by the pause", func(s *pb.SyncWorkerStatus) bool { return s.GetPause().GetUpdatePending() })
-	if _, err := c.CancelUpdate(ctx, false); err != nil {
+	if _, rolledBack, err := c.CancelUpdate(ctx, false); err != nil || rolledBack {
 		t.Fatalf("cancel while paused: %v", err)
 	}
 	got, err := c.GetStatus(ctx)
@@ -237,7 +237,7 @@ func TestPauseResumeCancel(t *testing.T) {
 	waitFor(t, c, "the update to 1.1.0 applying", func(s *pb.SyncWorkerStatus) bool {
 		return s.GetActual().GetVersion() == "1.1.0" && s.GetDone() > 0
 	})
-	_, err = c.CancelUpdate(ctx, false)
+	_, _, err = c.CancelUpdate(ctx, false)
 	var swErr *syncworker.Error
 	if !errors.As(err, &swErr) || swErr.Code != codes.FailedPrecondition || !strings.Contains(swErr.Message, "has started applying") {
 		t.Fatalf("cancel once applying started: got %v, want FailedPrecondition saying it has started applying", err)

@@ -122,7 +122,7 @@ async function act(deps: PageDeps, action: Action, req: IncomingMessage, res: Se
         ? await deps.service.pause(who, stringField(body, "reason"))
         : action === "resume"
           ? await deps.service.resume()
-          : await deps.service.cancel(body["rollback"] === true, gone.signal);
+          : (await deps.service.cancel(body["rollback"] === true, gone.signal)).snapshot;
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(SyncWorkerStatus.toJSON(toProtoStatus(snapshot))));
   } catch (err) {
     answerError(res, err);

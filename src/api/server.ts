@@ -23,7 +23,7 @@ export interface ServicePort {
   pause(pausedBy: string, reason: string): Promise<Snapshot<ServiceStatus>>;
   resume(): Promise<Snapshot<ServiceStatus>>;
   /** Drops the desired release while none of it was written; with `rollback`, rolls back once it was. */
-  cancel(rollback: boolean, signal: AbortSignal): Promise<Snapshot<ServiceStatus>>;
+  cancel(rollback: boolean, signal: AbortSignal): Promise<{ readonly snapshot: Snapshot<ServiceStatus>; readonly rollbackStarted: boolean }>;
   /** Streams each object's predicted effect to `onObject`, then resolves with the plan's summary. */
   preview(input: PreviewInput, onObject: (object: PlannedObject) => void, signal: AbortSignal): Promise<PreviewResult>;
   latest(): Snapshot<ServiceStatus>;
@@ -158,23 +158,25 @@ export class ApiServer {
       return { ...request, desired: { ...request.desired, image } };
     };
     // PauseUpdate and ResumeUpdate: a write that answers with the status it left.
-    const answerStatus = <Req extends object>(
+    /** A call answered with the status after it: `answer` makes the response from it (with what else the call says). */
+    const answerStatus = <Req extends object, Res>(
       rpc: string,
       call: grpc.ServerUnaryCall<Req, unknown>,
-      callback: grpc.sendUnaryData<{ status: pb.SyncWorkerStatus }>,
-      act: (request: Req) => Promise<Snapshot<ServiceStatus>>,
+      callback: grpc.sendUnaryData<Res>,
+      act: (request: Req) => Promise<{ snapshot: Snapshot<ServiceStatus>; answer: (status: pb.SyncWorkerStatus) => Res }>,
     ): void => {
       const scope = observer.begin(rpc, "unary", call);
       void scope.run(async () => {
         try {
-          const snapshot = await act(accepted(call.request));
+          const { snapshot, answer } = await act(accepted(call.request));
           scope.end(grpc.status.OK);
-          callback(null, { status: toProtoStatus(snapshot) });
+          callback(null, answer(toProtoStatus(snapshot)));
         } catch (err) {
           callback(fail(scope, err));
         }
       });
     };
+    const statusOnly = (snapshot: Snapshot<ServiceStatus>) => ({ snapshot, answer: (status: pb.SyncWorkerStatus) => ({ status }) });
     const handlers: pb.SyncWorkerServer = {
       preview: (call) => {
         const scope = observer.begin("Preview", "server_stream", call);
@@ -192,13 +194,17 @@ export class ApiServer {
           }
         });
       },
-      pauseUpdate: (call, callback) => answerStatus("PauseUpdate", call, callback, (request) => service.pause(callerOf(call), fromProtoPause(request))),
-      resumeUpdate: (call, callback) => answerStatus("ResumeUpdate", call, callback, () => service.resume()),
+      pauseUpdate: (call, callback) =>
+        answerStatus("PauseUpdate", call, callback, async (request) => statusOnly(await service.pause(callerOf(call), fromProtoPause(request)))),
+      resumeUpdate: (call, callback) => answerStatus("ResumeUpdate", call, callback, async () => statusOnly(await service.resume())),
       cancelUpdate: (call, callback) => {
         // A rollback is an Update: its payload load stops when the caller goes away, as an Update's does.
         const controller = new AbortController();
         call.on("cancelled", () => controller.abort());
-        answerStatus("CancelUpdate", call, callback, (request) => service.cancel(request.rollback, controller.signal));
+        answerStatus("CancelUpdate", call, callback, async (request) => {
+          const { snapshot, rollbackStarted } = await service.cancel(request.rollback, controller.signal);
+          return { snapshot, answer: (status) => ({ status, rollbackStarted }) };
+        });
       },
       update: (call, callback) => {
         const scope = observer.begin("Update", "unary", call);

@@ -29,14 +29,14 @@ export function headline(status: SyncWorkerStatus): string {
 }
 
 /**
- * What `cancel` prints, given the status before the call and its answer. A rollback answers with the status of the
- * update it started, which is already moving (and may even be done), so the rollback is named from the history
- * instead, the same line however far it got: a new first entry marked rollback. Anything else is the headline.
+ * What `cancel` prints: a rollback it started by its releases, the same line however far the rollback got by the
+ * answer (while paused it has not begun, and the history does not show it yet); a drop by the headline.
  */
-export function cancelHeadline(before: SyncWorkerStatus | undefined, after: SyncWorkerStatus): string {
-  const [entry, from] = after.history;
-  const first = before?.history[0];
-  const started = entry?.rollback === true && (entry.image !== first?.image || entry.startedTime?.getTime() !== first?.startedTime?.getTime());
-  if (!entry || !started) return headline(after);
-  return `Rolling back from ${from?.version || from?.image || "?"} to ${entry.version || entry.image}; the history records it as a rollback`;
+export function cancelHeadline(status: SyncWorkerStatus, rollbackStarted: boolean): string {
+  if (!rollbackStarted) return headline(status);
+  const target = status.loadPayloadStatus?.update;
+  const to = target?.version || target?.image || "?";
+  const from = status.history.find((h) => h.image !== target?.image);
+  const held = status.pause?.paused ? "; it starts on resume" : "";
+  return `Rolling back from ${from?.version || from?.image || "?"} to ${to}; the history records it as a rollback${held}`;
 }

@@ -320,12 +320,8 @@ export function program(): Command {
     .description("drop the desired release while none of it was applied (the release in effect stays); once applying started, exit 1 naming what was applied")
     .option("--rollback", "once applying started: update back to the last completed release instead (same minor version only)", false)
     .action(async (o: ConnectOptions & { rollback: boolean }) => {
-      // Only a rollback needs the status before: its answer is told apart by a new history entry.
-      const [before, after] = await withClient(
-        o,
-        async (client) => [o.rollback ? await client.getStatus() : undefined, await client.cancelUpdate(o.rollback)] as const,
-      );
-      process.stdout.write(`${terminalSafe(cancelHeadline(before, after))}\n`);
+      const { status, rollbackStarted } = await withClient(o, (client) => client.cancelUpdate(o.rollback));
+      process.stdout.write(`${terminalSafe(cancelHeadline(status, rollbackStarted))}\n`);
     });
 
   withConnection(cli.command("resume"))

@@ -50,9 +50,14 @@ const accepted = (w: Worker | undefined): string | undefined => {
 
 const failing = (s: ServiceStatus | undefined) => s?.clusterVersion.conditions.find((c) => c.type === "Failing" && c.status === "True");
 
-/** What the derivation remembers beyond the previous snapshot: the history entry whose apply was told as started. */
+/**
+ * What the derivation remembers beyond the previous snapshot: the history entry whose apply was told as started,
+ * and what each component was told blocked on until it is done (a retry that waits on the same object is the same
+ * wait, not a new one).
+ */
 export interface DeriveMemory {
   readonly started?: string;
+  readonly blocked?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -107,10 +112,14 @@ export function deriveEvents(
     events.push(event("update.paused", { pausedBy: pause.pausedBy, reason: pause.reason }));
   }
 
-  const waitedBefore = new Map((before.components ?? []).map((c) => [c.component, c]));
+  // A new update starts with no waits told; a component that is done has none.
+  const blocked: Record<string, string> = sameEntry ? { ...memory.blocked } : {};
   for (const c of w.components ?? []) {
-    const was = waitedBefore.get(c.component);
-    if (c.state !== "Waiting" || !c.waitReason || (was?.state === "Waiting" && was.waitReason === c.waitReason)) continue;
+    if (c.state === "Done") delete blocked[c.component];
+    if (c.state !== "Waiting" || !c.waitReason) continue;
+    const wait = `${c.waitReason} ${c.currentObject ?? ""}`;
+    if (blocked[c.component] === wait) continue;
+    blocked[c.component] = wait;
     events.push(
       event("component.blocked", { component: c.component, reason: c.waitReason, object: c.currentObject ?? "", attempts: c.attempts ?? 0 }, c.component),
     );
@@ -128,7 +137,7 @@ export function deriveEvents(
   if (before.pause && !pause) events.push(event("update.resumed"));
   const completed = entry?.state === "Completed" && !(sameEntry && entryBefore.state === "Completed");
   if (completed) events.push(event("update.completed", { firstInstall: next.clusterVersion.history.length === 1, rollback: entry.rollback === true }));
-  return { events, memory: { ...memory, started: started ?? memory.started } };
+  return { events, memory: { blocked, ...((started ?? memory.started) !== undefined ? { started: started ?? memory.started } : {}) } };
 }
 
 /** What a consumer needs to resynchronise: the state a watcher would show, in short. */

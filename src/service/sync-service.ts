@@ -319,13 +319,14 @@ export class SyncService {
    * {@link CancelUpdateError} naming what was applied, unless `rollback`: then an update back to the last completed
    * release starts, within the same minor version only, and the history records it as a rollback.
    */
-  async cancel(rollback: boolean, signal: AbortSignal): Promise<Snapshot<ServiceStatus>> {
+  async cancel(rollback: boolean, signal: AbortSignal): Promise<{ readonly snapshot: Snapshot<ServiceStatus>; readonly rollbackStarted: boolean }> {
     const term = this.#leading();
     let plan: CancelPlan;
     try {
       plan = await term.worker.planCancel();
     } catch (err) {
-      if (rollback && err instanceof CancelUpdateError && err.reason === "ApplyStarted") return this.#rollback(err, signal);
+      if (rollback && err instanceof CancelUpdateError && err.reason === "ApplyStarted")
+        return { snapshot: await this.#rollback(err, signal), rollbackStarted: true };
       throw err;
     }
     const restored = plan.kind === "accepted" ? this.#beforeInEffect : this.#inEffect;
@@ -350,7 +351,7 @@ export class SyncService {
         throw err;
       });
     await term.writer.flush().catch(() => undefined);
-    return this.latest();
+    return { snapshot: this.latest(), rollbackStarted: false };
   }
 
   /** The rollback a cancel asked for once applying started: an Update back to the last completed release of the same minor. */

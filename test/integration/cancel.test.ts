@@ -20,7 +20,11 @@ const V110 = await tempRelease({ version: "1.1.0", variant: "b", components: 6 }
 let server: ServerProcess;
 after(async () => assert.equal(await server.stop(), 0));
 
-/** Operators take 2 s to report, so an update stays mid-apply long enough to be cancelled. */
+/**
+ * Operators take 2 s to report, so an update is still mid-apply when the test sees its first manifest applied; the
+ * test then holds it there with a pause from its own connection (milliseconds, where a CLI's cold start on a busy
+ * machine took long enough for the update to finish), so the cancels meet an update that has started applying.
+ */
 const serve = (): Promise<ServerProcess> => startServer(["--state-dir", STATE, "--operator-delay", "2s", "--reconcile-interval", "60s"]);
 const cli = (...args: string[]) => runCli([...args, "--address", server.address]);
 let generation = 0;
@@ -53,9 +57,15 @@ test("paused, an accepted update is dropped; the release in effect stays, across
   assert.equal(done.actual?.version, "1.0.0");
 });
 
+/** Updates to `image`, waits for its first manifest applied, and holds it there with a pause. */
+async function heldMidApply(image: string): Promise<void> {
+  assert.equal((await update(image)).code, 0);
+  await waitForStatus(server.client, (s) => s.actual?.image === image && s.done > 0, 60_000);
+  await server.client.pauseUpdate("held mid-apply by the test");
+}
+
 test("once applying started: exit 1 naming what was applied; --rollback returns to 1.0.0, recorded as a rollback", { timeout: 240_000 }, async () => {
-  assert.equal((await update(V101)).code, 0);
-  await waitForStatus(server.client, (s) => s.actual?.image === V101 && s.done > 0, 60_000);
+  await heldMidApply(V101);
   const refused = await cli("cancel");
   assert.equal(refused.code, 1);
   assert.match(
@@ -65,7 +75,8 @@ test("once applying started: exit 1 naming what was applied; --rollback returns 
 
   const rolled = await cli("cancel", "--rollback");
   assert.equal(rolled.code, 0, rolled.stderr);
-  assert.equal(rolled.stdout, "Rolling back from 1.0.1 to 1.0.0; the history records it as a rollback\n");
+  assert.equal(rolled.stdout, "Rolling back from 1.0.1 to 1.0.0; the history records it as a rollback; it starts on resume\n");
+  assert.equal((await cli("resume")).code, 0);
   const done = await waitForStatus(server.client, completeAt(V100), 180_000);
   assert.deepEqual(
     done.history.slice(0, 2).map((h) => `${h.version} ${h.state}${h.rollback ? " rollback" : ""}`),
@@ -76,13 +87,13 @@ test("once applying started: exit 1 naming what was applied; --rollback returns 
 });
 
 test("a rollback across a minor version is refused, exit 1 naming why", { timeout: 180_000 }, async () => {
-  assert.equal((await update(V110)).code, 0);
-  await waitForStatus(server.client, (s) => s.actual?.image === V110 && s.done > 0, 60_000);
+  await heldMidApply(V110);
   const refused = await cli("cancel", "--rollback");
   assert.equal(refused.code, 1);
   assert.match(
     refused.stderr,
     /a rollback from 1\.1\.0 to 1\.0\.0 would leave its minor version, and only a rollback within the same minor version is allowed/,
   );
+  assert.equal((await cli("resume")).code, 0);
   await waitForStatus(server.client, completeAt(V110), 120_000);
 });

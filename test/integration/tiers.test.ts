@@ -104,6 +104,7 @@ test("a misspelt tier in SYNCWORKER_SKIP_TIERS fails setup.sh naming it before a
 const CASES: { tier: Tier; file: string; hide: string[]; env?: (empty: string) => NodeJS.ProcessEnv }[] = [
   { tier: "tls", file: "test/integration/security.test.ts", hide: ["openssl"] },
   { tier: "terminal", file: "test/integration/cli-watch-tty.test.ts", hide: ["tmux"] },
+  { tier: "browser", file: "test/integration/page.test.ts", hide: ["chromium"] },
   { tier: "metrics", file: "test/unit/telemetry/cluster-version-metrics.test.ts", hide: ["promtool"] },
   { tier: "registry", file: "test/integration/registry-pull.test.ts", hide: ["docker-registry", "skopeo"] },
   { tier: "signatures", file: "test/integration/signature-interop.test.ts", hide: ["gpg", "gpg-agent"] },

@@ -121,7 +121,7 @@ def test_pause_resume_cancel(server_address: str) -> None:
         # Paused, an update is accepted and held before its first task; cancelling it keeps the release in effect.
         client.update(payload("1.1.0"), "1.1.0")
         wait_for(client, "the update to 1.1.0 held by the pause", lambda s: s.pause.update_pending)
-        client.cancel_update()
+        assert client.cancel_update().rollback_started is False
         status = client.get_status()
         assert status.actual.version == "1.0.0"
         assert status.load_payload_status.update.version == "1.0.0"

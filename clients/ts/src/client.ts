@@ -159,11 +159,12 @@ export class SyncWorkerClient {
   /**
    * Drops the desired release while none of it was applied; the release in effect stays. Once applying started,
    * FailedPrecondition naming what was applied, unless `rollback`: then an update back to the last completed release
-   * of the same minor version starts. Resolves with the status after it.
+   * of the same minor version starts. Resolves with the status after it, and whether a rollback started (rather
+   * than the desired release being dropped): while paused, the status shows the rollback only once resumed.
    */
-  async cancelUpdate(rollback = false, opts: CallOpts = {}): Promise<SyncWorkerStatus> {
+  async cancelUpdate(rollback = false, opts: CallOpts = {}): Promise<{ readonly status: SyncWorkerStatus; readonly rollbackStarted: boolean }> {
     const res = await this.#unary<CancelUpdateResponse>(opts, (md, o, cb) => this.#raw.cancelUpdate({ rollback }, md, o, cb));
-    return required(res.status);
+    return { status: required(res.status), rollbackStarted: res.rollbackStarted };
   }
 
   /** Continues a paused update from where it stood; FailedPrecondition when not paused. */

@@ -1,5 +1,5 @@
-// What `syncworker cancel` prints: a rollback by its history entry, whatever its update has reached by the answer;
-// a drop (or an old rollback entry still on top) by the status message.
+// What `syncworker cancel` prints: a rollback it started by its releases, whatever its update has reached by the
+// answer (paused: not begun, and not in the history yet); a drop by the status message.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SyncWorkerStatus } from "@syncworker/client";
@@ -16,20 +16,27 @@ const entry = (version: string, startedAt: number, rollback = false): Entry => (
   acceptedRisks: "",
   rollback,
 });
-const status = (message: string, ...history: Entry[]): SyncWorkerStatus => ({ ...SyncWorkerStatus.fromPartial({ message }), history });
+const status = (message: string, desired: string, history: Entry[], paused = false): SyncWorkerStatus => ({
+  ...SyncWorkerStatus.fromPartial({
+    message,
+    loadPayloadStatus: { step: "PayloadLoaded", update: { version: desired, image: `file:///r/${desired}` } },
+    ...(paused ? { pause: { paused: true, pausedBy: "alice", reason: "hold" } } : {}),
+  }),
+  history,
+});
 
-test("a rollback started by the call is named from and to, however far its update got", () => {
-  const before = status("Working towards 1.0.1: 3 of 23 done (13% complete)", entry("1.0.1", 2_000), entry("1.0.0", 1_000));
+test("a rollback is named from and to, however far its update got", () => {
   for (const message of ["Working towards 1.0.0", "Working towards 1.0.0: 16 of 23 done (69% complete)", "Cluster version is 1.0.0"]) {
-    const after = status(message, entry("1.0.0", 3_000, true), entry("1.0.1", 2_000));
-    assert.equal(cancelHeadline(before, after), "Rolling back from 1.0.1 to 1.0.0; the history records it as a rollback");
+    const after = status(message, "1.0.0", [entry("1.0.0", 3_000, true), entry("1.0.1", 2_000), entry("1.0.0", 1_000)]);
+    assert.equal(cancelHeadline(after, true), "Rolling back from 1.0.1 to 1.0.0; the history records it as a rollback");
   }
 });
 
-test("a drop prints the status message, also when an earlier rollback is still the first entry", () => {
-  const rolledBack = entry("1.0.0", 3_000, true);
-  const before = status("Cluster version is 1.0.0; paused by alice since …", rolledBack, entry("1.0.1", 2_000));
-  const after = status("Cluster version is 1.0.0", rolledBack, entry("1.0.1", 2_000));
-  assert.equal(cancelHeadline(before, after), "Cluster version is 1.0.0");
-  assert.equal(cancelHeadline(undefined, status("Cluster version is 1.0.0", entry("1.0.0", 1_000))), "Cluster version is 1.0.0");
+test("a rollback accepted while paused: not in the history yet, and it starts on resume", () => {
+  const after = status("Working towards 1.0.1: 12 of 74 done; paused by alice", "1.0.0", [entry("1.0.1", 2_000), entry("1.0.0", 1_000)], true);
+  assert.equal(cancelHeadline(after, true), "Rolling back from 1.0.1 to 1.0.0; the history records it as a rollback; it starts on resume");
+});
+
+test("a drop prints the status message", () => {
+  assert.equal(cancelHeadline(status("Cluster version is 1.0.0", "1.0.0", [entry("1.0.0", 1_000)]), false), "Cluster version is 1.0.0");
 });

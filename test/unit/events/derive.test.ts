@@ -51,7 +51,7 @@ test("the first snapshot is told as the current state, whatever it shows", () =>
   assert.equal(first?.data["state"], "Updating");
 });
 
-test("an update's steps: accepted, started once (not per pass), blocked once per wait, completed", () => {
+test("an update's steps: accepted, started once (not per pass), blocked once per wait (retries included), completed", () => {
   const loading = snapshot(
     { loadPayloadStatus: { ...loaded, step: "RetrievePayload" }, actual: { version: "1.0.0", image: "old", url: "", channels: [] } },
     "none",
@@ -63,6 +63,9 @@ test("an update's steps: accepted, started once (not per pass), blocked once per
       snapshot({ components: [component("Applying")] }),
       snapshot({ components: [component("Waiting", "ClusterOperatorNotAvailable")] }),
       snapshot({ components: [component("Waiting", "ClusterOperatorNotAvailable")] }),
+      snapshot({ components: [component("Waiting", "ClusterOperatorDegraded")] }),
+      // Its retry waits on the same: the same wait, not told again.
+      snapshot({ components: [component("Applying")] }),
       snapshot({ components: [component("Waiting", "ClusterOperatorDegraded")] }),
       // A failed pass and its retry: the same history entry, so not started again.
       snapshot({ components: [component("Pending")] }),

@@ -40,7 +40,9 @@ test("an update accepted while paused is dropped: the release in effect stays, i
   const pending = await h.update("/p2", { generation: 2 });
   assert.equal(pending.pause?.updatePending, true);
 
-  const after = (await h.service.cancel(false, new AbortController().signal)).value;
+  const { snapshot, rollbackStarted } = await h.service.cancel(false, new AbortController().signal);
+  assert.equal(rollbackStarted, false);
+  const after = snapshot.value;
   assert.equal(after.worker.actual.image, "/p1");
   assert.equal(after.worker.loadPayloadStatus.update.image, "/p1");
   assert.equal(after.worker.pause?.updatePending, false, "no update is pending any more");
@@ -66,7 +68,7 @@ test("a refused update is dropped: the release in effect's load status comes bac
   const refused = await h.update("/nowhere", { generation: 2 });
   assert.equal(refused.loadPayloadStatus.update.image, "/nowhere");
   assert.ok(refused.loadPayloadStatus.failure);
-  const after = (await h.service.cancel(false, new AbortController().signal)).value.worker;
+  const after = (await h.service.cancel(false, new AbortController().signal)).snapshot.value.worker;
   assert.equal(after.loadPayloadStatus.update.image, "/p1");
   assert.equal(after.loadPayloadStatus.step, "PayloadLoaded");
   assert.equal(after.loadPayloadStatus.failure, undefined);
@@ -96,7 +98,9 @@ test("a rollback once applying started goes back to the last completed release, 
   const h = await harness();
   await h.update("/p2", { generation: 2 });
   await h.clock.advance(2.5 * TASK_MS);
-  const rolled = (await h.service.cancel(true, new AbortController().signal)).value;
+  const { snapshot: rolledBack, rollbackStarted } = await h.service.cancel(true, new AbortController().signal);
+  assert.equal(rollbackStarted, true);
+  const rolled = rolledBack.value;
   assert.equal(rolled.worker.loadPayloadStatus.update.image, "/p1", "the rollback's Update was taken");
   await h.clock.advance(20 * TASK_MS);
   const done = h.service.latest().value;

@@ -90,12 +90,12 @@ class Client:
         """Continues a paused update from where it stood; FailedPreconditionError when not paused."""
         return self._unary(self._stub.ResumeUpdate, pb.ResumeUpdateRequest(), timeout).status
 
-    def cancel_update(self, rollback: bool = False, *, timeout: Optional[float] = None) -> pb.SyncWorkerStatus:
+    def cancel_update(self, rollback: bool = False, *, timeout: Optional[float] = None) -> pb.CancelUpdateResponse:
         """Drops the desired release while none of it was applied; the release in effect stays. Once applying
         started, FailedPreconditionError (ErrorInfo reason ``ApplyStarted``) naming what was applied, unless
         ``rollback``: then an update back to the last completed release of the same minor version starts. Returns
-        the status after it."""
-        return self._unary(self._stub.CancelUpdate, pb.CancelUpdateRequest(rollback=rollback), timeout).status
+        the status after it and ``rollback_started``, whether a rollback started rather than a drop."""
+        return self._unary(self._stub.CancelUpdate, pb.CancelUpdateRequest(rollback=rollback), timeout)
 
     def notify(self, message: str, *, timeout: Optional[float] = None) -> bool:
         """Wakes the worker early; False when a notification was already pending and this one coalesced."""

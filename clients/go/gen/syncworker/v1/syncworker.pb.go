@@ -1554,10 +1554,13 @@ func (x *CancelUpdateRequest) GetRollback() bool {
 }
 
 type CancelUpdateResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status *SyncWorkerStatus      `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The cancel started an update back to the last completed release (CancelUpdateRequest.rollback) instead of
+	// dropping the desired one; the status may not show it yet (while paused, it starts on resume).
+	RollbackStarted bool `protobuf:"varint,2,opt,name=rollback_started,json=rollbackStarted,proto3" json:"rollback_started,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CancelUpdateResponse) Reset() {
@@ -1595,6 +1598,13 @@ func (x *CancelUpdateResponse) GetStatus() *SyncWorkerStatus {
 		return x.Status
 	}
 	return nil
+}
+
+func (x *CancelUpdateResponse) GetRollbackStarted() bool {
+	if x != nil {
+		return x.RollbackStarted
+	}
+	return false
 }
 
 type ResumeUpdateResponse struct {
@@ -2880,9 +2890,10 @@ const file_syncworker_v1_syncworker_proto_rawDesc = "" +
 	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\x15\n" +
 	"\x13ResumeUpdateRequest\"1\n" +
 	"\x13CancelUpdateRequest\x12\x1a\n" +
-	"\brollback\x18\x01 \x01(\bR\brollback\"O\n" +
+	"\brollback\x18\x01 \x01(\bR\brollback\"z\n" +
 	"\x14CancelUpdateResponse\x127\n" +
-	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"O\n" +
+	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\x12)\n" +
+	"\x10rollback_started\x18\x02 \x01(\bR\x0frollbackStarted\"O\n" +
 	"\x14ResumeUpdateResponse\x127\n" +
 	"\x06status\x18\x01 \x01(\v2\x1f.syncworker.v1.SyncWorkerStatusR\x06status\"\xba\x01\n" +
 	"\vPauseStatus\x12\x16\n" +

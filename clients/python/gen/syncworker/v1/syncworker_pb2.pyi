@@ -267,10 +267,12 @@ class CancelUpdateRequest(_message.Message):
     def __init__(self, rollback: _Optional[bool] = ...) -> None: ...
 
 class CancelUpdateResponse(_message.Message):
-    __slots__ = ("status",)
+    __slots__ = ("status", "rollback_started")
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    ROLLBACK_STARTED_FIELD_NUMBER: _ClassVar[int]
     status: SyncWorkerStatus
-    def __init__(self, status: _Optional[_Union[SyncWorkerStatus, _Mapping]] = ...) -> None: ...
+    rollback_started: bool
+    def __init__(self, status: _Optional[_Union[SyncWorkerStatus, _Mapping]] = ..., rollback_started: _Optional[bool] = ...) -> None: ...
 
 class ResumeUpdateResponse(_message.Message):
     __slots__ = ("status",)

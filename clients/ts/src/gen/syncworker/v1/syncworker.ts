@@ -482,7 +482,14 @@ export interface CancelUpdateRequest {
 }
 
 export interface CancelUpdateResponse {
-  status?: SyncWorkerStatus | undefined;
+  status?:
+    | SyncWorkerStatus
+    | undefined;
+  /**
+   * The cancel started an update back to the last completed release (CancelUpdateRequest.rollback) instead of
+   * dropping the desired one; the status may not show it yet (while paused, it starts on resume).
+   */
+  rollbackStarted: boolean;
 }
 
 export interface ResumeUpdateResponse {
@@ -2740,13 +2747,16 @@ export const CancelUpdateRequest: MessageFns<CancelUpdateRequest> = {
 };
 
 function createBaseCancelUpdateResponse(): CancelUpdateResponse {
-  return { status: undefined };
+  return { status: undefined, rollbackStarted: false };
 }
 
 export const CancelUpdateResponse: MessageFns<CancelUpdateResponse> = {
   encode(message: CancelUpdateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.status !== undefined) {
       SyncWorkerStatus.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    if (message.rollbackStarted !== false) {
+      writer.uint32(16).bool(message.rollbackStarted);
     }
     return writer;
   },
@@ -2772,6 +2782,14 @@ export const CancelUpdateResponse: MessageFns<CancelUpdateResponse> = {
             message.status = SyncWorkerStatus.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rollbackStarted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2785,13 +2803,23 @@ export const CancelUpdateResponse: MessageFns<CancelUpdateResponse> = {
   },
 
   fromJSON(object: any): CancelUpdateResponse {
-    return { status: isSet(object.status) ? SyncWorkerStatus.fromJSON(object.status) : undefined };
+    return {
+      status: isSet(object.status) ? SyncWorkerStatus.fromJSON(object.status) : undefined,
+      rollbackStarted: isSet(object.rollbackStarted)
+        ? globalThis.Boolean(object.rollbackStarted)
+        : isSet(object.rollback_started)
+        ? globalThis.Boolean(object.rollback_started)
+        : false,
+    };
   },
 
   toJSON(message: CancelUpdateResponse): unknown {
     const obj: any = {};
     if (message.status !== undefined) {
       obj.status = SyncWorkerStatus.toJSON(message.status);
+    }
+    if (message.rollbackStarted !== false) {
+      obj.rollbackStarted = message.rollbackStarted;
     }
     return obj;
   },
@@ -2804,6 +2832,7 @@ export const CancelUpdateResponse: MessageFns<CancelUpdateResponse> = {
     message.status = (object.status !== undefined && object.status !== null)
       ? SyncWorkerStatus.fromPartial(object.status)
       : undefined;
+    message.rollbackStarted = object.rollbackStarted ?? false;
     return message;
   },
 };
