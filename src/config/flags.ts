@@ -373,7 +373,7 @@ export const SERVE_FLAGS = {
   },
   maintenanceWindow: {
     flags: "--maintenance-window <window>",
-    help: 'when updates may run, "allow|deny MIN HOUR DOM MON DOW for DURATION in TIME_ZONE", e.g. "allow 0 2 * * SAT for 4h in Europe/Berlin"; deny windows are change freezes (repeatable; default: any time)',
+    help: 'when updates may run, "allow|deny MIN HOUR DOM MON DOW for DURATION in TIME_ZONE", e.g. "allow 0 2 * * SAT for 4h in Europe/Berlin", or an RFC 5545 RRULE for the cron fields ("allow RRULE:FREQ=WEEKLY;BYDAY=SA;BYHOUR=2 for 4h in Europe/Berlin"); deny windows are change freezes (repeatable; default: any time)',
     parse: repeated,
     default: [],
   },
