@@ -8,6 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import { status as Status } from "@grpc/grpc-js";
 import { SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { SyncService } from "../service/index.js";
@@ -46,18 +47,29 @@ export interface PageDeps {
 
 /** The page's routes; answers and returns true for a request it serves, false for any other. */
 export function pageRoutes(deps: PageDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const cache = new Map<string, Promise<Buffer>>();
-  const asset = (file: string): Promise<Buffer> => {
+  // Read and compressed once: the script is 24 KB as built and 10 KB gzipped.
+  const cache = new Map<string, Promise<{ readonly plain: Buffer; readonly gzipped: Buffer }>>();
+  const asset = (file: string) => {
     let content = cache.get(file);
-    if (!content) cache.set(file, (content = readFile(new URL(file, ASSETS))));
+    if (!content) cache.set(file, (content = readFile(new URL(file, ASSETS)).then((plain) => ({ plain, gzipped: gzipSync(plain) }))));
     return content;
   };
   return (req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const file = FILES[path];
     if (file && req.method === "GET") {
+      const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
       void asset(file.file).then(
-        (body) => res.writeHead(200, { "content-type": file.type, "cache-control": "no-cache", "x-content-type-options": "nosniff" }).end(body),
+        ({ plain, gzipped }) =>
+          res
+            .writeHead(200, {
+              "content-type": file.type,
+              "cache-control": "no-cache",
+              "x-content-type-options": "nosniff",
+              vary: "accept-encoding",
+              ...(gzip ? { "content-encoding": "gzip" } : {}),
+            })
+            .end(gzip ? gzipped : plain),
         (err: unknown) => sendError(res, 500, `the page's ${file.file} is missing from this build: ${String(err)}`),
       );
       return true;

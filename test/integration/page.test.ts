@@ -56,13 +56,17 @@ after(async () => {
   await server?.stop();
 });
 
-test("a page without a token is refused and asks for one, without retrying", async () => {
+test("a page without a token is refused and asks for one, without retrying; its files go gzipped", async () => {
   const page = await browser.newPage();
   await page.goto(`http://${server.adminAddress}/`);
   await page.waitForSelector("[data-testid=connection].refused", { timeout: 30_000 });
   assert.match(await text(page, "[data-testid=connection]"), /refused: StatusWatch needs a bearer token/);
   assert.ok(await page.$("[data-testid=token]"), "a token field");
   await page.close();
+  // The page's files need no token, and go compressed to a browser that takes gzip.
+  const script = await fetch(`http://${server.adminAddress}/page/app.js`, { headers: { "accept-encoding": "gzip" } });
+  assert.equal(script.status, 200);
+  assert.equal(script.headers.get("content-encoding"), "gzip");
 });
 
 test("during a sync: components move forward, a waiting one shows its reason; screenshots", { timeout: 240_000 }, async () => {
