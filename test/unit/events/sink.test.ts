@@ -80,7 +80,8 @@ test("a failing sink is retried in order; a refused event is dropped and the nex
   const running = new AbortController();
   const loop = sink.run(running.signal);
   for (let n = 1; n <= 3; n++) sink.push(event(n), Date.now());
-  await until(() => srv.received.length === 2);
+  // The sink counts a delivery once it has read the answer, a moment after the server took the event.
+  await until(() => srv.received.length === 2 && metrics.counts["delivered"] === 2);
   assert.deepEqual(
     srv.received.map((r) => r.id),
     ["1", "3"],
