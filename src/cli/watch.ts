@@ -3,6 +3,7 @@ import cliProgress, { MultiBar, type GenericBar } from "cli-progress";
 import { ComponentState, SyncWorkerStatus, type SyncWorkerClient } from "@syncworker/client";
 import { headline } from "./headline.js";
 import { doneLine, liveLines, overallText } from "./progress-view.js";
+import { percentComplete } from "../status/index.js";
 import { terminalSafe } from "./terminal-text.js";
 import { verdict } from "./wait.js";
 
@@ -36,8 +37,10 @@ class LiveArea {
       0,
       {},
       {
+        // The percentage from the same status as the counts beside it, so one line never shows two figures of
+        // progress (a final frame once read "99% | 315/315", the bar's own value one step behind).
         format: (options, params) =>
-          `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% | ${this.#status ? terminalSafe(overallText(this.#status, new Date())) : ""}`,
+          `${cliProgress.Format.BarFormat(params.progress, options)} ${this.#status ? percentComplete(this.#status.done, this.#status.total) : 0}% | ${this.#status ? terminalSafe(overallText(this.#status, new Date())) : ""}`,
       },
     );
   }
