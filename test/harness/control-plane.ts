@@ -2,12 +2,12 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { rmSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { KubeRest } from "./kube-rest.js";
 import { REPO_ROOT } from "./server.js";
+import { freePort } from "./ports.js";
 
 const run = promisify(execFile);
 
@@ -39,16 +39,6 @@ export function controlPlaneBinaries(): Promise<string> {
 /** The kubectl built beside the control plane (its version matches the API server's), or where KUBECTL says. */
 export async function kubectlBinary(): Promise<string> {
   return process.env["KUBECTL"] ?? join(await controlPlaneBinaries(), "kubectl");
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 /** Processes still running when the test process exits are killed, even after a failed assertion. */

@@ -6,10 +6,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { goToolBinary } from "./go-tool.js";
+import { freePort } from "./ports.js";
 
 /** A span as the query API returns it (`/api/traces`). */
 export interface JaegerSpan {
@@ -45,15 +45,6 @@ export interface Jaeger {
 /** The cached binary's path; builds it first if this machine never did (minutes, progress on stderr). */
 export function jaegerBinary(): Promise<string> {
   return goToolBinary("build-jaeger.sh");
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The all-in-one's pipeline trimmed to OTLP in, memory out, every listener on loopback (test-infra.md D.2). */

@@ -6,10 +6,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { freePort } from "./ports.js";
 
 /** How long Prometheus may take to answer /-/ready (a cold start on a loaded 2-core machine). */
 const READY_TIMEOUT_MS = 120_000;
@@ -32,15 +32,6 @@ export interface TestPrometheus {
   /** Everything Prometheus logged, for failure messages. */
   readonly log: () => string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 /**

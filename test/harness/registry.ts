@@ -10,13 +10,14 @@ import { once } from "node:events";
 import { createSign, randomUUID, X509Certificate } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { pack } from "tar-stream";
 import { Agent, request } from "undici";
 import { makeTestPki, type TestPki } from "./tls.js";
+import { freePort } from "./ports.js";
 
 export interface TestRegistry {
   /** `127.0.0.1:PORT`, the host part of image references. */
@@ -32,15 +33,6 @@ export interface TestRegistry {
   /** Everything the registry wrote (access log on stdout, its log on stderr). */
   log(): string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 const ISSUER = "syncworker-test-issuer";
