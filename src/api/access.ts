@@ -38,20 +38,28 @@ export const OPEN_ACCESS: AccessControlOptions = { requireClientCertificate: fal
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** What a request shows of who sent it: its `authorization` header, and the client certificate its TLS handshake verified. */
+export interface Credentials {
+  readonly authorization: string | undefined;
+  readonly certificate: { readonly subject: { readonly CN?: unknown } } | undefined;
+}
+
+/** A gRPC call's {@link Credentials}. */
+export function credentialsOf(call: Pick<SurfaceCall, "metadata" | "getAuthContext">): Credentials {
+  const header = call.metadata.get("authorization")[0];
+  return { authorization: typeof header === "string" ? header : undefined, certificate: call.getAuthContext().sslPeerCertificate };
+}
+
 /**
- * Checks one call; resolves with who made it (for the log) or rejects with an {@link AccessError}.
- * The client certificate is verified by the handshake; here only its presence is required, so a client
- * without one still reaches health and reflection and gets UNAUTHENTICATED rather than a failed handshake.
+ * Checks one request (a gRPC call, or the page's HTTP request); resolves with who made it (for the log) or rejects
+ * with an {@link AccessError}. The client certificate is verified by the handshake; here only its presence is
+ * required, so a client without one still reaches health and reflection and gets UNAUTHENTICATED rather than a
+ * failed handshake.
  */
-export async function checkAccess(
-  options: AccessControlOptions,
-  access: RpcAccess,
-  call: Pick<SurfaceCall, "metadata" | "getAuthContext">,
-  signal: AbortSignal,
-): Promise<string> {
+export async function checkAccess(options: AccessControlOptions, access: RpcAccess, credentials: Credentials, signal: AbortSignal): Promise<string> {
   let who = "anonymous";
   if (options.requireClientCertificate) {
-    const certificate = call.getAuthContext().sslPeerCertificate;
+    const certificate = credentials.certificate;
     if (!certificate)
       throw new AccessError(
         "Unauthenticated",
@@ -61,8 +69,8 @@ export async function checkAccess(
     who = `certificate CN=${String(certificate.subject.CN)}`;
   }
   if (!options.tokens) return who;
-  const header = call.metadata.get("authorization")[0];
-  const token = typeof header === "string" ? BEARER.exec(header)?.[1] : undefined;
+  const header = credentials.authorization;
+  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
   if (!token)
     throw new AccessError("Unauthenticated", access.rpc, `${access.rpc} needs a bearer token (metadata "authorization: Bearer <token>"), and none was sent`);
   let decision;
@@ -112,7 +120,7 @@ export function guardHandlers(
     guarded[key] = (call, callback) => {
       const controller = new AbortController();
       call.once("cancelled", () => controller.abort());
-      checkAccess(options, access, call, controller.signal).then(
+      checkAccess(options, access, credentialsOf(call), controller.signal).then(
         (who) => {
           callers.set(call, who);
           events.allowed(access, who);

@@ -89,10 +89,10 @@ export function pageRoutes(deps: PageDeps): (req: IncomingMessage, res: ServerRe
 
 /** Who may do `access`, as the gRPC edge decides it from the request's `Authorization` header; undefined when refused (answered). */
 async function allowed(deps: PageDeps, access: RpcAccess, req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
-  const header = req.headers.authorization;
-  const call = { metadata: { get: (key: string) => (key === "authorization" && header ? [header] : []) }, getAuthContext: () => ({}) };
+  // The admin listener has no TLS: no client certificate comes with a request.
+  const credentials = { authorization: req.headers.authorization, certificate: undefined };
   try {
-    return await checkAccess(deps.access, access, call as unknown as Parameters<typeof checkAccess>[2], AbortSignal.timeout(10_000));
+    return await checkAccess(deps.access, access, credentials, AbortSignal.timeout(10_000));
   } catch (err) {
     answerError(res, err);
     return undefined;

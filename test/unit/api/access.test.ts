@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Metadata } from "@grpc/grpc-js";
-import { checkAccess, RPC_ACCESS } from "../../../src/api/access.js";
+import { checkAccess, credentialsOf, RPC_ACCESS } from "../../../src/api/access.js";
 import { AccessError } from "../../../src/api/errors.js";
 import {
   CachedTokenAuthority,
@@ -69,10 +69,10 @@ test("an empty or missing token file is a start-up error", () => {
 function call(headers: Record<string, string>, certificate = false) {
   const metadata = new Metadata();
   for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
-  return {
+  return credentialsOf({
     metadata,
     getAuthContext: () => (certificate ? { transportSecurityType: "ssl", sslPeerCertificate: { subject: { CN: "test-client" } } as never } : {}),
-  };
+  });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<AccessError> {
