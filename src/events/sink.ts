@@ -4,6 +4,8 @@
  * event is dropped (counted and logged), and the newest, which says where the update stands now, is kept. A
  * failed delivery (network error, timeout, 408, 429, 5xx) is retried with exponential back-off, holding the events
  * behind it; a sink that refuses an event (any other 4xx) will refuse it again, so that one is dropped.
+ * Hand-written around the SDK's HTTP binding because the SDK's own `httpTransport` sends once: no queue, no retry,
+ * no CA of the sink's, no way to tell a refusal from an outage.
  */
 import { HTTP, type CloudEvent } from "cloudevents";
 
