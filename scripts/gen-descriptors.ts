@@ -1,6 +1,6 @@
-// Part of `npm run gen`: writes OUT/descriptors.ts, the compiled descriptors of every service the server exposes
-// (syncworker.v1, grpc.health.v1, grpc.reflection.v1 and v1alpha) with everything they import, for server
-// reflection. buf compiles them exactly as protoc would; the service cannot run buf (a dev dependency) itself, and
+// Part of `npm run gen`: writes OUT/descriptors.ts, the compiled descriptors of every service of proto/ (syncworker.v1's
+// SyncWorker and Fleet), grpc.health.v1, grpc.reflection.v1 and v1alpha, with everything they import, for server
+// reflection; each server's reflection lists and resolves only the services it serves (src/api/reflection.ts). buf compiles them exactly as protoc would; the service cannot run buf (a dev dependency) itself, and
 // proto-loader's descriptors are merged by package without their dependencies, which clients cannot resolve.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";

@@ -53,6 +53,7 @@ export interface ApiDeps {
 }
 
 const SERVICE_NAME = "syncworker.v1.SyncWorker";
+const HEALTH_SERVICE_NAME = "grpc.health.v1.Health";
 
 /**
  * Sends grpc-js' own log lines (it writes "E No address added …" to stderr when a bind fails) to the service's log,
@@ -95,7 +96,8 @@ export class ApiServer {
   constructor(private readonly deps: ApiDeps) {
     this.#server.addService(checkedDecoding(sharedEncodingService()), this.#handlers());
     this.#health.addToServer(this.#server);
-    reflectionService().addToServer(this.#server);
+    // Reflection lists what this server serves, not every service of the protos (the fleet's is served elsewhere).
+    reflectionService([SERVICE_NAME, HEALTH_SERVICE_NAME]).addToServer(this.#server);
   }
 
   /** Binds `at` (port 0 picks a free one) and returns the bound `HOST:PORT`. */
