@@ -28,14 +28,17 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   worker: ["core", "graph", "payload", "policy"],
   status: ["core", "worker"],
   events: ["core", "status", "worker"],
+  // The fleet's planner and controller reach the hub and the members through ports: no client of either here.
+  fleet: ["core"],
   // The live page runs in the browser: it shares only the API's JSON with the service, no code.
   page: [],
   config: ["core", "graph", "payload", "policy", "retrieval", "status"],
   telemetry: ["api", "cluster", "config", "core", "events", "payload", "policy", "status", "worker"],
   service: ["core", "graph", "payload", "policy", "status", "worker"],
-  cluster: ["api", "config", "core", "payload", "policy", "readiness", "service", "worker"],
-  api: ["config", "core", "gen", "policy", "service", "status", "worker"],
-  cli: ["config", "core", "graph", "main.ts", "payload", "retrieval", "service", "status"],
+  cluster: ["api", "config", "core", "fleet", "payload", "policy", "readiness", "service", "worker"],
+  api: ["config", "core", "fleet", "gen", "policy", "service", "status", "worker"],
+  cli: ["config", "core", "fleet-main.ts", "graph", "main.ts", "payload", "retrieval", "service", "status"],
+  "fleet-main.ts": ["api", "cluster", "config", "core", "fleet", "service", "status", "telemetry"],
   "main.ts": ["api", "cluster", "config", "core", "events", "payload", "policy", "readiness", "retrieval", "service", "status", "telemetry"],
 };
 
@@ -52,6 +55,7 @@ export const FORBIDDEN_MODULES: Readonly<Record<string, readonly (string | RegEx
   readiness: PURE_CORE,
   worker: PURE_CORE,
   status: PURE_CORE,
+  fleet: [...PURE_CORE, "@syncworker/client", /^node:/],
 };
 
 export interface ImportRules {

@@ -1,0 +1,272 @@
+/**
+ * The fleet controller: a work queue of rollouts, each reconciled by planning, writing the planned status, and only
+ * then calling the members the plan names. It reaches the hub and the members through ports, so the same code runs
+ * on the real API server and in unit tests on fake time.
+ */
+import { asError, brandError, type Clock, type Logger } from "../core/index.js";
+import { planRollout, MAX_PREVIEWS, type Action, type MemberObservation, type Outcome } from "./planner.js";
+import { WorkQueue } from "./queue.js";
+import { rolloutSpec, type MemberControls, type RolloutStatus } from "./resources.js";
+
+export interface RolloutObject {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly generation: number;
+  readonly spec: unknown;
+  readonly status?: RolloutStatus;
+}
+
+export interface MemberObject {
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** The hub's API server, as the controller uses it: listers fed by watches, and status writes. */
+export interface HubPort {
+  rollout(namespace: string, name: string): RolloutObject | undefined;
+  rollouts(): readonly RolloutObject[];
+  members(namespace: string): readonly MemberObject[];
+  /** Replaces the rollout's status if it is still the object read; false on a conflict (someone wrote in between). */
+  writeStatus(rollout: RolloutObject, status: Partial<RolloutStatus>, signal: AbortSignal): Promise<boolean>;
+}
+
+export interface PreviewOutcome {
+  readonly planDigest: string;
+  /** The release image as the member resolved it (a tag pinned to its digest). */
+  readonly image: string;
+  readonly limitViolations: readonly string[];
+}
+
+export interface MemberUpdate {
+  readonly generation: number;
+  readonly image: string;
+  readonly version: string;
+  /** "" when the rollout does not bind Updates to their preview. */
+  readonly planDigest: string;
+  readonly controls: MemberControls;
+}
+
+/** The members' syncworkers, reached by MemberCluster name. Calls fail with {@link MemberCallError}. */
+export interface MemberPort {
+  observation(namespace: string, name: string): MemberObservation | undefined;
+  preview(namespace: string, name: string, image: string, controls: MemberControls, signal: AbortSignal): Promise<PreviewOutcome>;
+  update(namespace: string, name: string, update: MemberUpdate, signal: AbortSignal): Promise<void>;
+  pause(namespace: string, name: string, reason: string, signal: AbortSignal): Promise<void>;
+  resume(namespace: string, name: string, signal: AbortSignal): Promise<void>;
+  cancel(namespace: string, name: string, signal: AbortSignal): Promise<void>;
+}
+
+/** A call to a member that did not do what was asked: it could not be reached, it refused, or its plan changed. */
+export class MemberCallError extends Error {
+  static {
+    brandError(this, "MemberCallError");
+  }
+  constructor(
+    readonly kind: "unreachable" | "refused" | "planChanged",
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "MemberCallError";
+  }
+}
+
+export interface ControllerOptions {
+  readonly hub: HubPort;
+  readonly members: MemberPort;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Every rollout is planned again this often, whatever happened. */
+  readonly resyncMs: number;
+  /** Wait after a member could not be reached before it is called again. */
+  readonly retryMs: number;
+  readonly workers: number;
+}
+
+/** What the leader remembers of one rollout between plans; a new term starts empty and reads the status instead. */
+interface RolloutMemory {
+  readonly outcomes: Map<string, Outcome>;
+  readonly inFlight: Set<string>;
+}
+
+const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+export class FleetController {
+  readonly #memory = new Map<string, RolloutMemory>();
+  #queue: WorkQueue | undefined;
+
+  constructor(private readonly options: ControllerOptions) {}
+
+  /** Plan this rollout again soon (an informer event or a member's snapshot). */
+  enqueue(namespace: string, name: string): void {
+    this.#queue?.add(keyOf(namespace, name));
+  }
+
+  /** A member's snapshot changed: plan every rollout of its namespace again. */
+  memberChanged(namespace: string): void {
+    for (const rollout of this.options.hub.rollouts()) if (rollout.namespace === namespace) this.enqueue(rollout.namespace, rollout.name);
+  }
+
+  /** Leads until `term` aborts: workers take rollouts off the queue; every call made under the term ends with it. */
+  async run(term: AbortSignal): Promise<void> {
+    const queue = new WorkQueue(this.options.clock, term);
+    this.#queue = queue;
+    this.#memory.clear();
+    const resync = async (): Promise<void> => {
+      while (!term.aborted) {
+        for (const r of this.options.hub.rollouts()) queue.add(keyOf(r.namespace, r.name));
+        await this.options.clock.sleep(this.options.resyncMs, term).catch(() => undefined);
+      }
+    };
+    const worker = async (): Promise<void> => {
+      for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
+        try {
+          await this.#reconcile(key, queue, term);
+          queue.forget(key);
+        } catch (err) {
+          if (term.aborted) break;
+          this.options.log.warn(`rollout ${key}: ${asError(err).message}; retrying`);
+          queue.addRateLimited(key);
+        } finally {
+          queue.done(key);
+        }
+      }
+    };
+    await Promise.all([resync(), ...Array.from({ length: this.options.workers }, worker)]);
+    if (this.#queue === queue) this.#queue = undefined;
+  }
+
+  async #reconcile(key: string, queue: WorkQueue, term: AbortSignal): Promise<void> {
+    const [namespace = "", name = ""] = key.split("/");
+    const rollout = this.options.hub.rollout(namespace, name);
+    if (!rollout) return;
+    // Keyed by uid: a rollout deleted and created again under the same name starts from nothing.
+    let memory = this.#memory.get(rollout.uid);
+    if (!memory) {
+      memory = { outcomes: new Map(), inFlight: new Set() };
+      this.#memory.set(rollout.uid, memory);
+    }
+    const parsed = rolloutSpec.safeParse(rollout.spec);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const message = `spec.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`;
+      const condition = {
+        type: "Progressing",
+        status: "False" as const,
+        reason: "InvalidSpec",
+        message,
+        lastTransitionTime: this.options.clock.now().toISOString(),
+      };
+      if (rollout.status?.conditions?.[0]?.message !== message)
+        await this.options.hub.writeStatus(rollout, { observedGeneration: rollout.generation, phase: "Pending", conditions: [condition] }, term);
+      return;
+    }
+    const spec = parsed.data;
+    const members = this.options.hub.members(namespace);
+    const observed = new Map(
+      members.flatMap((m) => {
+        const o = this.options.members.observation(namespace, m.name);
+        return o ? [[m.name, o] as const] : [];
+      }),
+    );
+    const plan = planRollout({
+      generation: rollout.generation,
+      spec,
+      status: rollout.status,
+      candidates: members,
+      observed,
+      outcomes: memory.outcomes,
+      inFlight: memory.inFlight,
+      now: this.options.clock.now(),
+    });
+    if (stableJson(plan.status) !== stableJson(rollout.status)) {
+      if (!(await this.options.hub.writeStatus(rollout, plan.status, term))) {
+        // Our copy was stale: the watch brings the new one and its event plans again; call nobody on a stale plan.
+        queue.addAfter(key, this.options.retryMs);
+        return;
+      }
+    }
+    const done = (): void => queue.add(key);
+    for (const action of plan.actions) {
+      memory.inFlight.add(action.member);
+      void this.#act(namespace, spec.memberControls, spec.release.version, action, memory, term).finally(() => {
+        memory.inFlight.delete(action.member);
+        done();
+      });
+    }
+    if (plan.requeueAfterMs !== undefined) queue.addAfter(key, plan.requeueAfterMs);
+  }
+
+  async #act(namespace: string, controls: MemberControls, version: string, action: Action, memory: RolloutMemory, term: AbortSignal): Promise<void> {
+    const { members, log, clock, retryMs } = this.options;
+    const member = action.member;
+    try {
+      switch (action.kind) {
+        case "pin": {
+          const preview = await members.preview(namespace, member, action.image, controls, term);
+          memory.outcomes.set(member, { kind: "pinned", image: preview.image });
+          return;
+        }
+        case "start":
+          memory.outcomes.set(member, await this.#start(namespace, member, action.generation, action.image, version, controls, term));
+          return;
+        case "pause":
+          return await members.pause(namespace, member, "paused by its fleet rollout", term);
+        case "resume":
+          return await members.resume(namespace, member, term);
+        case "cancel":
+          await members.cancel(namespace, member, term);
+          memory.outcomes.set(member, { kind: "cancelled" });
+          return;
+      }
+    } catch (err) {
+      if (term.aborted) return;
+      if (err instanceof MemberCallError && err.kind !== "unreachable") {
+        memory.outcomes.set(
+          member,
+          action.kind === "cancel" ? { kind: "cancelRefused", message: err.message } : { kind: "refused", reason: err.reason, message: err.message },
+        );
+        return;
+      }
+      log.warn(`member ${namespace}/${member}: ${action.kind}: ${asError(err).message}; trying again in ${retryMs} ms`);
+      // Held in flight while it waits, so the next plan does not call it again at once.
+      await clock.sleep(retryMs, term).catch(() => undefined);
+    }
+  }
+
+  /** Preview, then the Update bound to that preview; a plan that changed in between is previewed again. */
+  async #start(
+    namespace: string,
+    member: string,
+    generation: number,
+    image: string,
+    version: string,
+    controls: MemberControls,
+    term: AbortSignal,
+  ): Promise<Outcome> {
+    const { members } = this.options;
+    for (let previews = 1; ; previews++) {
+      const preview = await members.preview(namespace, member, image, controls, term);
+      if (preview.limitViolations.length > 0) return { kind: "blocked", reason: "BlastRadiusExceeded", message: preview.limitViolations.join("; ") };
+      try {
+        await members.update(namespace, member, { generation, image, version, planDigest: controls.planBound ? preview.planDigest : "", controls }, term);
+        return { kind: "accepted", generation, planDigest: preview.planDigest, previews };
+      } catch (err) {
+        if (!(err instanceof MemberCallError && err.kind === "planChanged")) throw err;
+        if (previews >= MAX_PREVIEWS)
+          return { kind: "blocked", reason: "PlanChanged", message: `the plan changed between preview and Update ${previews} times: ${err.message}` };
+      }
+    }
+  }
+}
+
+/** JSON with keys sorted, to compare our status with the one the API server returns (which sorts its keys). */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
