@@ -1,4 +1,3 @@
-import { hostname } from "node:os";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import {
@@ -15,7 +14,16 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { compileHealthRules, type HealthRules } from "./readiness/index.js";
-import { ListenError, PACKAGE_VERSION, TUNING, ValueError, type CompiledServeOptions, type EventOptions, type HostPort } from "./config/index.js";
+import {
+  bindListener,
+  PACKAGE_VERSION,
+  TUNING,
+  ValueError,
+  replicaIdentity,
+  type CompiledServeOptions,
+  type EventOptions,
+  type HostPort,
+} from "./config/index.js";
 import { EventPublisher, EventSink } from "./events/index.js";
 import { gvkOf } from "./payload/index.js";
 import { DirectoryRetriever, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./retrieval/index.js";
@@ -85,14 +93,6 @@ function eventPublisher(
   };
 }
 
-/**
- * Who this process is among replicas: the pod name where the deployment sets POD_NAME (the downward
- * API), else host name and pid, so two processes on one host differ.
- */
-function identity(): string {
-  return process.env["POD_NAME"] || `${hostname()}_${process.pid}`;
-}
-
 /** `--verification-keys`' keyrings (none without the flag); a bad or empty key file stops start-up naming it. */
 async function verificationKeyrings(dir: string): Promise<Keyring[]> {
   if (dir === "") return [];
@@ -133,7 +133,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   const clock = systemClock;
   const registry = new Registry();
   processMetrics(registry);
-  const me = identity();
+  const me = replicaIdentity();
 
   // Only a real cluster loads the Kubernetes client.
   const kube = options.kubeconfig
@@ -291,10 +291,10 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   };
   let address: string;
   try {
-    address = await bind("listen", options.listen, () => api.listen(options.listen));
+    address = await bindListener("listen", options.listen, () => api.listen(options.listen));
     const { adminListen, metricsListen } = options;
     admin = adminListen
-      ? await bind("admin-listen", adminListen, () =>
+      ? await bindListener("admin-listen", adminListen, () =>
           startAdminServer(adminListen, {
             ready: () => (lifetime.signal.aborted ? undefined : service.role()),
             metrics: registry,
@@ -304,7 +304,7 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
           }),
         )
       : undefined;
-    metricsServer = metricsListen ? await bind("metrics-listen", metricsListen, () => startMetricsServer(metricsListen, registry)) : undefined;
+    metricsServer = metricsListen ? await bindListener("metrics-listen", metricsListen, () => startMetricsServer(metricsListen, registry)) : undefined;
   } catch (err) {
     // A port that cannot be bound stops start-up (the error names it): what already runs is stopped, so the
     // process exits instead of serving without that port.
@@ -314,13 +314,4 @@ export async function startService(options: CompiledServeOptions): Promise<Runni
   log.info({ address, reconcileIntervalMs: options.reconcileIntervalMs, traceExporters: tracing.exporters, identity: me, state: state.where }, "serving");
 
   return { address, adminAddress: admin?.address ?? "", metricsAddress: metricsServer?.address ?? "", stop };
-}
-
-/** Binds one listener of `--<option>`; its failure becomes a {@link ListenError} naming the flag, address and reason. */
-async function bind<T>(option: string, at: HostPort, listen: () => Promise<T>): Promise<T> {
-  try {
-    return await listen();
-  } catch (err) {
-    throw ListenError.from(option, at, err);
-  }
 }

@@ -2,7 +2,9 @@ import { resolve } from "node:path";
 import { Argument, Command, Option } from "commander";
 import {
   compileRegistryAccess,
+  compileFleetOptions,
   compileServeOptions,
+  FLEET_FLAGS,
   integer,
   parseDuration,
   positiveNumber,
@@ -10,6 +12,7 @@ import {
   RENDER_FLAGS,
   SERVE_FLAGS,
   ValueError,
+  type FleetFlags,
   type RegistryFlags,
   type ServeOptions,
 } from "../config/index.js";
@@ -114,20 +117,37 @@ function limitsOf(o: LimitFlags): BlastRadiusLimits | undefined {
 
 async function serve(options: ServeOptions): Promise<void> {
   const service = await startService(compileServeOptions(options, Math.random, defaultStateDir()));
-  // A stop whose last state could not be saved fails: the exit code tells a supervisor.
+  await untilSignalled(service.stop, [
+    `listening on ${service.address}`,
+    ...(service.adminAddress ? [`admin on ${service.adminAddress}`] : []),
+    ...(service.metricsAddress ? [`metrics on http://${service.metricsAddress}/metrics`] : []),
+  ]);
+}
+
+async function fleet(flags: FleetFlags): Promise<void> {
+  const options = compileFleetOptions(flags);
+  const { startFleet } = await import("../fleet-main.js");
+  const running = await startFleet(options);
+  await untilSignalled(running.stop, [
+    `fleet controller in namespace ${options.namespace}`,
+    `listening on ${running.address}`,
+    ...(running.adminAddress ? [`admin on ${running.adminAddress}`] : []),
+  ]);
+}
+
+/** Prints `lines` and runs until SIGTERM or SIGINT, then `stop`; a stop that fails (state not saved) fails the exit code. */
+async function untilSignalled(stop: () => Promise<void>, lines: readonly string[]): Promise<void> {
   await new Promise<void>((done, fail) => {
-    const stop = (): void => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      service.stop().then(done, fail);
+    const onSignal = (): void => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      stop().then(done, fail);
     };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
     // Announced only once the signals are handled: whoever reads the address may send SIGTERM at once, and an
     // unhandled one kills the process without the orderly stop.
-    process.stdout.write(`listening on ${service.address}\n`);
-    if (service.adminAddress) process.stdout.write(`admin on ${service.adminAddress}\n`);
-    if (service.metricsAddress) process.stdout.write(`metrics on http://${service.metricsAddress}/metrics\n`);
+    for (const line of lines) process.stdout.write(`${line}\n`);
   });
 }
 
@@ -157,6 +177,10 @@ export function program(): Command {
   addFlags(withRegistryFlags(cli.command("serve")), SERVE_FLAGS)
     .description("run the service (against the embedded cluster unless --kubeconfig is given)")
     .action((_o, command: Command) => serve(givenOptions(command)));
+
+  addFlags(cli.command("fleet"), FLEET_FLAGS)
+    .description("run the fleet controller on a hub cluster: staged rollouts of one release to many members (ReleaseRollout, MemberCluster)")
+    .action((_o, command: Command) => fleet(givenOptions(command)));
 
   addFlags(withRegistryFlags(cli.command("render")), RENDER_FLAGS)
     .description("print the manifests a payload would apply, in task order, without a server")

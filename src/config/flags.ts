@@ -441,3 +441,31 @@ export const RENDER_FLAGS = {
     default: "index",
   },
 } satisfies FlagTable<Omit<RenderOptions, keyof RegistryFlags>>;
+
+/** The flags of `syncworker fleet`, the controller of staged rollouts on a hub cluster. */
+export interface FleetFlags {
+  kubeconfig?: string;
+  namespace?: string;
+  listen?: string;
+  adminListen?: string;
+  leaderElect?: boolean;
+  leaseName?: string;
+  workers?: number;
+  resync?: string;
+  memberTimeout?: string;
+}
+
+export const FLEET_FLAGS = {
+  kubeconfig: { flags: "--kubeconfig <path>", help: "the hub cluster's kubeconfig, or in-cluster", default: "in-cluster" },
+  namespace: {
+    flags: "--namespace <name>",
+    help: "namespace of the MemberClusters, ReleaseRollouts, their Secrets and the Lease (default: $POD_NAMESPACE, else default)",
+  },
+  listen: { flags: "--listen <host:port>", help: "gRPC address of FleetWatch; port 0 picks a free port", default: "127.0.0.1:50052" },
+  adminListen: { flags: "--admin-listen <host:port>", help: "HTTP address for /healthz, /readyz and /metrics" },
+  leaderElect: { flags: "--leader-elect", help: "run as one of several replicas; only the Lease holder drives members", default: false },
+  leaseName: { flags: "--lease-name <name>", help: "the Lease replicas elect a leader with", default: "syncworker-fleet-leader" },
+  workers: { flags: "--workers <n>", help: "rollouts reconciled at once", parse: integer, default: 4 },
+  resync: { flags: "--resync <duration>", help: "every rollout is planned again at least this often", default: "30s" },
+  memberTimeout: { flags: "--member-timeout <duration>", help: "deadline of a call to a member's syncworker", default: "30s" },
+} satisfies FlagTable<FleetFlags>;

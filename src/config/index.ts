@@ -7,3 +7,5 @@ export * from "./value-error.js";
 export * from "./listen-error.js";
 export * from "./tuning.js";
 export { formatByteSize, formatDuration, parseByteSize, parseDuration, positiveNumber } from "./units.js";
+export { replicaIdentity } from "./identity.js";
+export { compileFleetOptions, type CompiledFleetOptions } from "./fleet-options.js";

@@ -43,3 +43,12 @@ export class ListenError extends Error {
     return new ListenError(option, formatHostPort(at), code, reason, { cause: err });
   }
 }
+
+/** Binds one listener of `--<option>`; its failure becomes a {@link ListenError} naming the flag, address and reason. */
+export async function bindListener<T>(option: string, at: HostPort, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    throw ListenError.from(option, at, err);
+  }
+}

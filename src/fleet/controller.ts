@@ -13,6 +13,8 @@ export interface RolloutObject {
   readonly name: string;
   readonly uid: string;
   readonly generation: number;
+  /** The version the status write must find, so a plan made on an older copy is refused. */
+  readonly resourceVersion: string;
   readonly spec: unknown;
   readonly status?: RolloutStatus;
 }

@@ -261,12 +261,14 @@ function observe(record: MemberRecord, input: PlanInput, pinnedImage: string | u
   const withPlan = accepted ? { ...record, planDigest: accepted.planDigest, previews: accepted.previews } : record;
 
   const observation = input.observed.get(record.name);
-  const since = observation?.unreachableSince ?? (observation?.snapshot ? undefined : new Date(record.dispatchedAt ?? input.now.toISOString()));
+  // Not heard of yet (a new leader whose watch is still connecting): nothing is known, so nothing changes.
+  if (!observation) return withPlan;
+  const since = observation.unreachableSince;
   if (since) {
     if (unreachableTooLong(since)) return { ...withPlan, state: "Failed", blocker: `unreachable since ${since.toISOString()}, past the grace period` };
     return { ...withPlan, state: "Unavailable", unreachableSince: since.toISOString(), blocker: `unreachable since ${since.toISOString()}` };
   }
-  const s = observation?.snapshot;
+  const s = observation.snapshot;
   if (!s) return withPlan;
   const { unreachableSince: _, ...reachable } = withPlan;
   const progress = { done: s.done, total: s.total, version: s.version, ...(s.estimateSeconds !== undefined ? { estimateSeconds: s.estimateSeconds } : {}) };

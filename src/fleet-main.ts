@@ -1,0 +1,173 @@
+/**
+ * Composition root of `syncworker fleet`: the hub's informers and Lease, a connection to every member's syncworker,
+ * the controller that leads while this replica holds the Lease, and the admin endpoints.
+ */
+import { pino } from "pino";
+import { Registry } from "prom-client";
+import { MemberConnections, type MemberEndpoint } from "./api/fleet-members.js";
+import { FleetApiServer } from "./api/fleet-server.js";
+import { KubeFleetHub } from "./cluster/kube/fleet-hub.js";
+import { KubeLeaseClient, KubeObjectClient, WatchedObjects, loadKubeConfig } from "./cluster/kube/index.js";
+import { bindListener, replicaIdentity, type CompiledFleetOptions } from "./config/index.js";
+import { systemClock } from "./core/index.js";
+import { FLEET_GROUP, FleetController, MEMBER_KIND } from "./fleet/index.js";
+import { DEFAULT_LEASE_TIMING, LeaderElector } from "./service/index.js";
+import { redactCredentials } from "./status/index.js";
+import { kubeClientMetrics, liveCacheMetrics, processMetrics, startAdminServer, type HttpEndpoint } from "./telemetry/index.js";
+
+export interface RunningFleet {
+  /** The bound gRPC address of FleetWatch. */
+  readonly address: string;
+  /** The bound admin HTTP address, or "" without `--admin-listen`. */
+  readonly adminAddress: string;
+  stop(): Promise<void>;
+}
+
+/** Wait after a member could not be reached before the controller calls it again. */
+const MEMBER_RETRY_MS = 2_000;
+
+export async function startFleet(options: CompiledFleetOptions): Promise<RunningFleet> {
+  const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", hooks: { streamWrite: redactCredentials } }, pino.destination(2));
+  const clock = systemClock;
+  const registry = new Registry();
+  processMetrics(registry);
+  const me = replicaIdentity();
+  const lifetime = new AbortController();
+  const { namespace } = options;
+
+  const client = new KubeObjectClient(loadKubeConfig(options.kubeconfig), kubeClientMetrics(registry));
+  const live = new WatchedObjects(client, lifetime.signal, liveCacheMetrics(registry), (err) => log.warn({ err }, "watching the fleet's resources"));
+  const hub = new KubeFleetHub(client, live, namespace);
+  // Every replica watches every member, so a standby that takes over already knows where each one stands.
+  const members: MemberConnections = new MemberConnections(namespace, {
+    clock,
+    log: log.child({ component: "members" }),
+    callTimeoutMs: options.memberTimeoutMs,
+    changed: (ns) => {
+      controller.memberChanged(ns);
+      notifyWatchers();
+    },
+  });
+  const controller = new FleetController({
+    hub,
+    members,
+    clock,
+    log: log.child({ component: "controller" }),
+    resyncMs: options.resyncMs,
+    retryMs: MEMBER_RETRY_MS,
+    workers: options.workers,
+  });
+
+  // FleetWatch streams hear of every change of a rollout or a member.
+  const watchers = new Set<() => void>();
+  const notifyWatchers = (): void => {
+    for (const changed of watchers) changed();
+  };
+  const api = new FleetApiServer(
+    {
+      rollout: (ns, name) => hub.rollout(ns, name),
+      member: (name) => members.member(name),
+      subscribe: (changed) => {
+        watchers.add(changed);
+        return () => watchers.delete(changed);
+      },
+    },
+    namespace,
+  );
+
+  const connectMembers = (): void => {
+    endpoints(hub, lifetime.signal).then(
+      (found) => members.sync(found),
+      (err: unknown) => log.warn({ err }, "reading the MemberClusters' Secrets"),
+    );
+  };
+  live.events = {
+    changed: (ref) => {
+      if (ref.group === FLEET_GROUP && ref.kind === MEMBER_KIND) connectMembers();
+      else controller.enqueue(ref.namespace, ref.name);
+      notifyWatchers();
+    },
+    relisted: (ref) => {
+      if (ref.kind === MEMBER_KIND) connectMembers();
+      else for (const r of hub.rollouts()) controller.enqueue(r.namespace, r.name);
+    },
+  };
+  // Secrets are read when a MemberCluster changes and again at each resync, so a rotated token is taken up.
+  const secretsRefresh = setInterval(connectMembers, options.resyncMs);
+
+  let role = "standby";
+  const election = options.leaderElect
+    ? new LeaderElector(
+        new KubeLeaseClient(client, namespace, options.leaseName),
+        me,
+        clock,
+        Math.random,
+        DEFAULT_LEASE_TIMING,
+        log.child({ component: "leader-election" }),
+      )
+    : undefined;
+  const lead = async (term: AbortSignal): Promise<void> => {
+    role = "leader";
+    log.info({ identity: me }, "leading the fleet");
+    try {
+      await controller.run(term);
+    } finally {
+      role = "standby";
+    }
+  };
+  const running = (
+    election ? election.run({ lead, newLeader: (holder) => log.info({ holder }, "fleet leader") }, lifetime.signal) : lead(lifetime.signal)
+  ).catch((err: unknown) => {
+    if (!lifetime.signal.aborted) log.error({ err }, "the fleet controller stopped");
+  });
+
+  let admin: HttpEndpoint | undefined;
+  let address = "";
+  const stop = async (): Promise<void> => {
+    await api.shutdown(5_000);
+    lifetime.abort();
+    clearInterval(secretsRefresh);
+    await running;
+    members.close();
+    await admin?.close();
+  };
+  try {
+    address = await bindListener("listen", options.listen, () => api.listen(options.listen));
+    const { adminListen } = options;
+    admin = adminListen
+      ? await bindListener("admin-listen", adminListen, () =>
+          startAdminServer(adminListen, { ready: () => (lifetime.signal.aborted ? undefined : role), metrics: registry }),
+        )
+      : undefined;
+  } catch (err) {
+    await stop().catch((stopErr: unknown) => log.warn({ err: stopErr }, "stopping after a failed start"));
+    throw err;
+  }
+  log.info({ address, namespace, identity: me, leaderElect: options.leaderElect }, "fleet controller running");
+  return { address, adminAddress: admin?.address ?? "", stop };
+}
+
+/** How to reach each MemberCluster's syncworker: its address, and the TLS material and token its Secrets hold. */
+async function endpoints(hub: KubeFleetHub, signal: AbortSignal): Promise<Map<string, MemberEndpoint>> {
+  const found = new Map<string, MemberEndpoint>();
+  for (const name of hub.members(hub.namespace).map((m) => m.name)) {
+    const member = hub.memberCluster(name);
+    if (!member) continue;
+    const { spec } = member;
+    const tlsSecret = spec.tls?.secretRef ? await hub.secret(spec.tls.secretRef.name, signal) : undefined;
+    const tokenSecret = spec.tokenSecretRef ? await hub.secret(spec.tokenSecretRef.name, signal) : undefined;
+    const token = tokenSecret?.[spec.tokenSecretRef?.key ?? "token"]?.toString("utf8").trim();
+    const tls = spec.tls
+      ? {
+          ca: tlsSecret?.["ca.crt"],
+          cert: tlsSecret?.["tls.crt"],
+          key: tlsSecret?.["tls.key"],
+          ...(spec.tls.serverName ? { serverName: spec.tls.serverName } : {}),
+        }
+      : undefined;
+    // The version changes with anything that needs a new connection.
+    const version = JSON.stringify([member.resourceVersion, tls ? Object.values(tls).map(String) : [], token ?? ""]);
+    found.set(name, { address: spec.address, ...(tls ? { tls } : {}), ...(token ? { token } : {}), version });
+  }
+  return found;
+}
