@@ -22,7 +22,6 @@ import {
   replicaIdentity,
   type CompiledServeOptions,
   type EventOptions,
-  type HostPort,
 } from "./config/index.js";
 import { EventPublisher, EventSink } from "./events/index.js";
 import { gvkOf } from "./payload/index.js";
