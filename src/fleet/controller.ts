@@ -215,9 +215,13 @@ export class FleetController {
           memory.outcomes.set(member, await this.#start(namespace, member, action.generation, action.image, version, controls, term));
           return;
         case "pause":
-          return await members.pause(namespace, member, "paused by its fleet rollout", term);
+          await members.pause(namespace, member, "paused by its fleet rollout", term);
+          memory.outcomes.set(member, { kind: "paused" });
+          return;
         case "resume":
-          return await members.resume(namespace, member, term);
+          await members.resume(namespace, member, term);
+          memory.outcomes.set(member, { kind: "resumed" });
+          return;
         case "cancel":
           await members.cancel(namespace, member, term);
           memory.outcomes.set(member, { kind: "cancelled" });
@@ -225,7 +229,10 @@ export class FleetController {
       }
     } catch (err) {
       if (term.aborted) return;
-      if (err instanceof MemberCallError && err.kind !== "unreachable") {
+      // A refused preview or Update is the member's answer to the release: it fails there. A refused cancel means
+      // applying started (the member finishes). A refused pause or resume (already paused, not paused) is retried
+      // after the wait below until the member's stream shows what the rollout wants.
+      if (err instanceof MemberCallError && err.kind !== "unreachable" && action.kind !== "pause" && action.kind !== "resume") {
         memory.outcomes.set(
           member,
           action.kind === "cancel" ? { kind: "cancelRefused", message: err.message } : { kind: "refused", reason: err.reason, message: err.message },

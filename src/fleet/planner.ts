@@ -56,7 +56,7 @@ export type Outcome =
   | { readonly kind: "accepted"; readonly generation: number; readonly planDigest: string; readonly previews: number }
   | { readonly kind: "refused"; readonly reason: string; readonly message: string }
   | { readonly kind: "blocked"; readonly reason: string; readonly message: string }
-  | { readonly kind: "cancelled" }
+  | { readonly kind: "paused" | "resumed" | "cancelled" }
   | { readonly kind: "cancelRefused"; readonly message: string };
 
 export type Action =
@@ -135,14 +135,17 @@ export function planRollout(input: PlanInput): PlanOutput {
   }
 
   // Pause: hold every member under way at its next task boundary; a resume releases only those the rollout paused.
+  // A call answered is not made again while the member's stream has yet to show its effect.
   records = records.map((r) => {
     const snapshot = input.observed.get(r.name)?.snapshot;
-    if (spec.paused && !spec.cancel && (r.state === "Updating" || r.state === "Starting") && !snapshot?.paused && !input.inFlight.has(r.name)) {
-      if (r.state === "Updating") actions.push({ kind: "pause", member: r.name });
-      return r.state === "Updating" ? { ...r, pausedByFleet: true } : r;
+    const answered = input.outcomes.get(r.name)?.kind;
+    const idle = !input.inFlight.has(r.name);
+    if (spec.paused && !spec.cancel && r.state === "Updating" && !snapshot?.paused) {
+      if (idle && answered !== "paused") actions.push({ kind: "pause", member: r.name });
+      return { ...r, pausedByFleet: true };
     }
     if (!spec.paused && r.pausedByFleet) {
-      if (snapshot?.paused && !input.inFlight.has(r.name)) actions.push({ kind: "resume", member: r.name });
+      if (snapshot?.paused && idle && answered !== "resumed") actions.push({ kind: "resume", member: r.name });
       return snapshot?.paused ? r : { ...r, pausedByFleet: false };
     }
     return r;
