@@ -1,11 +1,12 @@
 // The fleet end to end: the harness's real kube-apiserver as the hub with deploy/fleet's CRDs, 20 member `serve`
-// processes on embedded clusters, and two `syncworker fleet --leader-elect` replicas. Each test rolls every member one
+// processes on embedded clusters plus one on the real kube-apiserver (its own namespace, the test playing its
+// operators), and two `syncworker fleet --leader-elect` replicas. Each test rolls every member one
 // z-stream further with a ReleaseRollout and checks it against what the members themselves report.
 import assert from "node:assert/strict";
 import { setMaxListeners } from "node:events";
 import { cp as copy, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { FleetClient, MemberState, type FleetWatchResponse } from "@syncworker/client";
+import { FleetClient, MemberState, isComplete, type FleetWatchResponse } from "@syncworker/client";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import {
   FLEET_API,
@@ -22,7 +23,8 @@ import {
   waitForRollout,
   type RolloutStatusView,
 } from "../harness/fleet.js";
-import { REPO_ROOT, startServer, type ServerProcess } from "../harness/server.js";
+import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
+import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 import { tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("kube");
@@ -31,7 +33,10 @@ process.setMaxListeners(100);
 setMaxListeners(100);
 
 const NAMESPACE = "fleet";
-const MEMBERS = Number(process.env["SYNCWORKER_FLEET_MEMBERS"] ?? 20);
+/** Members on embedded clusters; one more, the last, applies to the real kube-apiserver. */
+const EMBEDDED = Number(process.env["SYNCWORKER_FLEET_MEMBERS"] ?? 20);
+const MEMBERS = EMBEDDED + 1;
+const KUBE_MEMBER_NAMESPACE = "fleet-member-kube";
 /** The member whose syncworker may not read the 1.1.2 release (outside its --payload-root): its Update is refused. */
 const REFUSING = 3;
 const DONE = ["Completed", "Halted", "Cancelled"];
@@ -43,6 +48,14 @@ const hubs: ServerProcess[] = [];
 let releases: string;
 let forbidden: string;
 let stateDirs: string[] = [];
+let player: OperatorPlayer | undefined;
+
+/** The kube member's operators report the versions of `version`'s release, as they would once it is applied. */
+async function playRelease(version: string): Promise<void> {
+  await player?.stop();
+  const { manifests } = await payloadManifests(image(version));
+  player = playOperators(cp.api, manifests);
+}
 
 before(
   async () => {
@@ -56,12 +69,20 @@ before(
     await copy(join(REPO_ROOT, "examples/payloads/demo-1.0.0"), join(releases, "demo-1.0.0"), { recursive: true });
     for (const version of ["1.1.0", "1.1.3", "1.1.4", "1.1.5", "1.1.6"]) await demoAt(releases, version);
     await demoAt(forbidden, "1.1.2");
-    stateDirs = await Promise.all(Array.from({ length: MEMBERS }, () => tempDir("fleet-member-")));
-    members = await startMembers(MEMBERS, join(releases, "demo-1.0.0"), (i) => [
+    stateDirs = await Promise.all(Array.from({ length: EMBEDDED }, () => tempDir("fleet-member-")));
+    members = await startMembers(EMBEDDED, join(releases, "demo-1.0.0"), (i) => [
       "--state-dir",
       stateDirs[i] ?? "",
       ...(i === REFUSING ? ["--payload-root", releases] : []),
     ]);
+    const { manifests } = await payloadManifests(image("1.0.0"));
+    await installMissingKinds(cp.api, manifests);
+    await createForeignNamespaces(cp.api, manifests);
+    await playRelease("1.0.0");
+    const kubeMember = await startServer(["--kubeconfig", cp.kubeconfig, "--namespace", KUBE_MEMBER_NAMESPACE, "--reconcile-interval", "60s"]);
+    members.push(kubeMember);
+    await kubeMember.client.update({ generation: 1, desired: { image: image("1.0.0") } });
+    await waitForStatus(kubeMember.client, (s) => isComplete(s), 5 * 60_000);
     await registerMembers(cp, NAMESPACE, members);
     hubs.push(await startHub(cp, NAMESPACE, ["--leader-elect"]), await startHub(cp, NAMESPACE, ["--leader-elect"]));
   },
@@ -69,6 +90,7 @@ before(
 );
 
 after(async () => {
+  await player?.stop();
   for (const p of [...hubs, ...members]) await p.stop().catch(() => undefined);
   await cp?.stop();
 });
@@ -84,6 +106,7 @@ interface RolloutOptions {
 
 /** The canary of 1, then 25 %, then the rest, at most 3 at once unless told otherwise. */
 async function createRollout(name: string, version: string, o: RolloutOptions = {}): Promise<void> {
+  await playRelease(version);
   await cp.api.apply(
     {
       apiVersion: FLEET_API,
@@ -267,10 +290,10 @@ test(
 );
 
 test("a member down for a minute is counted unavailable, its stage waits, and it completes when back", { timeout: 10 * 60_000 }, async () => {
-  const last = MEMBERS - 1;
+  const last = EMBEDDED - 1;
   const name = memberName(last);
   const victim = members[last]!;
-  await createRollout("to-1-1-5", "1.1.5", { stages: [{ name: "first", count: MEMBERS - 1 }, { name: "last" }] });
+  await createRollout("to-1-1-5", "1.1.5", { stages: [{ name: "first", count: EMBEDDED - 1 }, { name: "last" }] });
   const record = (s: RolloutStatusView) => s.members?.find((m) => m.name === name);
   // Killed in the middle of its own update.
   await waitForRollout(cp, NAMESPACE, "to-1-1-5", (s) => record(s)?.state === "Updating", 8 * 60_000);
