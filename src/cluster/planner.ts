@@ -12,23 +12,35 @@ const NOISE = ["managedFields", "resourceVersion", "generation", "creationTimest
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** Keys sorted at every level, so equal objects print and compare equal whatever order a server sent. */
-function canonical(value: unknown): Json {
-  if (Array.isArray(value)) return value.map(canonical);
+/** Stands for the object's own uid wherever the server copied it into the object. */
+const OWN_UID = "(uid)";
+
+/**
+ * Keys sorted at every level, so equal objects print and compare equal whatever order a server sent; the object's
+ * own uid replaced, so a dry-run create (which draws a new uid each time) plans the same twice.
+ */
+function canonical(value: unknown, uid: string | undefined): Json {
+  if (Array.isArray(value)) return value.map((v) => canonical(v, uid));
+  if (uid !== undefined && value === uid) return OWN_UID;
   if (value === null || typeof value !== "object") return value as Json;
   const out: { [key: string]: Json } = {};
-  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key], uid);
   return out;
 }
 
-/** The object as the fields an apply decides: no status (controllers write it) and no server bookkeeping. */
+/**
+ * The object as the fields an apply decides: no status (controllers write it) and no server bookkeeping. The server
+ * also copies an object's uid into its own fields (a Job's selector and pod labels, `controller-uid`): those read as
+ * {@link OWN_UID}, or every preview of a payload creating a Job would have another plan digest.
+ */
 function comparable(obj: KubeObject): Json {
   const { metadata, ...rest } = withoutStatus(obj);
   const meta: Record<string, unknown> = { ...metadata };
+  const uid = typeof meta["uid"] === "string" && meta["uid"] !== "" ? meta["uid"] : undefined;
   for (const key of NOISE) delete meta[key];
   // An empty map is no map (the API server omits them; the embedded store keeps one after a merge).
   for (const key of ["labels", "annotations"]) if (Object.keys(meta[key] ?? {}).length === 0) delete meta[key];
-  return canonical({ ...rest, metadata: meta });
+  return canonical({ ...rest, metadata: meta }, uid);
 }
 
 /** `group.version.Kind.namespace.name`, as kubectl diff names the files it compares. */

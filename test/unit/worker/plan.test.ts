@@ -202,3 +202,37 @@ test("the previewed images kept are the most recent ones, a preview again counti
   assert.equal(previewed.imageOf("plan-9"), "image-9");
   assert.equal(previewed.imageOf("plan-39"), "image-39");
 });
+
+test("a dry-run create draws a new uid, which the server copies into a Job's selector and pod labels: the plan's digest stays the same", async () => {
+  let drawn = 0;
+  const refuse = (): never => {
+    throw new Error("a plan writes nothing");
+  };
+  // What kube-apiserver's dry-run create of a Job returns: a fresh uid, and the Job controller's labels carrying it.
+  const planner = new ClusterPlanner({
+    get: async () => undefined,
+    dryRunApply: async (obj) => {
+      const uid = `0000-${++drawn}`;
+      const spec = (obj["spec"] ?? {}) as Record<string, unknown>;
+      return {
+        ...obj,
+        metadata: { ...obj.metadata, uid },
+        spec: {
+          ...spec,
+          selector: { matchLabels: { "batch.kubernetes.io/controller-uid": uid } },
+          template: { metadata: { labels: { "controller-uid": uid } } },
+        },
+      };
+    },
+    apply: refuse,
+    create: refuse,
+    delete: refuse,
+    patchStatus: refuse,
+  });
+  const job = manifest("0000_60_test_job.yaml", { apiVersion: "batch/v1", kind: "Job", metadata: { name: "migrate", namespace: "test" }, spec: {} });
+  const first = await plan(planner, [job]);
+  const second = await plan(planner, [job]);
+  assert.equal(drawn, 2);
+  assert.equal(first.counts.create, 1);
+  assert.equal(second.digest, first.digest);
+});
