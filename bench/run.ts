@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<void>> = {
   memory: async () => (await import("./memory.js")).run(),
   "health-rules": async () => (await import("./health-rules.js")).run(),
   events: async () => (await import("./events.js")).run(),
+  fleet: async () => (await import("./fleet.js")).run(),
 };
 
 const name = process.argv[2] ?? "";

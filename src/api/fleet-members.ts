@@ -153,8 +153,10 @@ export class MemberConnections implements MemberPort {
         { signal },
       ),
     );
-    const refusal = status.loadPayloadStatus?.failure;
-    if (refusal && status.generation === update.generation)
+    // The Update returns once its release was loaded and checked: the load status it returns is this Update's.
+    const load = status.loadPayloadStatus;
+    const refusal = load?.failure;
+    if (refusal && load?.update?.image === update.image)
       throw new MemberCallError(refusal.reason === "PlanDigestMismatch" ? "planChanged" : "refused", refusal.reason, refusal.message);
   }
 

@@ -107,8 +107,9 @@ export class FleetApiServer {
             const member = memberView(record, this.source.member(record.name), fullStatus);
             const json = stableJson({ ...member, lastSeen: undefined });
             if (sent.get(record.name) === json) continue;
-            // Resuming: a member the client already has at this revision and in this state is not sent again.
-            const known = first && cursorOf.get(record.name) === member.revision && member.revision > 0 && !fullStatus;
+            // Resuming: a member the client has at this revision is not sent again, unless the hub's own observation
+            // changed its view since (unavailable: the member cannot say so itself).
+            const known = first && cursorOf.get(record.name) === member.revision && member.revision > 0 && !fullStatus && record.state !== "Unavailable";
             sent.set(record.name, json);
             if (!known) call.write({ member });
           }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { SyncWorkerClient, type TlsOptions } from "@syncworker/client";
+import { FleetClient, SyncWorkerClient, type ClientOptions, type TlsOptions } from "@syncworker/client";
 import { formatHostPort, parseHostPort, ValueError, type HostPort } from "../config/index.js";
 
 export const DEFAULT_ADDRESS = "127.0.0.1:50051";
@@ -48,14 +48,25 @@ export interface Connection {
   readonly tls: TlsOptions | undefined;
 }
 
-/** The TypeScript client for the CLI's connection flags; the token falls back to $SYNCWORKER_TOKEN. */
-export function connect(o: ConnectOptions, env: NodeJS.ProcessEnv = process.env): Connection {
+/** The address, TLS settings and client options of the connection flags; the token falls back to $SYNCWORKER_TOKEN. */
+function channelOf(o: ConnectOptions, env: NodeJS.ProcessEnv): { at: HostPort; tls: TlsOptions | undefined; options: ClientOptions } {
   const at = parseHostPort("address", o.address);
   const tls = tlsOf(o);
   const token = tokenOf(o, env);
   if (tls && !tls.serverName && isIP(at.host)) dropIpServerNameWarning();
-  const client = new SyncWorkerClient(formatHostPort(at), { ...(tls ? { tls } : {}), ...(token ? { token } : {}) });
-  return { client, at, tls };
+  return { at, tls, options: { ...(tls ? { tls } : {}), ...(token ? { token } : {}) } };
+}
+
+/** The TypeScript client for the CLI's connection flags. */
+export function connect(o: ConnectOptions, env: NodeJS.ProcessEnv = process.env): Connection {
+  const { at, tls, options } = channelOf(o, env);
+  return { client: new SyncWorkerClient(formatHostPort(at), options), at, tls };
+}
+
+/** The fleet controller's client (FleetWatch) for the same connection flags. */
+export function connectFleet(o: ConnectOptions, env: NodeJS.ProcessEnv = process.env): FleetClient {
+  const { at, options } = channelOf(o, env);
+  return new FleetClient(formatHostPort(at), options);
 }
 
 let ipWarningDropped = false;

@@ -21,9 +21,10 @@ import { startService } from "../main.js";
 import { goArch } from "../payload/index.js";
 import { pushPayload, RegistryClient } from "../retrieval/registry/index.js";
 import { defaultStateDir } from "../service/index.js";
-import { OnDeadline, SyncWorkerStatus, type BlastRadiusLimits, type SyncWorkerClient, type UpdateInput } from "@syncworker/client";
+import { OnDeadline, SyncWorkerStatus, type BlastRadiusLimits, type FleetClient, type SyncWorkerClient, type UpdateInput } from "@syncworker/client";
 import { completionScript, SHELLS, type Shell } from "./completion.js";
-import { DEFAULT_ADDRESS, DEFAULT_CONNECT_TIMEOUT, type ConnectOptions } from "./connect.js";
+import { connectFleet, DEFAULT_ADDRESS, DEFAULT_CONNECT_TIMEOUT, type ConnectOptions } from "./connect.js";
+import { watchFleet } from "./fleet-watch.js";
 import { diff } from "./diff.js";
 import { CliError, DIFF_EXIT, EXIT_CODES_HELP, ExitCode, exitCodeOf, failureLine } from "./exit-codes.js";
 import { payloadLocation } from "./image-arg.js";
@@ -42,6 +43,17 @@ import { terminalSafe } from "./terminal-text.js";
 /** Runs `fn` with a client of the connection flags, once connected (see reach), closed afterwards even when `fn` fails. */
 async function withClient<T>(o: ConnectOptions, fn: (client: SyncWorkerClient) => Promise<T>): Promise<T> {
   const client = await reach(o);
+  try {
+    return await fn(client);
+  } finally {
+    client.close();
+  }
+}
+
+/** Runs `fn` with a client of the fleet controller at the connection flags' address, once reached (see reach). */
+async function withFleetClient<T>(o: ConnectOptions, fn: (client: FleetClient) => Promise<T>): Promise<T> {
+  (await reach(o)).close();
+  const client = connectFleet(o);
   try {
     return await fn(client);
   } finally {
@@ -117,7 +129,7 @@ function limitsOf(o: LimitFlags): BlastRadiusLimits | undefined {
 
 async function serve(options: ServeOptions): Promise<void> {
   const service = await startService(compileServeOptions(options, Math.random, defaultStateDir()));
-  await untilSignalled(service.stop, [
+  await untilSignalled(() => service.stop(), [
     `listening on ${service.address}`,
     ...(service.adminAddress ? [`admin on ${service.adminAddress}`] : []),
     ...(service.metricsAddress ? [`metrics on http://${service.metricsAddress}/metrics`] : []),
@@ -128,7 +140,7 @@ async function fleet(flags: FleetFlags): Promise<void> {
   const options = compileFleetOptions(flags);
   const { startFleet } = await import("../fleet-main.js");
   const running = await startFleet(options);
-  await untilSignalled(running.stop, [
+  await untilSignalled(() => running.stop(), [
     `fleet controller in namespace ${options.namespace}`,
     `listening on ${running.address}`,
     ...(running.adminAddress ? [`admin on ${running.adminAddress}`] : []),
@@ -300,12 +312,26 @@ export function program(): Command {
     )
     .option("--timeout <duration>", "with --until-complete: give up after this long (e.g. 30m), exit 3 (default: wait for ever)")
     .option("--since-revision <n>", "resume after this revision", argParser(integer), 0)
-    .action(async (o: ConnectOptions & { untilComplete?: string | true; timeout?: string; sinceRevision: number }) => {
+    .option("--fleet <rollout>", "watch a ReleaseRollout on the fleet controller at --address (syncworker fleet): stages, members by state, blockers")
+    .option("--namespace <name>", "with --fleet: the rollout's namespace (default: the controller's)", "")
+    .action(async (o: ConnectOptions & { untilComplete?: string | true; timeout?: string; sinceRevision: number; fleet?: string; namespace: string }) => {
       if (o.timeout !== undefined && o.untilComplete === undefined) throw new ValueError("timeout", "applies only with --until-complete");
       const timeout = timeoutOf(o.timeout);
       const controller = new AbortController();
       process.once("SIGINT", () => controller.abort());
       const { signal, dispose } = link(controller.signal, timeout?.signal);
+      if (o.fleet !== undefined) {
+        if (typeof o.untilComplete === "string") throw new ValueError("until-complete", "takes no version with --fleet: the rollout names its release");
+        const rollout = o.fleet;
+        const until = o.untilComplete === true;
+        const last = await withFleetClient(o, (client) =>
+          watchFleet(client, { rollout, namespace: o.namespace, untilDone: until, signal, out: process.stdout }),
+        ).finally(dispose);
+        if (controller.signal.aborted) process.exitCode = ExitCode.Interrupted;
+        else if (until && timeout?.signal.aborted) throw new CliError(ExitCode.TimedOut, `rollout ${rollout} not done within --timeout ${o.timeout ?? ""}`);
+        else if (until && last?.phase !== "Completed") throw new CliError(ExitCode.Failed, `rollout ${rollout} ended ${last?.phase ?? "without a status"}`);
+        return;
+      }
       const untilComplete = o.untilComplete === true ? "" : o.untilComplete;
       const last = await withClient(o, (client) => watch(client, { untilComplete, sinceRevision: o.sinceRevision, signal, out: process.stdout })).finally(
         dispose,
