@@ -24,6 +24,7 @@ import {
   type RolloutStatusView,
 } from "../harness/fleet.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
+import { runCli } from "../harness/cli.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 import { tierTests } from "../harness/tiers.js";
 
@@ -194,6 +195,16 @@ test(
     const views = seen.flatMap((e) => (e.member ? [e.member] : []));
     assert.equal(views.length, MEMBERS);
     assert.ok(views.every((v) => v.state === MemberState.MEMBER_STATE_SUCCEEDED && v.version === "1.1.0"));
+
+    // The CLI, as a script calls it: JSON lines, exit 0 once the rollout completed.
+    const cli = await runCli(["watch", "--fleet", "to-1-1-0", "--address", hubs[0]?.address ?? "", "--until-complete"]);
+    assert.equal(cli.code, 0, cli.stderr);
+    const lines = cli.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { rollout?: { phase: string }; member?: { state: string } });
+    assert.equal(lines[0]?.rollout?.phase, "Completed");
+    assert.equal(lines.filter((l) => l.member?.state === "MEMBER_STATE_SUCCEEDED").length, MEMBERS);
   },
 );
 
@@ -224,6 +235,9 @@ test("a member that fails past the budget halts the rollout: its stage finishes,
     assert.equal(s.actual?.version, "1.1.0");
   }
   assert.equal((await rolloutStatus(cp, NAMESPACE, "to-1-1-2")).stages?.[2]?.startedAt, undefined);
+  const cli = await runCli(["watch", "--fleet", "to-1-1-2", "--address", hubs[1]?.address ?? "", "--until-complete"]);
+  assert.equal(cli.code, 1, "a halted rollout fails the wait");
+  assert.match(cli.stderr, /rollout to-1-1-2 ended Halted/);
 });
 
 test(
