@@ -4,10 +4,11 @@
  */
 import { pino } from "pino";
 import { Registry } from "prom-client";
+import { CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type AccessControlOptions, type TokenAuthority } from "./api/index.js";
 import { MemberConnections, type MemberEndpoint } from "./api/fleet-members.js";
 import { FleetApiServer } from "./api/fleet-server.js";
 import { KubeFleetHub } from "./cluster/kube/fleet-hub.js";
-import { KubeLeaseClient, KubeObjectClient, WatchedObjects, loadKubeConfig } from "./cluster/kube/index.js";
+import { KubeAccessReviews, KubeLeaseClient, KubeObjectClient, WatchedObjects, loadKubeConfig } from "./cluster/kube/index.js";
 import { bindListener, replicaIdentity, type CompiledFleetOptions } from "./config/index.js";
 import { systemClock } from "./core/index.js";
 import { FLEET_GROUP, FleetController, MEMBER_KIND } from "./fleet/index.js";
@@ -27,6 +28,10 @@ export interface RunningFleet {
 const MEMBER_RETRY_MS = 2_000;
 
 export async function startFleet(options: CompiledFleetOptions): Promise<RunningFleet> {
+  // Read before anything starts, so a bad certificate or token file stops start-up naming it.
+  const { security } = options;
+  const credentials = serverCredentials(security.tlsCert ? { cert: security.tlsCert, key: security.tlsKey, clientCa: security.clientCa } : undefined);
+  const staticTokens = security.authn === "static" ? StaticTokens.load(security.tokenFile) : undefined;
   const log = pino({ level: process.env["LOG_LEVEL"] ?? "info", hooks: { streamWrite: redactCredentials } }, pino.destination(2));
   const clock = systemClock;
   const registry = new Registry();
@@ -38,6 +43,14 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
   const client = new KubeObjectClient(loadKubeConfig(options.kubeconfig), kubeClientMetrics(registry));
   const live = new WatchedObjects(client, lifetime.signal, liveCacheMetrics(registry), (err) => log.warn({ err }, "watching the fleet's resources"));
   const hub = new KubeFleetHub(client, live, namespace);
+  // With --authn kube, a token's user may watch the fleet when RBAC lets it watch the rollouts.
+  const tokens: TokenAuthority | undefined =
+    security.authn === "kube"
+      ? new CachedTokenAuthority(new KubeTokenAuthority(new KubeAccessReviews(client, namespace), { group: FLEET_GROUP, resource: "releaserollouts" }), () =>
+          clock.now().getTime(),
+        )
+      : staticTokens;
+  const access: AccessControlOptions = { requireClientCertificate: security.clientCa !== "", ...(tokens ? { tokens } : {}) };
   // Every replica watches every member, so a standby that takes over already knows where each one stands.
   const members: MemberConnections = new MemberConnections(namespace, {
     clock,
@@ -73,6 +86,8 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
       },
     },
     namespace,
+    access,
+    credentials,
   );
 
   const connectMembers = (): void => {

@@ -9,10 +9,15 @@ import * as fleetpb from "@syncworker/client/gen/syncworker/v1/fleet";
 import type { SyncWorkerStatus } from "@syncworker/client";
 import { formatHostPort, type HostPort } from "../config/index.js";
 import { MEMBER_STATES, stableJson, type MemberRecord, type MemberSnapshot, type RolloutObject } from "../fleet/index.js";
+import { checkAccess, credentialsOf, type AccessControlOptions } from "./access.js";
+import { toServiceError } from "./errors.js";
 import { reflectionService } from "./reflection.js";
+import type { RpcAccess } from "./tokens.js";
 
 const SERVICE_NAME = "syncworker.v1.Fleet";
 const HEALTH_SERVICE_NAME = "grpc.health.v1.Health";
+/** Reading the fleet is watching its rollouts: with --authn kube, RBAC's verb watch on releaserollouts. */
+const FLEET_WATCH_ACCESS: RpcAccess = { rpc: "FleetWatch", role: "reader", verb: "watch" };
 
 /** What the stream is made of: the hub's rollouts and the members' latest snapshots, and word when either changes. */
 export interface FleetSource {
@@ -30,7 +35,8 @@ export class FleetApiServer {
   constructor(
     private readonly source: FleetSource,
     private readonly namespace: string,
-    private readonly credentials: grpc.ServerCredentials = grpc.ServerCredentials.createInsecure(),
+    private readonly access: AccessControlOptions,
+    private readonly credentials: grpc.ServerCredentials,
   ) {
     this.#server.addService(fleetpb.FleetService, {
       fleetWatch: (call: grpc.ServerWritableStream<fleetpb.FleetWatchRequest, fleetpb.FleetWatchResponse>) => this.#watch(call),
@@ -70,6 +76,15 @@ export class FleetApiServer {
    * and a slow reader gets the latest view rather than a backlog.
    */
   #watch(call: grpc.ServerWritableStream<fleetpb.FleetWatchRequest, fleetpb.FleetWatchResponse>): void {
+    const checked = new AbortController();
+    call.once("cancelled", () => checked.abort());
+    checkAccess(this.access, FLEET_WATCH_ACCESS, credentialsOf(call), checked.signal).then(
+      () => this.#stream(call),
+      (err: unknown) => call.emit("error", toServiceError(err)),
+    );
+  }
+
+  #stream(call: grpc.ServerWritableStream<fleetpb.FleetWatchRequest, fleetpb.FleetWatchResponse>): void {
     const { rollout: name, cursors, fullStatus } = call.request;
     const namespace = call.request.namespace || this.namespace;
     if (!name) {

@@ -108,19 +108,29 @@ export const RBAC_GROUP = "syncworker.openshift.io";
 export const RBAC_RESOURCE = "syncworkers";
 
 /** Tokens the cluster knows (ServiceAccounts, OIDC users, …), authorized by its RBAC with one verb per RPC. */
+/** The resource RBAC rules name to grant a server's verbs: `syncworkers` for serve, `releaserollouts` for the fleet's. */
+export interface ReviewedResource {
+  readonly group: string;
+  readonly resource: string;
+}
+
 export class KubeTokenAuthority implements TokenAuthority {
-  constructor(private readonly reviews: AccessReviews) {}
+  constructor(
+    private readonly reviews: AccessReviews,
+    private readonly checked: ReviewedResource = { group: RBAC_GROUP, resource: RBAC_RESOURCE },
+  ) {}
 
   async review(token: string, access: RpcAccess, signal: AbortSignal): Promise<TokenDecision> {
     const authenticated = await this.reviews.reviewToken(token, signal);
     if ("error" in authenticated) return { outcome: "unauthenticated", reason: `the cluster did not accept the bearer token: ${authenticated.error}` };
     const { user } = authenticated;
-    const { allowed, reason } = await this.reviews.reviewAccess(user, { group: RBAC_GROUP, resource: RBAC_RESOURCE, verb: access.verb }, signal);
+    const { group, resource } = this.checked;
+    const { allowed, reason } = await this.reviews.reviewAccess(user, { group, resource, verb: access.verb }, signal);
     if (allowed) return { outcome: "allowed", user: user.username };
     return {
       outcome: "denied",
       user: user.username,
-      reason: `it needs verb "${access.verb}" on ${RBAC_RESOURCE}.${RBAC_GROUP} in namespace "${this.reviews.namespace}"${reason ? ` (${reason})` : ""}`,
+      reason: `it needs verb "${access.verb}" on ${resource}.${group} in namespace "${this.reviews.namespace}"${reason ? ` (${reason})` : ""}`,
     };
   }
 }

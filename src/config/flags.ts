@@ -443,7 +443,7 @@ export const RENDER_FLAGS = {
 } satisfies FlagTable<Omit<RenderOptions, keyof RegistryFlags>>;
 
 /** The flags of `syncworker fleet`, the controller of staged rollouts on a hub cluster. */
-export interface FleetFlags {
+export interface FleetFlags extends Pick<ServeOptions, "tlsCert" | "tlsKey" | "clientCa" | "tokenFile" | "authn" | "insecure"> {
   kubeconfig?: string;
   namespace?: string;
   listen?: string;
@@ -468,4 +468,14 @@ export const FLEET_FLAGS = {
   workers: { flags: "--workers <n>", help: "rollouts reconciled at once", parse: integer, default: 4 },
   resync: { flags: "--resync <duration>", help: "every rollout is planned again at least this often", default: "30s" },
   memberTimeout: { flags: "--member-timeout <duration>", help: "deadline of a call to a member's syncworker", default: "30s" },
+  // FleetWatch's callers, as serve's: a token's user needs verb watch on releaserollouts.fleet.syncworker.io with --authn kube.
+  tlsCert: SERVE_FLAGS.tlsCert,
+  tlsKey: SERVE_FLAGS.tlsKey,
+  clientCa: { ...SERVE_FLAGS.clientCa, help: "mTLS: every FleetWatch call needs a client certificate signed by this CA (PEM)" },
+  tokenFile: SERVE_FLAGS.tokenFile,
+  authn: {
+    ...SERVE_FLAGS.authn,
+    help: "how bearer tokens are checked: none, static (--token-file) or kube (TokenReview, and SubjectAccessReview for watch on releaserollouts)",
+  },
+  insecure: SERVE_FLAGS.insecure,
 } satisfies FlagTable<FleetFlags>;

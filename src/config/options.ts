@@ -155,7 +155,12 @@ export function isLoopbackHost(host: string): boolean {
  * TLS and authentication options, checked together. Beyond loopback something must tell callers apart (a client
  * certificate or a bearer token): TLS alone encrypts but lets anyone call Update.
  */
-function compileSecurity(options: ServeOptions, listen: HostPort, kubeconfig: string): SecurityOptions {
+export function compileSecurity(
+  options: Pick<ServeOptions, "tlsCert" | "tlsKey" | "clientCa" | "tokenFile" | "authn" | "insecure">,
+  listen: HostPort,
+  kubeconfig: string,
+  exposes = "call Update",
+): SecurityOptions {
   const { tlsCert = "", tlsKey = "", clientCa = "", tokenFile = "" } = options;
   if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ValueError(tlsCert ? "tls-key" : "tls-cert", "--tls-cert and --tls-key go together");
   if (clientCa && !tlsCert) throw new ValueError("client-ca", "needs --tls-cert and --tls-key: client certificates are only checked over TLS");
@@ -167,7 +172,7 @@ function compileSecurity(options: ServeOptions, listen: HostPort, kubeconfig: st
   if (!isLoopbackHost(listen.host) && !clientCa && authn === "none" && !options.insecure) {
     throw new ValueError(
       "listen",
-      `${formatHostPort(listen)} is not a loopback address and nothing authenticates callers, so anyone who can reach it could call Update: ` +
+      `${formatHostPort(listen)} is not a loopback address and nothing authenticates callers, so anyone who can reach it could ${exposes}: ` +
         "give --client-ca (with --tls-cert and --tls-key), --token-file or --authn kube, or --insecure to serve it anyway",
     );
   }
