@@ -1,5 +1,7 @@
-import { connectivityState, credentials, Metadata, type CallOptions, type ChannelCredentials, type ClientReadableStream } from "@grpc/grpc-js";
-import { Code, isTransient, SyncWorkerError } from "./errors.js";
+import { connectivityState, type CallOptions, type Metadata } from "@grpc/grpc-js";
+import { connection, type ClientOptions } from "./connection.js";
+import { Code, SyncWorkerError } from "./errors.js";
+import { reconnecting, type ReconnectOptions } from "./reconnect.js";
 import {
   SyncWorkerClient as GeneratedClient,
   type DesiredUpdate,
@@ -10,7 +12,6 @@ import {
   type PreviewResponse,
   type ResumeUpdateResponse,
   type CancelUpdateResponse,
-  type StatusWatchResponse,
   type SyncWorkerStatus,
   type UpdateRequest,
   type UpdateResponse,
@@ -23,40 +24,12 @@ export interface CallOpts {
   readonly timeoutMs?: number;
 }
 
-/** TLS to the server: PEM contents, not file names. */
-export interface TlsOptions {
-  /** CA bundle the server's certificate must chain to; default: the system's roots. */
-  readonly ca?: string | Buffer;
-  /** Client certificate and key, for a server that requires mTLS. */
-  readonly cert?: string | Buffer;
-  readonly key?: string | Buffer;
-  /** The name the server's certificate must carry, when it differs from the address's host. */
-  readonly serverName?: string;
-}
+export type { ClientOptions, TlsOptions } from "./connection.js";
 
-export interface ClientOptions {
-  /** Default deadline of unary calls (ms). Default 30 s. */
-  readonly timeoutMs?: number;
-  /** TLS settings; without them (and without `credentials`) the channel is plaintext, as on loopback or behind a mesh. */
-  readonly tls?: TlsOptions;
-  /** Channel credentials built by the caller; they take the place of `tls`. */
-  readonly credentials?: ChannelCredentials;
-  /** Bearer token sent with every call as `authorization: Bearer <token>` (over plaintext too). */
-  readonly token?: string;
-}
-
-function tlsCredentials(tls: TlsOptions): ChannelCredentials {
-  const pem = (value: string | Buffer | undefined): Buffer | null => (value === undefined ? null : Buffer.from(value));
-  if ((tls.cert === undefined) !== (tls.key === undefined)) throw new TypeError("tls.cert and tls.key go together");
-  return credentials.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert));
-}
-
-export interface WatchOptions {
+/** Options of {@link SyncWorkerClient.watchStatus}: where to resume, and how to reconnect (`signal`, `backoff`, `onRetry`). */
+export interface WatchOptions extends ReconnectOptions {
   /** Resume after this revision (snapshots at or below it are skipped). Default 0: start with the current one. */
   readonly sinceRevision?: number;
-  readonly signal?: AbortSignal;
-  /** Reconnect backoff: first delay and cap (ms). Defaults 100 ms and 5 s. */
-  readonly backoff?: { readonly initialMs?: number; readonly maxMs?: number };
 }
 
 export type UpdateInput = Partial<Omit<UpdateRequest, "desired">> & { readonly desired: Partial<DesiredUpdate> & { image: string } };
@@ -71,22 +44,15 @@ export class SyncWorkerClient {
   readonly #raw: GeneratedClient;
   readonly #address: string;
   readonly #timeoutMs: number;
-  readonly #token: string | undefined;
+  /** Metadata every call carries: the bearer token, if any. */
+  readonly #metadata: () => Metadata;
 
   constructor(address: string, options: ClientOptions = {}) {
-    const channel = options.credentials ?? (options.tls ? tlsCredentials(options.tls) : credentials.createInsecure());
-    const serverName = options.tls?.serverName;
+    const { credentials, channelOptions, metadata } = connection(options);
     this.#address = address;
-    this.#raw = new GeneratedClient(address, channel, serverName ? { "grpc.ssl_target_name_override": serverName, "grpc.default_authority": serverName } : {});
+    this.#raw = new GeneratedClient(address, credentials, channelOptions);
     this.#timeoutMs = options.timeoutMs ?? 30_000;
-    this.#token = options.token;
-  }
-
-  /** Metadata every call carries: the bearer token, if any. */
-  #metadata(): Metadata {
-    const md = new Metadata();
-    if (this.#token) md.set("authorization", `Bearer ${this.#token}`);
-    return md;
+    this.#metadata = metadata;
   }
 
   /** Sets the desired release; resolves with the worker's status right after it took the request. */
@@ -211,37 +177,16 @@ export class SyncWorkerClient {
    * Every status snapshot from `sinceRevision` on, as an async iterator. A dropped stream is reopened with
    * backoff from the last revision seen, so no snapshot is yielded twice and none after a gap is lost (the
    * server coalesces, so the latest state always arrives). Ends only when the signal aborts (then it throws
-   * the abort as a Canceled error) or on a non-transient error. `break` closes the stream.
+   * the abort as a Canceled error) or on a non-transient error. `break` closes the stream. `onRetry` hears of
+   * each transient failure before the wait to reconnect (e.g. to count a server unreachable).
    */
   async *watchStatus(opts: WatchOptions = {}): AsyncGenerator<SyncWorkerStatus, void, undefined> {
     let last = opts.sinceRevision ?? 0;
-    const initialMs = opts.backoff?.initialMs ?? 100;
-    const maxMs = opts.backoff?.maxMs ?? 5_000;
-    let delay = initialMs;
-    for (;;) {
-      opts.signal?.throwIfAborted();
-      const stream = this.#raw.statusWatch({ sinceRevision: last }, this.#metadata());
-      const cancel = (): void => stream.cancel();
-      opts.signal?.addEventListener("abort", cancel, { once: true });
-      try {
-        for await (const status of statuses(stream)) {
-          delay = initialMs;
-          // The server already filters by since_revision; this guard keeps the promise even if it did not.
-          if (status.revision <= last) continue;
-          last = status.revision;
-          yield status;
-        }
-        // A clean end means the server is shutting down: reconnect as after a drop.
-      } catch (err) {
-        if (opts.signal?.aborted) throw SyncWorkerError.from(opts.signal.reason);
-        const error = SyncWorkerError.from(err);
-        if (!isTransient(error)) throw error;
-      } finally {
-        opts.signal?.removeEventListener("abort", cancel);
-        stream.cancel();
-      }
-      await sleep(delay, opts.signal);
-      delay = Math.min(delay * 2, maxMs);
+    for await (const { status } of reconnecting(() => this.#raw.statusWatch({ sinceRevision: last }, this.#metadata()), opts)) {
+      // The server already filters by since_revision; this guard keeps the promise even if it did not.
+      if (!status || status.revision <= last) continue;
+      last = status.revision;
+      yield status;
     }
   }
 
@@ -269,30 +214,9 @@ export class SyncWorkerClient {
   }
 }
 
-async function* statuses(stream: ClientReadableStream<StatusWatchResponse>): AsyncGenerator<SyncWorkerStatus> {
-  for await (const response of stream as AsyncIterable<StatusWatchResponse>) {
-    if (response.status) yield response.status;
-  }
-}
-
 function required(status: SyncWorkerStatus | undefined): SyncWorkerStatus {
   if (!status) throw new SyncWorkerError(Code.Internal, "server response carried no status");
   return status;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      signal?.removeEventListener("abort", aborted);
-      resolve();
-    }
-    function aborted(): void {
-      clearTimeout(timer);
-      reject(SyncWorkerError.from(signal?.reason));
-    }
-    signal?.addEventListener("abort", aborted, { once: true });
-  });
 }
 
 /** True when `status` shows `version` (or, if empty, any version) completely applied without failure. */

@@ -9,7 +9,12 @@ export {
   type UpdateInput,
   type WatchOptions,
 } from "./client.js";
-export { Code, SyncWorkerError, type ErrorDetail } from "./errors.js";
+export { Code, SyncWorkerError, isTransient, type ErrorDetail } from "./errors.js";
+export type { ReconnectOptions } from "./reconnect.js";
+// The fleet's hub: one resuming watch of a rollout and its members.
+export { FleetClient, type FleetWatch, type FleetWatchOptions } from "./fleet.js";
+export { MemberState, FleetWatchResponse, MemberView, RolloutView } from "./gen/syncworker/v1/fleet.js";
+export type { MemberCursor, RolloutCondition, StageView, StateCounts, Synced } from "./gen/syncworker/v1/fleet.js";
 export type {
   Failure,
   Release,
