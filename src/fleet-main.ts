@@ -7,6 +7,7 @@ import { Registry } from "prom-client";
 import { CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type AccessControlOptions, type TokenAuthority } from "./api/index.js";
 import { MemberConnections, type MemberEndpoint } from "./api/fleet-members.js";
 import { FleetApiServer } from "./api/fleet-server.js";
+import type { FleetSource } from "./api/fleet-views.js";
 import { KubeFleetHub } from "./cluster/kube/fleet-hub.js";
 import { KubeAccessReviews, KubeLeaseClient, KubeObjectClient, WatchedObjects, loadKubeConfig } from "./cluster/kube/index.js";
 import { bindListener, replicaIdentity, type CompiledFleetOptions } from "./config/index.js";
@@ -76,19 +77,16 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
   const notifyWatchers = (): void => {
     for (const changed of watchers) changed();
   };
-  const api = new FleetApiServer(
-    {
-      rollout: (ns, name) => hub.rollout(ns, name),
-      member: (name) => members.member(name),
-      subscribe: (changed) => {
-        watchers.add(changed);
-        return () => watchers.delete(changed);
-      },
+  const source: FleetSource = {
+    rollouts: (ns) => hub.rollouts().filter((r) => r.namespace === ns),
+    rollout: (ns, name) => hub.rollout(ns, name),
+    member: (name) => members.member(name),
+    subscribe: (changed) => {
+      watchers.add(changed);
+      return () => watchers.delete(changed);
     },
-    namespace,
-    access,
-    credentials,
-  );
+  };
+  const api = new FleetApiServer(source, namespace, access, credentials);
 
   const connectMembers = (): void => {
     endpoints(hub, lifetime.signal).then(

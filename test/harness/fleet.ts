@@ -27,7 +27,7 @@ export async function installFleet(cp: ControlPlane, namespace: string): Promise
   await kubectl(cp, "create", "namespace", namespace);
 }
 
-/** The demo release copied to `dir/demo-<version>`, every mention of its version replaced. */
+/** The demo release copied to `dir/demo-<version>`, every mention of its version replaced (in a Job's name too: a Job's template cannot change, so each release names its own). */
 export async function demoAt(dir: string, version: string): Promise<string> {
   const source = join(REPO_ROOT, "examples/payloads/demo-1.1.0");
   const target = join(dir, `demo-${version}`);
@@ -35,7 +35,7 @@ export async function demoAt(dir: string, version: string): Promise<string> {
   const manifests = join(target, "release-manifests");
   for (const file of await readdir(manifests)) {
     const path = join(manifests, file);
-    await writeFile(path, (await readFile(path, "utf8")).replaceAll("1.1.0", version));
+    await writeFile(path, (await readFile(path, "utf8")).replaceAll("1.1.0", version).replaceAll("1-1-0", version.replaceAll(".", "-")));
   }
   return target;
 }
