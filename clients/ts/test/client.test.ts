@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { REPO_ROOT, startServer, type ServerProcess } from "../../../test/harness/server.js";
 import { startTcpProxy } from "../../../test/harness/tcp-proxy.js";
-import { Code, isComplete, SyncWorkerClient, SyncWorkerError, type SyncWorkerStatus } from "../src/index.js";
+import { Code, isComplete, SyncWorkerClient, SyncWorkerError, type SyncWorkerStatus, type WatchOptions } from "../src/index.js";
 
 const payload = (version: string): string => join(REPO_ROOT, `examples/payloads/demo-${version}`);
 
@@ -26,10 +26,11 @@ after(async () => {
 async function watchUntilComplete(
   c: SyncWorkerClient,
   version: string,
+  options: Omit<WatchOptions, "signal"> = {},
   onStatus: (s: SyncWorkerStatus) => void = () => undefined,
 ): Promise<SyncWorkerStatus[]> {
   const seen: SyncWorkerStatus[] = [];
-  for await (const status of c.watchStatus({ signal: AbortSignal.timeout(60_000) })) {
+  for await (const status of c.watchStatus({ ...options, signal: AbortSignal.timeout(60_000) })) {
     seen.push(status);
     onStatus(status);
     if (isComplete(status, version)) break;
@@ -62,7 +63,8 @@ test("a watch cut mid-sync resumes: no revision twice, no gap in the final state
     const start = await viaProxy.getStatus();
     await viaProxy.update({ generation: 2, desired: { version: "1.1.0", image: payload("1.1.0") } });
     let cuts = 0;
-    const seen = await watchUntilComplete(viaProxy, "1.1.0", (s) => {
+    const retries: Array<[SyncWorkerError, number]> = [];
+    const seen = await watchUntilComplete(viaProxy, "1.1.0", { onRetry: (err, delayMs) => retries.push([err, delayMs]) }, (s) => {
       // Cut twice while the sync is running, after the stream delivered something of the new release.
       if (cuts < 2 && s.revision > start.revision && !isComplete(s, "1.1.0")) {
         cuts++;
@@ -71,6 +73,10 @@ test("a watch cut mid-sync resumes: no revision twice, no gap in the final state
     });
     assert.ok(cuts >= 1, "the sync finished before the watch could be cut; slow it down");
     assert.ok(proxy.accepted() > 1, "the watch reconnected through the proxy");
+    // onRetry heard of each cut, as a transient error, before the first (default) wait.
+    assert.ok(retries.length >= cuts, `${retries.length} retries for ${cuts} cuts`);
+    for (const [err] of retries) assert.ok([Code.Unavailable, Code.Internal].includes(err.code), err.message);
+    assert.equal(retries[0]?.[1], 100);
     assertStrictlyIncreasing(seen);
     const final = seen.at(-1)!;
     assert.ok(isComplete(final, "1.1.0"));
@@ -81,6 +87,38 @@ test("a watch cut mid-sync resumes: no revision twice, no gap in the final state
     await proxy.close();
   }
 });
+
+test(
+  "watchStatus onRetry: each failed attempt at an unreachable server, with the backoff's delay; the watch goes on until aborted",
+  { timeout: 30_000 },
+  async () => {
+    const unreachable = new SyncWorkerClient("127.0.0.1:1");
+    const stop = new AbortController();
+    const retries: Array<[Code, number]> = [];
+    try {
+      await assert.rejects(
+        async () => {
+          const onRetry = (err: SyncWorkerError, delayMs: number): void => {
+            retries.push([err.code, delayMs]);
+            if (retries.length === 5) stop.abort();
+          };
+          for await (const _ of unreachable.watchStatus({ signal: stop.signal, backoff: { initialMs: 10, maxMs: 40 }, onRetry }))
+            assert.fail("a status from nowhere");
+        },
+        (err) => err instanceof SyncWorkerError && err.code === Code.Canceled,
+      );
+    } finally {
+      unreachable.close();
+    }
+    assert.deepEqual(retries, [
+      [Code.Unavailable, 10],
+      [Code.Unavailable, 20],
+      [Code.Unavailable, 40],
+      [Code.Unavailable, 40],
+      [Code.Unavailable, 40],
+    ]);
+  },
+);
 
 test("errors are SyncWorkerError with the gRPC code and the server's details", { timeout: 30_000 }, async () => {
   const invalid = await client.update({ desired: { image: "" } }).then(
