@@ -3,6 +3,7 @@
  * separate services and stay open.
  */
 import type * as grpc from "@grpc/grpc-js";
+import type * as fleetpb from "@syncworker/client/gen/syncworker/v1/fleet";
 import type * as pb from "@syncworker/client/gen/syncworker/v1/syncworker";
 import { AccessError, toServiceError } from "./errors.js";
 import type { RpcAccess, TokenAuthority } from "./tokens.js";
@@ -22,6 +23,14 @@ export const RPC_ACCESS = {
   resumeUpdate: { rpc: "ResumeUpdate", role: "writer", verb: "update" },
   cancelUpdate: { rpc: "CancelUpdate", role: "writer", verb: "update" },
 } as const satisfies Record<keyof typeof pb.SyncWorkerService, RpcAccess>;
+
+/**
+ * What the Fleet service's RPCs need (served by `syncworker fleet`, and its page). Reading the fleet is watching its
+ * rollouts: with --authn kube, RBAC's verb watch on releaserollouts.
+ */
+export const FLEET_ACCESS = {
+  fleetWatch: { rpc: "FleetWatch", role: "reader", verb: "watch" },
+} as const satisfies Record<keyof typeof fleetpb.FleetService, RpcAccess>;
 
 /** What every grpc-js server call has (a server-streaming call is one too, plus its writer). */
 type SurfaceCall = grpc.ServerUnaryCall<unknown, unknown>;

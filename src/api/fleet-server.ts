@@ -7,16 +7,13 @@ import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import * as fleetpb from "@syncworker/client/gen/syncworker/v1/fleet";
 import { formatHostPort, type HostPort } from "../config/index.js";
-import { checkAccess, credentialsOf, type AccessControlOptions } from "./access.js";
+import { checkAccess, credentialsOf, FLEET_ACCESS, type AccessControlOptions } from "./access.js";
 import { toServiceError } from "./errors.js";
 import { followRollout, type FleetSource } from "./fleet-views.js";
 import { reflectionService } from "./reflection.js";
-import type { RpcAccess } from "./tokens.js";
 
 const SERVICE_NAME = "syncworker.v1.Fleet";
 const HEALTH_SERVICE_NAME = "grpc.health.v1.Health";
-/** Reading the fleet is watching its rollouts: with --authn kube, RBAC's verb watch on releaserollouts. */
-const FLEET_WATCH_ACCESS: RpcAccess = { rpc: "FleetWatch", role: "reader", verb: "watch" };
 
 export class FleetApiServer {
   readonly #server = new grpc.Server();
@@ -69,7 +66,7 @@ export class FleetApiServer {
   #watch(call: grpc.ServerWritableStream<fleetpb.FleetWatchRequest, fleetpb.FleetWatchResponse>): void {
     const checked = new AbortController();
     call.once("cancelled", () => checked.abort());
-    checkAccess(this.access, FLEET_WATCH_ACCESS, credentialsOf(call), checked.signal).then(
+    checkAccess(this.access, FLEET_ACCESS.fleetWatch, credentialsOf(call), checked.signal).then(
       () => this.#stream(call),
       (err: unknown) => call.emit("error", toServiceError(err)),
     );
