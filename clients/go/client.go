@@ -1,5 +1,6 @@
 // Package syncworker is a Go client for the syncworker gRPC service: context.Context on every call, errors as
-// *Error with the gRPC code and details, and a Watch that resumes across dropped streams.
+// *Error with the gRPC code and details, a Watch that resumes across dropped streams, and WatchFleet, the fleet
+// hub's resuming watch of a rollout.
 package syncworker
 
 import (
@@ -14,8 +15,9 @@ import (
 
 // Client talks to one syncworker server. It is safe for concurrent use.
 type Client struct {
-	conn *grpc.ClientConn
-	raw  pb.SyncWorkerClient
+	conn  *grpc.ClientConn
+	raw   pb.SyncWorkerClient
+	fleet pb.FleetClient
 }
 
 // Dial creates a client for target ("host:port"). Without options it uses plaintext, as the service listens on
@@ -29,7 +31,7 @@ func Dial(target string, opts ...grpc.DialOption) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("syncworker: dial %s: %w", target, err)
 	}
-	return &Client{conn: conn, raw: pb.NewSyncWorkerClient(conn)}, nil
+	return &Client{conn: conn, raw: pb.NewSyncWorkerClient(conn), fleet: pb.NewFleetClient(conn)}, nil
 }
 
 // Close releases the connection.

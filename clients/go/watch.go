@@ -26,40 +26,51 @@ type WatchOptions struct {
 //
 //	for status, err := range client.Watch(ctx, syncworker.WatchOptions{}) { ... }
 func (c *Client) Watch(ctx context.Context, opts WatchOptions) iter.Seq2[*pb.SyncWorkerStatus, error] {
-	initial, maxWait := opts.InitialBackoff, opts.MaxBackoff
+	return func(yield func(*pb.SyncWorkerStatus, error) bool) {
+		last := opts.SinceRevision
+		err := reconnect(ctx, opts.InitialBackoff, opts.MaxBackoff, func(progress func()) error {
+			return c.watchOnce(ctx, last, func(s *pb.SyncWorkerStatus) bool {
+				last = s.GetRevision()
+				progress()
+				return yield(s, nil)
+			})
+		})
+		if err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// reconnect runs attempt (one stream) again and again, waiting between attempts from initial (default 100ms),
+// doubling up to maxWait (default 5s); progress, called by attempt when a message arrives, resets the wait. It
+// returns nil when attempt returns errStop (the consumer broke off), ctx's error as an *Error when ctx ends, and
+// attempt's error when it is not transient. io.EOF, a clean end, means the server is shutting down: reconnect as
+// after a drop.
+func reconnect(ctx context.Context, initial, maxWait time.Duration, attempt func(progress func()) error) error {
 	if initial <= 0 {
 		initial = 100 * time.Millisecond
 	}
 	if maxWait <= 0 {
 		maxWait = 5 * time.Second
 	}
-	return func(yield func(*pb.SyncWorkerStatus, error) bool) {
-		last, wait := opts.SinceRevision, initial
-		for {
-			err := c.watchOnce(ctx, last, func(s *pb.SyncWorkerStatus) bool {
-				last, wait = s.GetRevision(), initial
-				return yield(s, nil)
-			})
-			if err == errStop {
-				return
-			}
-			if ctx.Err() != nil {
-				yield(nil, wrap(ctx.Err()))
-				return
-			}
-			// io.EOF is a clean end: the server is shutting down, so reconnect as after a drop.
-			if err != nil && !errors.Is(err, io.EOF) && !transient(err) {
-				yield(nil, err)
-				return
-			}
-			select {
-			case <-ctx.Done():
-				yield(nil, wrap(ctx.Err()))
-				return
-			case <-time.After(wait):
-			}
-			wait = min(wait*2, maxWait)
+	wait := initial
+	for {
+		err := attempt(func() { wait = initial })
+		if err == errStop {
+			return nil
 		}
+		if ctx.Err() != nil {
+			return wrap(ctx.Err())
+		}
+		if err != nil && !errors.Is(err, io.EOF) && !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return wrap(ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, maxWait)
 	}
 }
 
