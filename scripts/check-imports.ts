@@ -33,7 +33,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   // The live page runs in the browser: it shares only the API's JSON with the service, no code.
   page: [],
   config: ["core", "graph", "payload", "policy", "retrieval", "status"],
-  telemetry: ["api", "cluster", "config", "core", "events", "payload", "policy", "status", "worker"],
+  telemetry: ["api", "cluster", "config", "core", "events", "fleet", "payload", "policy", "status", "worker"],
   service: ["core", "graph", "payload", "policy", "status", "worker"],
   cluster: ["api", "config", "core", "fleet", "payload", "policy", "readiness", "service", "worker"],
   api: ["config", "core", "fleet", "gen", "policy", "service", "status", "worker"],

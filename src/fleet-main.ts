@@ -15,7 +15,7 @@ import { systemClock } from "./core/index.js";
 import { FLEET_GROUP, FleetController, MEMBER_KIND } from "./fleet/index.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector } from "./service/index.js";
 import { redactCredentials } from "./status/index.js";
-import { kubeClientMetrics, liveCacheMetrics, processMetrics, startAdminServer, type HttpEndpoint } from "./telemetry/index.js";
+import { fleetMetrics, kubeClientMetrics, liveCacheMetrics, processMetrics, startAdminServer, type HttpEndpoint } from "./telemetry/index.js";
 
 export interface RunningFleet {
   /** The bound gRPC address of FleetWatch. */
@@ -65,6 +65,7 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
   const controller = new FleetController({
     hub,
     members,
+    metrics: fleetMetrics(registry),
     clock,
     log: log.child({ component: "controller" }),
     resyncMs: options.resyncMs,

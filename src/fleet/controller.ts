@@ -75,9 +75,24 @@ export class MemberCallError extends Error {
   }
 }
 
+/** What the controller reports; the composition root backs it with the metrics registry. */
+export interface FleetMetrics {
+  /** A reconcile ended: the status was written, unchanged, refused as stale (conflict), or it failed. */
+  reconcile(result: "written" | "unchanged" | "conflict" | "error", seconds: number): void;
+  /** The members of a rollout by state, as last planned. */
+  members(rollout: string, counts: Readonly<Record<string, number>>): void;
+  /** A call to a member ended: ok, refused, or not reached. */
+  memberCall(call: Action["kind"], outcome: "ok" | "refused" | "unreachable"): void;
+  /** Whether this replica leads. */
+  leading(leads: boolean): void;
+}
+
+export const NO_FLEET_METRICS: FleetMetrics = { reconcile: () => undefined, members: () => undefined, memberCall: () => undefined, leading: () => undefined };
+
 export interface ControllerOptions {
   readonly hub: HubPort;
   readonly members: MemberPort;
+  readonly metrics: FleetMetrics;
   readonly clock: Clock;
   readonly log: Logger;
   /** Every rollout is planned again this often, whatever happened. */
@@ -116,6 +131,7 @@ export class FleetController {
     const queue = new WorkQueue(this.options.clock, term);
     this.#queue = queue;
     this.#memory.clear();
+    this.options.metrics.leading(true);
     const resync = async (): Promise<void> => {
       while (!term.aborted) {
         for (const r of this.options.hub.rollouts()) queue.add(keyOf(r.namespace, r.name));
@@ -124,11 +140,14 @@ export class FleetController {
     };
     const worker = async (): Promise<void> => {
       for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
+        const started = this.options.clock.now().getTime();
+        const took = (): number => (this.options.clock.now().getTime() - started) / 1000;
         try {
-          await this.#reconcile(key, queue, term);
+          this.options.metrics.reconcile(await this.#reconcile(key, queue, term), took());
           queue.forget(key);
         } catch (err) {
           if (term.aborted) break;
+          this.options.metrics.reconcile("error", took());
           this.options.log.warn(`rollout ${key}: ${asError(err).message}; retrying`);
           queue.addRateLimited(key);
         } finally {
@@ -138,12 +157,16 @@ export class FleetController {
     };
     await Promise.all([resync(), ...Array.from({ length: this.options.workers }, worker)]);
     if (this.#queue === queue) this.#queue = undefined;
+    this.options.metrics.leading(false);
   }
 
-  async #reconcile(key: string, queue: WorkQueue, term: AbortSignal): Promise<void> {
+  async #reconcile(key: string, queue: WorkQueue, term: AbortSignal): Promise<"written" | "unchanged" | "conflict"> {
     const [namespace = "", name = ""] = key.split("/");
     const rollout = this.options.hub.rollout(namespace, name);
-    if (!rollout) return;
+    if (!rollout) {
+      this.options.metrics.members(key, {});
+      return "unchanged";
+    }
     // Keyed by uid: a rollout deleted and created again under the same name starts from nothing.
     let memory = this.#memory.get(rollout.uid);
     if (!memory) {
@@ -161,9 +184,9 @@ export class FleetController {
         message,
         lastTransitionTime: this.options.clock.now().toISOString(),
       };
-      if (rollout.status?.conditions?.[0]?.message !== message)
-        await this.options.hub.writeStatus(rollout, { observedGeneration: rollout.generation, phase: "Pending", conditions: [condition] }, term);
-      return;
+      if (rollout.status?.conditions?.[0]?.message === message) return "unchanged";
+      const written = await this.options.hub.writeStatus(rollout, { observedGeneration: rollout.generation, phase: "Pending", conditions: [condition] }, term);
+      return written ? "written" : "conflict";
     }
     const spec = parsed.data;
     const members = this.options.hub.members(namespace);
@@ -183,12 +206,12 @@ export class FleetController {
       inFlight: memory.inFlight,
       now: this.options.clock.now(),
     });
-    if (stableJson(plan.status) !== stableJson(rollout.status)) {
-      if (!(await this.options.hub.writeStatus(rollout, plan.status, term))) {
-        // Our copy was stale: the watch brings the new one and its event plans again; call nobody on a stale plan.
-        queue.addAfter(key, this.options.retryMs);
-        return;
-      }
+    this.options.metrics.members(key, plan.status.counts as unknown as Record<string, number>);
+    const changed = stableJson(plan.status) !== stableJson(rollout.status);
+    if (changed && !(await this.options.hub.writeStatus(rollout, plan.status, term))) {
+      // Our copy was stale: the watch brings the new one and its event plans again; call nobody on a stale plan.
+      queue.addAfter(key, this.options.retryMs);
+      return "conflict";
     }
     const done = (): void => queue.add(key);
     for (const action of plan.actions) {
@@ -199,40 +222,23 @@ export class FleetController {
       });
     }
     if (plan.requeueAfterMs !== undefined) queue.addAfter(key, plan.requeueAfterMs);
+    return changed ? "written" : "unchanged";
   }
 
   async #act(namespace: string, controls: MemberControls, version: string, action: Action, memory: RolloutMemory, term: AbortSignal): Promise<void> {
-    const { members, log, clock, retryMs } = this.options;
+    const { log, clock, retryMs, metrics } = this.options;
     const member = action.member;
     try {
-      switch (action.kind) {
-        case "pin": {
-          const preview = await members.preview(namespace, member, action.image, controls, term);
-          memory.outcomes.set(member, { kind: "pinned", image: preview.image });
-          return;
-        }
-        case "start":
-          memory.outcomes.set(member, await this.#start(namespace, member, action.generation, action.image, version, controls, term));
-          return;
-        case "pause":
-          await members.pause(namespace, member, "paused by its fleet rollout", term);
-          memory.outcomes.set(member, { kind: "paused" });
-          return;
-        case "resume":
-          await members.resume(namespace, member, term);
-          memory.outcomes.set(member, { kind: "resumed" });
-          return;
-        case "cancel":
-          await members.cancel(namespace, member, term);
-          memory.outcomes.set(member, { kind: "cancelled" });
-          return;
-      }
+      await this.#call(namespace, controls, version, action, memory, term);
+      metrics.memberCall(action.kind, "ok");
     } catch (err) {
       if (term.aborted) return;
       // A refused preview or Update is the member's answer to the release: it fails there. A refused cancel means
       // applying started (the member finishes). A refused pause or resume (already paused, not paused) is retried
       // after the wait below until the member's stream shows what the rollout wants.
-      if (err instanceof MemberCallError && err.kind !== "unreachable" && action.kind !== "pause" && action.kind !== "resume") {
+      const refused = err instanceof MemberCallError && err.kind !== "unreachable";
+      metrics.memberCall(action.kind, refused ? "refused" : "unreachable");
+      if (refused && action.kind !== "pause" && action.kind !== "resume") {
         memory.outcomes.set(
           member,
           action.kind === "cancel" ? { kind: "cancelRefused", message: err.message } : { kind: "refused", reason: err.reason, message: err.message },
@@ -242,6 +248,34 @@ export class FleetController {
       log.warn(`member ${namespace}/${member}: ${action.kind}: ${asError(err).message}; trying again in ${retryMs} ms`);
       // Held in flight while it waits, so the next plan does not call it again at once.
       await clock.sleep(retryMs, term).catch(() => undefined);
+    }
+  }
+
+  /** Makes the call `action` asks for, keeping what it answered as the member's outcome. */
+  async #call(namespace: string, controls: MemberControls, version: string, action: Action, memory: RolloutMemory, term: AbortSignal): Promise<void> {
+    const { members } = this.options;
+    const member = action.member;
+    switch (action.kind) {
+      case "pin": {
+        const preview = await members.preview(namespace, member, action.image, controls, term);
+        memory.outcomes.set(member, { kind: "pinned", image: preview.image });
+        return;
+      }
+      case "start":
+        memory.outcomes.set(member, await this.#start(namespace, member, action.generation, action.image, version, controls, term));
+        return;
+      case "pause":
+        await members.pause(namespace, member, "paused by its fleet rollout", term);
+        memory.outcomes.set(member, { kind: "paused" });
+        return;
+      case "resume":
+        await members.resume(namespace, member, term);
+        memory.outcomes.set(member, { kind: "resumed" });
+        return;
+      case "cancel":
+        await members.cancel(namespace, member, term);
+        memory.outcomes.set(member, { kind: "cancelled" });
+        return;
     }
   }
 

@@ -1,6 +1,8 @@
 /** The fleet: staged rollouts of one release across many members, planned purely and driven through ports. */
 export {
   FleetController,
+  NO_FLEET_METRICS,
+  type FleetMetrics,
   MemberCallError,
   stableJson,
   type ControllerOptions,

@@ -3,6 +3,7 @@ import type { ApiMetrics } from "../api/index.js";
 import type { KubeClientOptions } from "../cluster/kube/http.js";
 import type { LiveCacheMetrics } from "../cluster/kube/live-cache.js";
 import type { EventSinkMetrics } from "../events/index.js";
+import type { FleetMetrics } from "../fleet/index.js";
 import type { MetricsSink } from "../worker/index.js";
 
 // Seconds; manifests apply in milliseconds but retries with backoff take tens of seconds.
@@ -231,5 +232,41 @@ export function eventSinkMetrics(registry: Registry): EventSinkMetrics {
     retried: (sink) => retries.inc({ sink }),
     dropped: (sink, why) => drops.inc({ sink, why }),
     queued: (sink, length) => queue.set({ sink }, length),
+  };
+}
+
+/** The fleet controller's reconciles, its calls to members, the members of each rollout by state, and its leadership. */
+export function fleetMetrics(registry: Registry): FleetMetrics {
+  const registers = [registry];
+  const reconciles = new Histogram({
+    name: "syncworker_fleet_reconcile_seconds",
+    help: "Time to plan a rollout and write its status, by result: written, unchanged, conflict (a stale copy), error.",
+    labelNames: ["result"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const members = new Gauge({
+    name: "syncworker_fleet_members",
+    help: "Members of each rollout by state (total, pending, updating, succeeded, failed, unavailable, blocked), as last planned.",
+    labelNames: ["rollout", "state"],
+    registers,
+  });
+  const calls = new Counter({
+    name: "syncworker_fleet_member_calls_total",
+    help: "Calls to members' syncworkers by kind (pin, start, pause, resume, cancel) and outcome (ok, refused, unreachable).",
+    labelNames: ["call", "outcome"],
+    registers,
+  });
+  const leader = new Gauge({ name: "syncworker_fleet_leader", help: "1 while this replica leads the fleet (drives members and writes status).", registers });
+  const shown = new Map<string, Set<string>>();
+  return {
+    reconcile: (result, seconds) => reconciles.observe({ result }, seconds),
+    members: (rollout, counts) => {
+      for (const state of shown.get(rollout) ?? []) if (!(state in counts)) members.remove({ rollout, state });
+      for (const [state, count] of Object.entries(counts)) members.set({ rollout, state }, count);
+      shown.set(rollout, new Set(Object.keys(counts)));
+    },
+    memberCall: (call, outcome) => calls.inc({ call, outcome }),
+    leading: (leads) => leader.set(leads ? 1 : 0),
   };
 }
