@@ -1,5 +1,7 @@
-"""Python client for the syncworker gRPC service. The generated messages are in ``syncworker.v1``."""
+"""Python client for the syncworker gRPC service (and the fleet hub's FleetWatch). The generated messages are in
+``syncworker.v1``."""
 
+from syncworker.v1.fleet_pb2 import FleetWatchResponse, MemberView, RolloutView
 from syncworker.v1.syncworker_pb2 import SyncWorkerStatus
 
 from .client import Client, is_complete
@@ -9,6 +11,7 @@ from .errors import (
     FailedPreconditionError,
     InternalError,
     InvalidArgumentError,
+    NotFoundError,
     PermissionDeniedError,
     SyncWorkerError,
     UnauthenticatedError,
@@ -19,6 +22,9 @@ __all__ = [
     "Client",
     "is_complete",
     "SyncWorkerStatus",
+    "FleetWatchResponse",
+    "MemberView",
+    "RolloutView",
     "SyncWorkerError",
     "InvalidArgumentError",
     "UnavailableError",
@@ -28,4 +34,5 @@ __all__ = [
     "UnauthenticatedError",
     "PermissionDeniedError",
     "FailedPreconditionError",
+    "NotFoundError",
 ]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import Iterable, Iterator, Optional
+from contextlib import closing
+from typing import Any, Callable, Dict, Iterable, Iterator, MutableMapping, Optional
 
 import grpc
 
+from syncworker.v1 import fleet_pb2 as fleet_pb
+from syncworker.v1 import fleet_pb2_grpc as fleet_pb_grpc
 from syncworker.v1 import syncworker_pb2 as pb
 from syncworker.v1 import syncworker_pb2_grpc as pb_grpc
 
@@ -43,6 +46,7 @@ class Client:
         options = [("grpc.ssl_target_name_override", server_name)] if server_name else []
         self._channel = grpc.secure_channel(address, credentials, options) if credentials else grpc.insecure_channel(address)
         self._stub = pb_grpc.SyncWorkerStub(self._channel)
+        self._fleet = fleet_pb_grpc.FleetStub(self._channel)
         self._timeout = timeout
         # Metadata rather than call credentials, which grpcio refuses on a plaintext channel.
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
@@ -117,35 +121,115 @@ class Client:
         cancelled), when ``timeout`` seconds have passed in all (DeadlineExceededError; None waits forever), or
         on a non-transient error, raised as a SyncWorkerError.
         """
-        last, wait = since_revision, initial_backoff
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            # Every attempt gets what is left of the overall deadline, so reconnects cannot extend it.
-            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-            call = self._stub.StatusWatch(pb.StatusWatchRequest(since_revision=last), timeout=remaining, metadata=self._metadata)
-            try:
-                for response in call:
-                    status = response.status
-                    # The server filters by since_revision already; this guard keeps the promise regardless.
-                    if status.revision <= last:
+        last = since_revision
+
+        def start(remaining: Optional[float]) -> Any:
+            return self._stub.StatusWatch(pb.StatusWatchRequest(since_revision=last), timeout=remaining, metadata=self._metadata)
+
+        # closing: breaking off this generator closes the inner one, which cancels the stream.
+        with closing(_reconnecting(start, timeout, initial_backoff, max_backoff)) as responses:
+            for response in responses:
+                status = response.status
+                # The server filters by since_revision already; this guard keeps the promise regardless.
+                if status.revision <= last:
+                    continue
+                last = status.revision
+                yield status
+
+    def watch_fleet(
+        self,
+        rollout: str,
+        namespace: str = "",
+        cursors: Optional[MutableMapping[str, int]] = None,
+        full_status: bool = False,
+        *,
+        timeout: Optional[float] = None,
+        initial_backoff: float = 0.1,
+        max_backoff: float = 5.0,
+    ) -> Iterator[fleet_pb.FleetWatchResponse]:
+        """Follows ``rollout`` on the fleet's hub (service syncworker.v1.Fleet, ``syncworker fleet``; connect this
+        client to the hub's address): yields FleetWatchResponse events, forever.
+
+        On each connect the rollout's view, the member views the cursors do not cover, then ``synced`` (yielded after
+        every connect's burst), then one event per change. ``cursors`` maps each member to the last revision seen
+        (``MemberView.revision``); it is kept current in place, so a dict passed in always says where a later
+        ``watch_fleet`` resumes. A dropped stream is reopened (backing off from ``initial_backoff`` to
+        ``max_backoff`` seconds) with those cursors, so the server sends only what changed meanwhile. Nothing is
+        yielded twice in a row: a member view equal to the last one yielded for that member (its status aside, which
+        its revision stands for), or a rollout view equal to the last one, is skipped; a view at an unchanged
+        revision whose state changed (the hub found the member unavailable) is yielded. ``full_status`` also carries
+        each member's SyncWorkerStatus. Stop by breaking out of the loop, after ``timeout`` seconds in all
+        (DeadlineExceededError), or on a non-transient error (NotFoundError: no such rollout).
+        """
+        kept: MutableMapping[str, int] = {} if cursors is None else cursors
+        last_rollout: Optional[fleet_pb.RolloutView] = None
+        last_views: Dict[str, fleet_pb.MemberView] = {}
+
+        def start(remaining: Optional[float]) -> Any:
+            request = fleet_pb.FleetWatchRequest(
+                namespace=namespace,
+                rollout=rollout,
+                full_status=full_status,
+                cursors=[fleet_pb.MemberCursor(member=m, revision=r) for m, r in sorted(kept.items())],
+            )
+            return self._fleet.FleetWatch(request, timeout=remaining, metadata=self._metadata)
+
+        with closing(_reconnecting(start, timeout, initial_backoff, max_backoff)) as responses:
+            for response in responses:
+                event = response.WhichOneof("event")
+                if event == "rollout":
+                    if last_rollout is not None and last_rollout == response.rollout:
                         continue
-                    last, wait = status.revision, initial_backoff
-                    yield status
-                # A clean end means the server is shutting down: reconnect as after a drop.
-            except grpc.RpcError as err:
-                error = from_rpc_error(err)
-                if error.code not in TRANSIENT:
-                    raise error from err
-            finally:
-                call.cancel()
-            time.sleep(wait)
-            wait = min(wait * 2, max_backoff)
+                    last_rollout = fleet_pb.RolloutView()
+                    last_rollout.CopyFrom(response.rollout)
+                elif event == "member":
+                    view = fleet_pb.MemberView()
+                    view.CopyFrom(response.member)
+                    view.ClearField("status")
+                    if last_views.get(view.member) == view:
+                        continue
+                    last_views[view.member] = view
+                    # Lower than the cursor too: the member's state was wiped, and its revisions start again.
+                    kept[view.member] = view.revision
+                elif event != "synced":
+                    # An event of a newer contract this client does not know.
+                    continue
+                yield response
 
     def _unary(self, method, request, timeout: Optional[float]):  # type: ignore[no-untyped-def]
         try:
             return method(request, timeout=self._timeout if timeout is None else timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise from_rpc_error(err) from err
+
+
+def _reconnecting(
+    start: Callable[[Optional[float]], Any], timeout: Optional[float], initial_backoff: float, max_backoff: float
+) -> Iterator[Any]:
+    """The responses of a server stream that ``start(remaining)`` opens again after each drop, forever: after a
+    transient error or a clean end (the server shutting down) it waits, backing off from ``initial_backoff`` to
+    ``max_backoff`` seconds (back to the first once a message arrives), and calls ``start`` again, which builds the
+    request from what the caller has seen. Every attempt gets what is left of ``timeout`` (None: no deadline), so
+    reconnects cannot extend it. A non-transient error is raised as a SyncWorkerError; breaking off cancels the
+    stream."""
+    wait = initial_backoff
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        call = start(remaining)
+        try:
+            for response in call:
+                wait = initial_backoff
+                yield response
+            # A clean end means the server is shutting down: reconnect as after a drop.
+        except grpc.RpcError as err:
+            error = from_rpc_error(err)
+            if error.code not in TRANSIENT:
+                raise error from err
+        finally:
+            call.cancel()
+        time.sleep(wait)
+        wait = min(wait * 2, max_backoff)
 
 
 def is_complete(status: pb.SyncWorkerStatus, version: str = "") -> bool:

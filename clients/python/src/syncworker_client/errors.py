@@ -54,6 +54,10 @@ class FailedPreconditionError(SyncWorkerError):
     started applying; the ErrorInfo detail's ``reason`` says which."""
 
 
+class NotFoundError(SyncWorkerError):
+    """What the call names does not exist, e.g. the rollout of ``watch_fleet``."""
+
+
 class InternalError(SyncWorkerError):
     """The server failed; its message says how (never a stack trace)."""
 
@@ -67,6 +71,7 @@ _BY_CODE: Dict[grpc.StatusCode, Type[SyncWorkerError]] = {
     grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
     grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
     grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
+    grpc.StatusCode.NOT_FOUND: NotFoundError,
 }
 
 _DETAIL_TYPES = (error_details_pb2.BadRequest, error_details_pb2.ErrorInfo)
