@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { setMaxListeners } from "node:events";
 import { cp as copy, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { FleetClient, MemberState, isComplete, type FleetWatchResponse } from "@syncworker/client";
+import { FleetClient, MemberState, isComplete, type FleetWatchResponse, type MemberView, type RolloutView } from "@syncworker/client";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import {
   FLEET_API,
@@ -25,6 +25,7 @@ import {
 } from "../harness/fleet.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { runCli } from "../harness/cli.js";
+import { startTcpProxy } from "../harness/tcp-proxy.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 import { tierTests } from "../harness/tiers.js";
 
@@ -132,6 +133,41 @@ async function patchSpec(name: string, spec: Record<string, unknown>): Promise<v
   await kubectl(cp, "patch", "releaserollout", name, "-n", NAMESPACE, "--type=merge", "-p", JSON.stringify({ spec }));
 }
 
+/** The members not succeeded, with what holds each, for a failing assertion's message. */
+const unfinished = (status: RolloutStatusView): string =>
+  JSON.stringify((status.members ?? []).filter((m) => m.state !== "Succeeded").map((m) => [m.name, m.state, m.blocker]));
+
+/** A FleetWatch kept open in the background: the latest views, and each member's revisions in the order they came. */
+function followFleet(address: string, rollout: string) {
+  const client = new FleetClient(address);
+  const stop = new AbortController();
+  const state = { rollout: undefined as RolloutView | undefined, members: new Map<string, MemberView>(), revisions: new Map<string, number[]>() };
+  const running = (async () => {
+    try {
+      for await (const event of client.watchFleet({ rollout, signal: stop.signal, backoff: { initialMs: 100, maxMs: 1_000 } })) {
+        if (event.rollout) state.rollout = event.rollout;
+        if (event.member) {
+          state.members.set(event.member.member, event.member);
+          state.revisions.set(event.member.member, [...(state.revisions.get(event.member.member) ?? []), event.member.revision]);
+        }
+      }
+    } catch (err) {
+      if (!stop.signal.aborted) throw err;
+    }
+  })();
+  return {
+    async until(done: (s: typeof state) => boolean, timeoutMs = 60_000): Promise<typeof state> {
+      const deadline = Date.now() + timeoutMs;
+      while (!done(state) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      stop.abort();
+      await running;
+      client.close();
+      assert.ok(done(state), `the watch got there: ${JSON.stringify(state.rollout)}`);
+      return state;
+    },
+  };
+}
+
 const stageOf = (status: RolloutStatusView): Map<string, string> => new Map((status.members ?? []).map((m) => [m.name, m.stage]));
 
 /** The members' own reports: each member went through at most one new generation since `sampler` began, the one in the rollout's status. */
@@ -160,9 +196,29 @@ test(
     await createRollout("to-1-1-0", "1.1.0", {
       stages: [{ name: "canary", count: 1, soak: "2s" }, { name: "wave", percent: 25 }, { name: "rest" }],
     });
+    // FleetWatch through a proxy that drops the connection twice during the rollout: it resumes from its cursors.
+    await waitForRollout(cp, NAMESPACE, "to-1-1-0", (s) => s.phase !== undefined, 60_000);
+    const proxy = await startTcpProxy(hubs[1]?.address ?? "");
+    const watcher = followFleet(proxy.address, "to-1-1-0");
+    await waitForRollout(cp, NAMESPACE, "to-1-1-0", (s) => (s.counts?.["succeeded"] ?? 0) >= 3, 5 * 60_000);
+    proxy.cut();
+    await waitForRollout(cp, NAMESPACE, "to-1-1-0", (s) => (s.counts?.["succeeded"] ?? 0) >= 10, 5 * 60_000);
+    proxy.cut();
     const status = await waitForRollout(cp, NAMESPACE, "to-1-1-0", (s) => DONE.includes(s.phase ?? ""), 12 * 60_000);
     await sampler.stop();
-    assert.equal(status.phase, "Completed", JSON.stringify(status.conditions));
+    const watched = await watcher.until(
+      (w) => w.rollout?.phase === "Completed" && [...w.members.values()].every((m) => m.state === MemberState.MEMBER_STATE_SUCCEEDED),
+    );
+    await proxy.close();
+    assert.ok(proxy.accepted() >= 3, `the watch reconnected after each cut (${proxy.accepted()} connections)`);
+    assert.equal(watched.members.size, MEMBERS);
+    for (const [name, revisions] of watched.revisions)
+      assert.deepEqual(
+        revisions,
+        [...revisions].sort((a, b) => a - b),
+        `${name}'s views came in revision order across the drops`,
+      );
+    assert.equal(status.phase, "Completed", unfinished(status));
     const wave = Math.ceil(MEMBERS / 4);
     assert.equal(status.stageSummary, `canary 1/1 · wave ${wave}/${wave} · rest ${MEMBERS - 1 - wave}/${MEMBERS - 1 - wave}`);
     assert.ok(sampler.maxUpdating <= 3, `the members reported ${sampler.maxUpdating} updating at once`);
@@ -298,7 +354,7 @@ test(
     hubs.push(await startHub(cp, NAMESPACE, ["--leader-elect"]));
     const status = await waitForRollout(cp, NAMESPACE, "to-1-1-4", (s) => DONE.includes(s.phase ?? ""), 8 * 60_000);
     await sampler.stop();
-    assert.equal(status.phase, "Completed", JSON.stringify(status.conditions));
+    assert.equal(status.phase, "Completed", unfinished(status));
     assertOneGenerationEach(sampler, status, before);
   },
 );
@@ -317,7 +373,7 @@ test("a member down for a minute is counted unavailable, its stage waits, and it
   const waiting = await rolloutStatus(cp, NAMESPACE, "to-1-1-5");
   assert.equal(record(waiting)?.state, "Unavailable", "within the grace period it is unavailable, not failed");
   assert.equal(waiting.stages?.find((s) => s.name === "last")?.completedAt, undefined, "its stage waits");
-  assert.equal(waiting.phase, "Progressing");
+  assert.equal(waiting.phase, "Progressing", unfinished(waiting));
   members[last] = await startServer([
     "--state-dir",
     stateDirs[last] ?? "",
@@ -331,7 +387,7 @@ test("a member down for a minute is counted unavailable, its stage waits, and it
   const status = await waitForRollout(cp, NAMESPACE, "to-1-1-5", (s) => DONE.includes(s.phase ?? ""), 5 * 60_000);
   assert.equal(status.phase, "Completed");
   assert.equal(record(status)?.state, "Succeeded");
-  assert.equal((await members[last]!.client.getStatus()).actual?.version, "1.1.5");
+  assert.equal((await members[last].client.getStatus()).actual?.version, "1.1.5");
 });
 
 test("cancel: nobody starts after it, and members not started keep their release", { timeout: 10 * 60_000 }, async () => {

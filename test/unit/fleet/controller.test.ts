@@ -124,10 +124,15 @@ test("a new leader on the written status sends the same generation again, never 
   const hub = new MemoryHub(["a"]);
   const members = new Members(hub.log);
   // The first leader wrote its plan and lost the lease before its Update reached the member.
-  await lead(
-    controller(hub, { ...members, observation: members.observation.bind(members), preview: async () => new Promise(() => undefined) } as MemberPort),
-    () => hub.log.some((l) => l.includes("a:Starting@5")),
-  );
+  const stalled: MemberPort = {
+    observation: (ns, name) => members.observation(ns, name),
+    preview: () => new Promise(() => undefined),
+    update: (ns, name, update) => members.update(ns, name, update),
+    pause: async () => undefined,
+    resume: async () => undefined,
+    cancel: async () => undefined,
+  };
+  await lead(controller(hub, stalled), () => hub.log.some((l) => l.includes("a:Starting@5")));
   assert.equal(members.updates.length, 0);
   members.generation.set("a", 4);
   await lead(controller(hub, members), () => members.updates.length === 1);
