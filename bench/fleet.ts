@@ -4,11 +4,14 @@
 // with no MemberCluster (the baseline), then with the members registered and watched, then during one rollout of a
 // canary of 1 and the rest at once (maxConcurrent 100%): the time from the second stage's start, as the status
 // records it, to each member's own first snapshot at the new generation.
+import { setMaxListeners } from "node:events";
 import { readFile } from "node:fs/promises";
 import { startControlPlane } from "../test/harness/control-plane.js";
 import { FLEET_API, MemberSampler, demoAt, installFleet, memberName, registerMembers, startHub, tempDir, waitForRollout } from "../test/harness/fleet.js";
 import { startServer, type ServerProcess } from "../test/harness/server.js";
 
+// Every sampled member listens on the sampler's one signal; 50 of them are expected.
+setMaxListeners(200);
 const SIZES = (process.env["BENCH_FLEET_SIZES"] ?? "20,50").split(",").map(Number);
 const TICKS_PER_SECOND = 100;
 

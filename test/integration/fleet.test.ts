@@ -252,6 +252,14 @@ test(
     assert.equal(views.length, MEMBERS);
     assert.ok(views.every((v) => v.state === MemberState.MEMBER_STATE_SUCCEEDED && v.version === "1.1.0"));
 
+    // The leader's metrics: the rollout's members by state, its leadership, its calls to members.
+    const leader = await leaderHub();
+    const metrics = await (await fetch(`http://${leader.adminAddress}/metrics`)).text();
+    assert.match(metrics, new RegExp(`syncworker_fleet_members\\{rollout="${NAMESPACE}/to-1-1-0",state="succeeded"\\} ${MEMBERS}\\b`));
+    assert.match(metrics, /^syncworker_fleet_leader 1$/m);
+    assert.match(metrics, /syncworker_fleet_member_calls_total\{call="start",outcome="ok"\} \d+/);
+    assert.match(metrics, /syncworker_fleet_reconcile_seconds_count\{result="written"\} \d+/);
+
     // The CLI, as a script calls it: JSON lines, exit 0 once the rollout completed.
     const cli = await runCli(["watch", "--fleet", "to-1-1-0", "--address", hubs[0]?.address ?? "", "--until-complete"]);
     assert.equal(cli.code, 0, cli.stderr);
