@@ -165,3 +165,15 @@ test("a plan that changed between preview and Update is previewed again; changin
   assert.equal(b?.state, "Blocked");
   assert.match(b?.blocker ?? "", /PlanChanged: the plan changed between preview and Update 3 times/);
 });
+
+test("a member whose previewed plan exceeds the rollout's blast-radius limits is Blocked without an Update", async () => {
+  const hub = new MemoryHub(["a"]);
+  hub.rolloutObject = { ...hub.rolloutObject, spec: { ...SPEC, memberControls: { limits: { maxDeletions: 0 } } } };
+  const members = new Members(hub.log);
+  const preview = members.preview.bind(members);
+  members.preview = async (ns, name, image) => ({ ...(await preview(ns, name, image)), limitViolations: ["3 deletions, more than --max-deletions 0"] });
+  await lead(controller(hub, members), () => hub.rolloutObject.status?.members[0]?.state === "Blocked");
+  assert.deepEqual(members.updates, []);
+  assert.match(hub.rolloutObject.status?.members[0]?.blocker ?? "", /^BlastRadiusExceeded: 3 deletions/);
+  assert.equal(hub.rolloutObject.status?.phase, "Halted", "a blocked member spends the budget of 0");
+});
