@@ -1,17 +1,20 @@
 // deploy/fleet/ as `kubectl apply -k deploy/fleet/` hands it to a hub: kustomize renders it beside the service's
 // deploy/, the harness's real kube-apiserver installs its CRDs and accepts every object under server-side dry-run
 // with strict field validation, the examples apply, the CRDs' CEL rules refuse what they say they refuse (each
-// refusal names the rule's message), and `kubectl get` prints a rollout's printer columns.
+// refusal names the rule's message), and `kubectl get` prints a rollout's printer columns. Applied for real, the
+// Deployment's own command line runs as its ServiceAccount with no rights but deploy/fleet's RBAC: it leads, writes a
+// rollout's status, and answers FleetWatch only to a token whose user may watch the rollouts.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { parse, parseAllDocuments } from "yaml";
+import { Code, FleetClient, SyncWorkerError, type FleetWatchResponse } from "@syncworker/client";
 import { kubectlBinary, startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import type { LiveObject, RestResponse } from "../harness/kube-rest.js";
-import { REPO_ROOT } from "../harness/server.js";
+import { REPO_ROOT, superviseServer, SYNCWORKER, type ServerProcess } from "../harness/server.js";
 import { tierTests } from "../harness/tiers.js";
 
 const { after, before, test } = tierTests("kube");
@@ -25,7 +28,7 @@ type Container = {
   name: string;
   image: string;
   args: string[];
-  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>;
   ports: Array<{ name: string; containerPort: number }>;
   readinessProbe: { httpGet: unknown };
   livenessProbe: { httpGet: unknown };
@@ -43,6 +46,8 @@ let objects: DeployObject[] = [];
 let service: DeployObject[] = [];
 /** The service's namespace (deploy/namespace.yaml), where the fleet controller runs too. */
 let namespace = "";
+/** `syncworker fleet` started with the Deployment's arguments. */
+let hub: ServerProcess | undefined;
 
 const render = async (dir: string): Promise<DeployObject[]> => {
   const { stdout } = await run(await kubectlBinary(), ["kustomize", dir], { maxBuffer: 16 << 20 });
@@ -58,6 +63,7 @@ before(
   { timeout: 90 * 60_000 },
 );
 after(async () => {
+  await hub?.stop();
   await cp?.stop();
 });
 
@@ -109,6 +115,7 @@ test("kustomize renders the controller beside the service: its namespace, its ow
   assert.deepEqual(objects.map((o) => o.kind).sort(), [
     "ClusterRole",
     "ClusterRoleBinding",
+    "ClusterRoleBinding",
     "CustomResourceDefinition",
     "CustomResourceDefinition",
     "Deployment",
@@ -147,6 +154,7 @@ test("kustomize renders the controller beside the service: its namespace, its ow
     "--namespace=$(POD_NAMESPACE)",
     "--listen=0.0.0.0:50052",
     "--admin-listen=0.0.0.0:8081",
+    "--authn=kube",
   ]);
   assert.deepEqual(
     container.env?.map((e) => [e.name, e.valueFrom]),
@@ -196,7 +204,7 @@ test("kustomize renders the controller beside the service: its namespace, its ow
   );
 });
 
-test("the RBAC grants the controller its resources everywhere, and Secrets, its Lease and events in its namespace only", () => {
+test("the RBAC grants the controller its resources everywhere, token and access reviews, and reading Secrets and its Lease in its namespace only", () => {
   type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
   const rulesOf = (kind: string): Rule[] => find(kind)["rules"] as Rule[];
   assert.deepEqual(rulesOf("ClusterRole"), [
@@ -204,11 +212,19 @@ test("the RBAC grants the controller its resources everywhere, and Secrets, its 
     { apiGroups: ["fleet.syncworker.io"], resources: ["memberclusters/status", "releaserollouts/status"], verbs: ["get", "update", "patch"] },
   ]);
   assert.deepEqual(rulesOf("Role"), [
-    { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+    { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["syncworker-fleet-leader"], verbs: ["get", "update"] },
-    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   ]);
+  // --authn kube's TokenReview and SubjectAccessReview: the built-in role that grants them, bound to the controller.
+  assert.deepEqual(
+    objects.filter((o) => o.kind === "ClusterRoleBinding").map((o) => o["roleRef"]),
+    [
+      { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: find("ClusterRole").metadata.name },
+      { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:auth-delegator" },
+    ],
+  );
+  assert.ok(deploymentOf(objects).template.spec.containers[0]!.args.includes("--authn=kube"));
   const lease = deploymentOf(objects)
     .template.spec.containers[0]!.args.find((a) => a.startsWith("--lease-name="))
     ?.split("=")[1];
@@ -504,3 +520,177 @@ test("kubectl get prints the printer columns, the stage summary from the status 
   const bad = await cp.api.request("PATCH", path, { status: { phase: "Done" } }, "application/merge-patch+json");
   assert.equal(bad.status, 422, JSON.stringify(bad.body));
 });
+
+/** A token of a ServiceAccount of the fleet's namespace, as the kubelet mounts one into a pod (the TokenRequest API). */
+async function tokenOf(account: string): Promise<string> {
+  const request = (await cp.api.must("POST", `/api/v1/namespaces/${namespace}/serviceaccounts/${account}/token`, {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec: { expirationSeconds: 3600 },
+  })) as { status: { token: string } };
+  return request.status.token;
+}
+
+/** A FleetWatch caller: a ServiceAccount of the fleet's namespace bound to a Role with `rules` there; its token. */
+async function caller(name: string, rules: Array<Record<string, unknown>>): Promise<string> {
+  const rbac = "rbac.authorization.k8s.io/v1";
+  await cp.api.apply({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } }, "fleet-deploy-test");
+  await cp.api.apply({ apiVersion: rbac, kind: "Role", metadata: { name, namespace }, rules } as never, "fleet-deploy-test");
+  await cp.api.apply(
+    {
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: { name, namespace },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+      subjects: [{ kind: "ServiceAccount", name, namespace }],
+    } as never,
+    "fleet-deploy-test",
+  );
+  return tokenOf(name);
+}
+
+/**
+ * The events of one FleetWatch up to its first `synced`, or the error that ended it; a transient one too (the hub
+ * could not check the token: its own RBAC is short), which the client would otherwise retry until the deadline.
+ */
+async function watchOnce(address: string, rollout: string, token?: string): Promise<FleetWatchResponse[] | SyncWorkerError> {
+  const fleet = new FleetClient(address, token === undefined ? {} : { token });
+  const seen: FleetWatchResponse[] = [];
+  try {
+    for await (const event of fleet.watchFleet({
+      rollout,
+      signal: AbortSignal.timeout(30_000),
+      onRetry: (err) => {
+        throw err;
+      },
+    })) {
+      seen.push(event);
+      if (event.synced) return seen;
+    }
+    return seen;
+  } catch (err) {
+    if (err instanceof SyncWorkerError) return err;
+    throw err;
+  } finally {
+    fleet.close();
+  }
+}
+
+test(
+  "applied for real, the Deployment's command line runs as its ServiceAccount: it leads, writes a rollout's status, and lets only callers allowed to watch rollouts watch one",
+  { timeout: 10 * 60_000 },
+  async () => {
+    await install();
+    for (const obj of objects) await apply(obj, false);
+    const account = find("ServiceAccount").metadata.name;
+    const kubeconfig = await cp.kubeconfigFor(account, await tokenOf(account));
+
+    // The container's arguments as the kubelet hands them over: $(VAR) expanded from the container's env, whose values
+    // come from the downward API. Only the kubeconfig (in-cluster there) and the ports (0: any free one) differ.
+    const container = deploymentOf(objects).template.spec.containers[0]!;
+    const pod = "syncworker-fleet-6f7c9d8b5-x2k4q";
+    const fields: Record<string, string> = { "metadata.name": pod, "metadata.namespace": namespace };
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? fields[e.valueFrom?.fieldRef?.fieldPath ?? ""] ?? ""]));
+    const [command, ...flags] = container.args.map((a) =>
+      a.replace(/\$\((\w+)\)/g, (whole, name: string) => env[name] ?? whole).replace(/^(--[a-z-]*listen=.*):\d+$/, "$1:0"),
+    );
+    assert.equal(command, "fleet");
+    assert.ok(!flags.some((f) => f.startsWith("--kubeconfig")), "in-cluster by default");
+    assert.ok(flags.includes(`--namespace=${namespace}`) && flags.includes("--authn=kube") && flags.includes("--leader-elect"), flags.join(" "));
+    const child = spawn(process.execPath, [...SYNCWORKER, command, "--kubeconfig", kubeconfig, ...flags], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, LOG_LEVEL: "info", ...env },
+    });
+    hub = await superviseServer(child, false);
+    assert.match(hub.stdout(), new RegExp(`^fleet controller in namespace ${namespace}$`, "m"));
+    const local = (address: string): string => address.replace(/^0\.0\.0\.0:/, "127.0.0.1:");
+    const [address, admin] = [local(hub.address), local(hub.adminAddress)];
+
+    // The RBAC lets it take the Lease: it leads, and the Lease names its pod.
+    const readyz = async (): Promise<string> => (await (await fetch(`http://${admin}/readyz`)).text()).replace(/, version \S+$/, "");
+    for (let i = 0; (await readyz()) !== "ok: leader"; i++) {
+      assert.ok(i < 150, `it leads within 30 s: ${await readyz()}\n${hub.stderr().slice(-3_000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const lease = await cp.api.get("coordination.k8s.io/v1", "Lease", namespace, "syncworker-fleet-leader");
+    assert.equal((lease?.["spec"] as { holderIdentity: string }).holderIdentity, pod);
+
+    // A member nobody listens for, whose token the controller reads from a Secret (GET, all the Role grants), and a
+    // rollout of it: the controller writes the rollout's status through releaserollouts/status.
+    await cp.api.apply(
+      { apiVersion: "v1", kind: "Secret", metadata: { name: "nowhere-token", namespace }, stringData: { token: "not-a-real-token" } } as never,
+      "fleet-deploy-test",
+    );
+    await cp.api.apply(
+      {
+        apiVersion: GROUP_VERSION,
+        kind: "MemberCluster",
+        metadata: { name: "nowhere", namespace, labels: { env: "deploy-test" } },
+        spec: { address: "127.0.0.1:1", tokenSecretRef: { name: "nowhere-token" } },
+      } as never,
+      "fleet-deploy-test",
+    );
+    await cp.api.apply(
+      {
+        ...rollout("to-nowhere", { memberSelector: { matchLabels: { env: "deploy-test" } }, strategy: { stages: [{ name: "all" }] } }),
+        metadata: { name: "to-nowhere", namespace },
+      } as never,
+      "fleet-deploy-test",
+    );
+    type Status = {
+      observedGeneration?: number;
+      counts?: Record<string, number>;
+      members?: Array<{ name: string; stage: string; state: string; blocker?: string }>;
+    };
+    let status: Status = {};
+    for (let i = 0; status.observedGeneration === undefined || !status.members?.length; i++) {
+      assert.ok(i < 300, `the controller writes the rollout's status within 60 s: ${JSON.stringify(status)}\n${hub.stderr().slice(-3_000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await cp.api.get(GROUP_VERSION, "ReleaseRollout", namespace, "to-nowhere"))?.["status"] ?? {};
+    }
+    assert.equal(status.observedGeneration, 1);
+    assert.equal(status.members?.length, 1);
+    const [member] = status.members ?? [];
+    assert.equal(member?.name, "nowhere");
+    assert.equal(member?.stage, "all");
+    assert.equal(member?.state, "Pending");
+    assert.equal(status.counts?.["pending"], 1);
+    // The release is pinned by a preview on a reachable member, and until it is the planner gives a Pending member no
+    // blocker (src/fleet/planner.ts sets "unreachable since …" / "not seen yet" only once pinned): a reason, if any,
+    // names the unreachable member.
+    if (member?.blocker) assert.match(member.blocker, /unreachable|not seen/);
+    // Its connection is made once the token Secret is read: the member found unreachable shows that read was allowed.
+    for (let i = 0; !/member \S+\/nowhere at 127\.0\.0\.1:1 unreachable/.test(hub.stderr()); i++) {
+      assert.ok(i < 150, `the controller reaches for the member within 30 s (its token Secret read):\n${hub.stderr().slice(-3_000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    // FleetWatch: no token is no one; a token whose user may not watch rollouts is refused naming what it needs; one
+    // whose user may watch them gets the rollout, its member, then synced.
+    const anonymous = await watchOnce(address, "to-nowhere");
+    assert.ok(anonymous instanceof SyncWorkerError, `refused: ${JSON.stringify(anonymous)}`);
+    assert.equal(anonymous.code, Code.Unauthenticated, anonymous.message);
+
+    const reader = await watchOnce(address, "to-nowhere", await caller("configmap-reader", [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }]));
+    assert.ok(reader instanceof SyncWorkerError, `refused: ${JSON.stringify(reader)}`);
+    assert.equal(reader.code, Code.PermissionDenied, reader.message);
+    assert.match(reader.message, /"watch"/);
+    assert.match(reader.message, /releaserollouts/);
+    assert.ok(reader.message.includes(`"system:serviceaccount:${namespace}:configmap-reader"`), reader.message);
+    assert.ok(reader.message.includes(`in namespace "${namespace}"`), reader.message);
+
+    const watcher = await caller("rollout-watcher", [{ apiGroups: ["fleet.syncworker.io"], resources: ["releaserollouts"], verbs: ["watch"] }]);
+    const seen = await watchOnce(address, "to-nowhere", watcher);
+    assert.ok(Array.isArray(seen), `allowed: ${seen instanceof Error ? `${seen.code} ${seen.message}` : ""}`);
+    assert.equal(seen[0]?.rollout?.name, "to-nowhere");
+    assert.equal(seen[0]?.rollout?.observedGeneration, 1);
+    assert.deepEqual(
+      seen.slice(1, -1).map((e) => e.member?.member),
+      ["nowhere"],
+    );
+    assert.ok(seen.at(-1)?.synced, "then synced");
+
+    // A refusal the controller survives (a Secret, a watch or a status write refused) is only logged: none may occur.
+    assert.doesNotMatch(hub.stderr(), /forbidden/i, "no request was refused");
+  },
+);
