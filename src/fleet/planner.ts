@@ -175,25 +175,30 @@ export function planRollout(input: PlanInput): PlanOutput {
         1,
       );
       let busy = records.filter((r) => BUSY.has(r.state)).length;
+      // The stage's members that cannot be called say why, whether or not a slot is free; gone past the grace
+      // period, they fail.
+      const callable = (r: MemberRecord): MemberSnapshot | undefined => {
+        const observation = input.observed.get(r.name);
+        return observation?.unreachableSince ? undefined : observation?.snapshot;
+      };
+      for (const [i, r] of records.entries()) {
+        if (r.stage !== stage.name || r.state !== "Pending" || callable(r)) continue;
+        const since = input.observed.get(r.name)?.unreachableSince;
+        records[i] =
+          since && unreachableTooLong(since)
+            ? { ...r, state: "Failed", blocker: `unreachable since ${since.toISOString()}, past the grace period` }
+            : { ...r, blocker: since ? `unreachable since ${since.toISOString()}` : "not seen yet" };
+      }
       if (!pinnedImage) {
-        const first = members.find((r) => r.state === "Pending" && input.observed.get(r.name)?.snapshot && !input.observed.get(r.name)?.unreachableSince);
+        const first = records.find((r) => r.stage === stage.name && r.state === "Pending" && callable(r));
         if (first && input.inFlight.size === 0) actions.push({ kind: "pin", member: first.name, image: spec.release.image });
       } else {
         for (const [i, r] of records.entries()) {
           if (busy >= limit) break;
           if (r.stage !== stage.name || r.state !== "Pending" || input.inFlight.has(r.name)) continue;
-          const observation = input.observed.get(r.name);
-          if (!observation?.snapshot || observation.unreachableSince) {
-            if (observation?.unreachableSince && unreachableTooLong(observation.unreachableSince))
-              records[i] = { ...r, state: "Failed", blocker: `unreachable since ${observation.unreachableSince.toISOString()}, past the grace period` };
-            else
-              records[i] = {
-                ...r,
-                blocker: observation?.unreachableSince ? `unreachable since ${observation.unreachableSince.toISOString()}` : "not seen yet",
-              };
-            continue;
-          }
-          const generation = observation.snapshot.generation + 1;
+          const snapshot = callable(r);
+          if (!snapshot) continue;
+          const generation = snapshot.generation + 1;
           records[i] = { ...r, state: "Starting", generation, dispatchedAt: now.toISOString(), blocker: "" };
           actions.push({ kind: "start", member: r.name, generation, image: pinnedImage });
           startedAt ??= now.toISOString();

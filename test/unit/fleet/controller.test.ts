@@ -8,6 +8,7 @@ import {
   type MemberObservation,
   type MemberPort,
   type MemberUpdate,
+  type PreviewOutcome,
   type RolloutObject,
   type RolloutStatus,
 } from "../../../src/fleet/index.js";
@@ -63,7 +64,7 @@ class Members implements MemberPort {
     const generation = this.generation.get(name) ?? 4;
     return { snapshot: { revision: generation, generation, image: "old", version: "1.0.0", done: 0, total: 10, complete: false } };
   }
-  async preview(_: string, name: string, image: string) {
+  async preview(_: string, name: string, image: string): Promise<PreviewOutcome> {
     this.log.push(`preview ${name}`);
     const digests = this.digests.get(name) ?? ["d1"];
     const planDigest = digests.length > 1 ? (digests.shift() ?? "") : (digests[0] ?? "");

@@ -302,3 +302,16 @@ test("a stage with pauseBefore waits for its approval", () => {
   sim.run();
   assert.equal(sim.status?.phase, "Completed");
 });
+
+test("members no one can reach say so before the release is pinned, and fail past the grace period", () => {
+  const sim = new Sim(
+    fleet(2, () => ({ down: true })),
+    spec({}, { unavailableGracePeriod: "1m", maxFailures: 2, stages: [{ name: "all" }] }),
+  );
+  sim.tick();
+  assert.equal(sim.status?.pinnedImage, undefined);
+  assert.ok(sim.status?.members.every((m) => m.state === "Pending" && m.blocker?.startsWith("unreachable since")));
+  sim.run();
+  assert.ok(sim.status?.members.every((m) => m.state === "Failed" && /past the grace period/.test(m.blocker ?? "")));
+  assert.equal(sim.status?.phase, "Completed");
+});
