@@ -1,5 +1,5 @@
 import { Code, isComplete, isTransient, SyncWorkerClient, SyncWorkerError, type SyncWorkerStatus, type TlsOptions } from "@syncworker/client";
-import { UPDATE_EFFECTS, asError, type Clock, type Logger, type UpdateEffect } from "../core/index.js";
+import { INSTALL_WAIT_REASONS, UPDATE_EFFECTS, asError, type Clock, type Logger, type UpdateEffect } from "../core/index.js";
 import {
   MemberCallError,
   durationMs,
@@ -194,9 +194,11 @@ const EFFECTS: readonly UpdateEffect[] = ["", "Report", "None", "FailAfterInterv
 
 /** What the fleet keeps of a member's status. */
 export function snapshotOf(status: SyncWorkerStatus): MemberSnapshot {
-  const waiting = status.maintenance?.reason || status.components.find((c) => c.waitReason)?.waitReason;
+  // An install's operators not up yet is its wait, not a failure (see INSTALL_WAIT_REASONS).
+  const installWait = status.initial && status.failure !== undefined && INSTALL_WAIT_REASONS.has(status.failure.reason);
+  const waiting = status.maintenance?.reason || (installWait ? status.failure?.message : undefined) || status.components.find((c) => c.waitReason)?.waitReason;
   const component = status.components.find((c) => c.waitReason)?.component;
-  const failure = status.failure;
+  const failure = installWait ? undefined : status.failure;
   const refusal = status.loadPayloadStatus?.failure;
   const remaining = status.timing?.estimatedRemaining;
   return {
@@ -210,7 +212,7 @@ export function snapshotOf(status: SyncWorkerStatus): MemberSnapshot {
     ...(failure ? { failure: { reason: failure.reason, message: failure.message, effect: EFFECTS[failure.effect] ?? UPDATE_EFFECTS[4] } } : {}),
     ...(refusal ? { refusal: { reason: refusal.reason, message: refusal.message } } : {}),
     ...(status.pause?.paused ? { paused: `paused by ${status.pause.pausedBy}${status.pause.reason ? `: ${status.pause.reason}` : ""}` } : {}),
-    ...(waiting ? { waiting: status.maintenance?.reason ? waiting : `${component}: ${waiting}` } : {}),
+    ...(waiting ? { waiting: status.maintenance?.reason || installWait ? waiting : `${component}: ${waiting}` } : {}),
     ...(remaining ? { estimateSeconds: Math.round(remaining.seconds) } : {}),
   };
 }

@@ -5,15 +5,19 @@
  * although the install is healthy. The CLI says what it is instead: a wait for the operators to become available.
  */
 import type { SyncWorkerStatus } from "@syncworker/client";
+import { INSTALL_WAIT_REASONS } from "../core/index.js";
 import { listText, progressCounts } from "../status/index.js";
-
-/** Readiness reasons that, during an install, mean operators are still coming up. */
-const COMING_UP: ReadonlySet<string> = new Set(["ClusterOperatorNotAvailable", "ClusterOperatorsNotAvailable"]);
 
 /** True when the snapshot is an install whose only trouble is operators not available yet. */
 export function isInstallWait(status: SyncWorkerStatus): boolean {
   const load = status.loadPayloadStatus;
-  return status.initial && status.failure !== undefined && COMING_UP.has(status.failure.reason) && load?.step === "PayloadLoaded" && load.failure === undefined;
+  return (
+    status.initial &&
+    status.failure !== undefined &&
+    INSTALL_WAIT_REASONS.has(status.failure.reason) &&
+    load?.step === "PayloadLoaded" &&
+    load.failure === undefined
+  );
 }
 
 /** The snapshot in one line, for people: {@link isInstallWait} reads as the wait it is, anything else as the message. */

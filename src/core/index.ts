@@ -3,7 +3,7 @@
  * folder may import it without a cycle.
  */
 export { asError, brandError } from "./errors.js";
-export { UPDATE_EFFECTS, UpdateError, type TaskLike, type UpdateEffect, type UpdateErrorInit } from "./update-error.js";
+export { INSTALL_WAIT_REASONS, UPDATE_EFFECTS, UpdateError, type TaskLike, type UpdateEffect, type UpdateErrorInit } from "./update-error.js";
 export {
   NO_EVENTS,
   NO_LOG,

@@ -60,3 +60,9 @@ export class UpdateError extends Error {
     return this.message;
   }
 }
+
+/**
+ * Reasons an install reports while operators have not come up yet. Upstream's Initializing mode reports them as a
+ * failed pass; for whoever reads the status they are the install's wait, not a failure.
+ */
+export const INSTALL_WAIT_REASONS: ReadonlySet<string> = new Set(["ClusterOperatorNotAvailable", "ClusterOperatorsNotAvailable"]);

@@ -5,7 +5,7 @@
  * same two snapshots always give the same events. The first snapshot a process sees gives one `status` event with
  * the current state, so a consumer that missed anything (a restart, a long outage) can resynchronise.
  */
-import { UpdateError } from "../core/index.js";
+import { INSTALL_WAIT_REASONS, UpdateError } from "../core/index.js";
 import type { ServiceStatus } from "../status/index.js";
 
 /** The kinds of event, each a CloudEvent type `io.syncworker.<kind>.v1`. */
@@ -71,9 +71,6 @@ function applying(s: ServiceStatus): string | undefined {
   return `${entry.image}@${entry.startedTime.getTime()}`;
 }
 
-/** An install reports operators that are not up yet as failing (as the CVO does); that is the install's wait, not a failure. */
-const INSTALL_WAITS: ReadonlySet<string> = new Set(["ClusterOperatorNotAvailable", "ClusterOperatorsNotAvailable"]);
-
 /**
  * The events between `previous` (undefined: the first snapshot this process sees) and `next`, and what to remember
  * for the next call.
@@ -129,7 +126,7 @@ export function deriveEvents(
 
   const failure = failing(next);
   const failureBefore = failing(previous);
-  const installWait = w.initial && failure !== undefined && INSTALL_WAITS.has(failure.reason);
+  const installWait = w.initial && failure !== undefined && INSTALL_WAIT_REASONS.has(failure.reason);
   if (failure && !installWait && (failure.reason !== failureBefore?.reason || failure.message !== failureBefore.message)) {
     events.push(event("update.failed", { reason: failure.reason, message: failure.message }));
   }
