@@ -14,15 +14,7 @@ import { createEmbeddedCluster, type EmbeddedCluster } from "./cluster/embedded/
 import { ClusterPlanner } from "./cluster/planner.js";
 import { preconditionCluster } from "./cluster/preconditions.js";
 import { compileHealthRules, type HealthRules } from "./readiness/index.js";
-import {
-  bindListener,
-  PACKAGE_VERSION,
-  TUNING,
-  ValueError,
-  replicaIdentity,
-  type CompiledServeOptions,
-  type EventOptions,
-} from "./config/index.js";
+import { bindListener, PACKAGE_VERSION, TUNING, ValueError, replicaIdentity, type CompiledServeOptions, type EventOptions } from "./config/index.js";
 import { EventPublisher, EventSink } from "./events/index.js";
 import { gvkOf } from "./payload/index.js";
 import { DirectoryRetriever, ImageRetriever, nodePayloadFs, RegistryClient, RegistryRetriever, ThreadedPayloadLoader } from "./retrieval/index.js";

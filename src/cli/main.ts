@@ -129,22 +129,28 @@ function limitsOf(o: LimitFlags): BlastRadiusLimits | undefined {
 
 async function serve(options: ServeOptions): Promise<void> {
   const service = await startService(compileServeOptions(options, Math.random, defaultStateDir()));
-  await untilSignalled(() => service.stop(), [
-    `listening on ${service.address}`,
-    ...(service.adminAddress ? [`admin on ${service.adminAddress}`] : []),
-    ...(service.metricsAddress ? [`metrics on http://${service.metricsAddress}/metrics`] : []),
-  ]);
+  await untilSignalled(
+    () => service.stop(),
+    [
+      `listening on ${service.address}`,
+      ...(service.adminAddress ? [`admin on ${service.adminAddress}`] : []),
+      ...(service.metricsAddress ? [`metrics on http://${service.metricsAddress}/metrics`] : []),
+    ],
+  );
 }
 
 async function fleet(flags: FleetFlags): Promise<void> {
   const options = compileFleetOptions(flags);
   const { startFleet } = await import("../fleet-main.js");
   const running = await startFleet(options);
-  await untilSignalled(() => running.stop(), [
-    `fleet controller in namespace ${options.namespace}`,
-    `listening on ${running.address}`,
-    ...(running.adminAddress ? [`admin on ${running.adminAddress}`] : []),
-  ]);
+  await untilSignalled(
+    () => running.stop(),
+    [
+      `fleet controller in namespace ${options.namespace}`,
+      `listening on ${running.address}`,
+      ...(running.adminAddress ? [`admin on ${running.adminAddress}`] : []),
+    ],
+  );
 }
 
 /** Prints `lines` and runs until SIGTERM or SIGINT, then `stop`; a stop that fails (state not saved) fails the exit code. */

@@ -110,7 +110,7 @@ export interface RolloutStatusView {
 
 export async function rolloutStatus(cp: ControlPlane, namespace: string, name: string): Promise<RolloutStatusView> {
   const obj = await cp.api.get(FLEET_API, "ReleaseRollout", namespace, name);
-  return (obj?.["status"] ?? {});
+  return obj?.["status"] ?? {};
 }
 
 export async function waitForRollout(
