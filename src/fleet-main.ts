@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { Registry } from "prom-client";
 import { CachedTokenAuthority, KubeTokenAuthority, serverCredentials, StaticTokens, type AccessControlOptions, type TokenAuthority } from "./api/index.js";
 import { MemberConnections, type MemberEndpoint } from "./api/fleet-members.js";
+import { fleetPageRoutes } from "./api/fleet-page.js";
 import { FleetApiServer } from "./api/fleet-server.js";
 import type { FleetSource } from "./api/fleet-views.js";
 import { KubeFleetHub } from "./cluster/kube/fleet-hub.js";
@@ -57,8 +58,8 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
     clock,
     log: log.child({ component: "members" }),
     callTimeoutMs: options.memberTimeoutMs,
-    changed: (ns) => {
-      controller.memberChanged(ns);
+    changed: (ns, name) => {
+      controller.memberChanged(ns, name);
       notifyWatchers();
     },
   });
@@ -150,7 +151,11 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
     const { adminListen } = options;
     admin = adminListen
       ? await bindListener("admin-listen", adminListen, () =>
-          startAdminServer(adminListen, { ready: () => (lifetime.signal.aborted ? undefined : role), metrics: registry }),
+          startAdminServer(adminListen, {
+            ready: () => (lifetime.signal.aborted ? undefined : role),
+            metrics: registry,
+            page: fleetPageRoutes({ source, namespace, access, log: log.child({ component: "page" }) }),
+          }),
         )
       : undefined;
   } catch (err) {
@@ -165,7 +170,7 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
 async function endpoints(hub: KubeFleetHub, signal: AbortSignal): Promise<Map<string, MemberEndpoint>> {
   const found = new Map<string, MemberEndpoint>();
   for (const name of hub.members(hub.namespace).map((m) => m.name)) {
-    const member = hub.memberCluster(name);
+    const member = hub.memberEndpoint(name);
     if (!member) continue;
     const { spec } = member;
     const tlsSecret = spec.tls?.secretRef ? await hub.secret(spec.tls.secretRef.name, signal) : undefined;

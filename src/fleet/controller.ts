@@ -6,6 +6,7 @@
 import { asError, brandError, type Clock, type Logger } from "../core/index.js";
 import { planRollout, MAX_PREVIEWS, type Action, type MemberObservation, type Outcome } from "./planner.js";
 import { WorkQueue } from "./queue.js";
+import { memberClusterStatus, sameMemberStatus, type MemberClusterStatus } from "./member-status.js";
 import { rolloutSpec, type MemberControls, type RolloutStatus } from "./resources.js";
 
 export interface RolloutObject {
@@ -30,6 +31,12 @@ export interface HubPort {
   rollout(namespace: string, name: string): RolloutObject | undefined;
   rollouts(): readonly RolloutObject[];
   members(namespace: string): readonly MemberObject[];
+  /** Every MemberCluster the hub lists. */
+  allMembers(): readonly MemberObject[];
+  /** A MemberCluster's metadata.generation and status as last listed; undefined when it is gone. */
+  memberCluster(namespace: string, name: string): { readonly generation: number; readonly status?: MemberClusterStatus } | undefined;
+  /** Merges `status` into the MemberCluster's status. */
+  writeMemberStatus(namespace: string, name: string, status: MemberClusterStatus, signal: AbortSignal): Promise<void>;
   /** Replaces the rollout's status if it is still the object read; false on a conflict (someone wrote in between). */
   writeStatus(rollout: RolloutObject, status: Partial<RolloutStatus>, signal: AbortSignal): Promise<boolean>;
 }
@@ -109,6 +116,8 @@ interface RolloutMemory {
 }
 
 const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
+/** Queue keys of MemberClusters (their status) start with this; a rollout's key is its namespace/name. */
+const MEMBER_KEY = "member:";
 
 export class FleetController {
   readonly #memory = new Map<string, RolloutMemory>();
@@ -121,8 +130,9 @@ export class FleetController {
     this.#queue?.add(keyOf(namespace, name));
   }
 
-  /** A member's snapshot changed: plan every rollout of its namespace again. */
-  memberChanged(namespace: string): void {
+  /** A member's snapshot changed: its MemberCluster's status, and every rollout of its namespace, again. */
+  memberChanged(namespace: string, name: string): void {
+    this.#queue?.add(`${MEMBER_KEY}${keyOf(namespace, name)}`);
     for (const rollout of this.options.hub.rollouts()) if (rollout.namespace === namespace) this.enqueue(rollout.namespace, rollout.name);
   }
 
@@ -135,6 +145,7 @@ export class FleetController {
     const resync = async (): Promise<void> => {
       while (!term.aborted) {
         for (const r of this.options.hub.rollouts()) queue.add(keyOf(r.namespace, r.name));
+        for (const m of this.options.hub.allMembers()) queue.add(`${MEMBER_KEY}${keyOf(m.namespace, m.name)}`);
         await this.options.clock.sleep(this.options.resyncMs, term).catch(() => undefined);
       }
     };
@@ -161,6 +172,7 @@ export class FleetController {
   }
 
   async #reconcile(key: string, queue: WorkQueue, term: AbortSignal): Promise<"written" | "unchanged" | "conflict"> {
+    if (key.startsWith(MEMBER_KEY)) return this.#reconcileMember(key.slice(MEMBER_KEY.length), term);
     const [namespace = "", name = ""] = key.split("/");
     const rollout = this.options.hub.rollout(namespace, name);
     if (!rollout) {
@@ -223,6 +235,17 @@ export class FleetController {
     }
     if (plan.requeueAfterMs !== undefined) queue.addAfter(key, plan.requeueAfterMs);
     return changed ? "written" : "unchanged";
+  }
+
+  /** The MemberCluster's status brought up to what its syncworker last showed, written when a reader would see a change. */
+  async #reconcileMember(key: string, term: AbortSignal): Promise<"written" | "unchanged"> {
+    const [namespace = "", name = ""] = key.split("/");
+    const member = this.options.hub.memberCluster(namespace, name);
+    if (!member) return "unchanged";
+    const status = memberClusterStatus(member.generation, this.options.members.observation(namespace, name), member.status, this.options.clock.now());
+    if (sameMemberStatus(member.status, status)) return "unchanged";
+    await this.options.hub.writeMemberStatus(namespace, name, status, term);
+    return "written";
   }
 
   async #act(namespace: string, controls: MemberControls, version: string, action: Action, memory: RolloutMemory, term: AbortSignal): Promise<void> {

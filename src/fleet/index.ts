@@ -26,3 +26,4 @@ export {
 } from "./planner.js";
 export { WorkQueue, DEFAULT_BACKOFF, type Backoff } from "./queue.js";
 export * from "./resources.js";
+export { MEMBER_CLUSTER_STATES, memberClusterStatus, sameMemberStatus, type MemberClusterState, type MemberClusterStatus } from "./member-status.js";

@@ -137,6 +137,18 @@ async function patchSpec(name: string, spec: Record<string, unknown>): Promise<v
 const unfinished = (status: RolloutStatusView): string =>
   JSON.stringify((status.members ?? []).filter((m) => m.state !== "Succeeded").map((m) => [m.name, m.state, m.blocker]));
 
+/** `kubectl` output lines once `done` holds for them (the controller writes MemberCluster status as members change). */
+async function waitForRows(args: string[], done: (rows: string[]) => boolean, timeoutMs = 60_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let rows: string[] = [];
+  while (Date.now() < deadline) {
+    rows = (await kubectl(cp, ...args)).trim().split("\n");
+    if (done(rows)) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  assert.fail(`kubectl ${args.join(" ")} never showed what was expected:\n${rows.join("\n")}`);
+}
+
 /** A FleetWatch kept open in the background: the latest views, and each member's revisions in the order they came. */
 function followFleet(address: string, rollout: string) {
   const client = new FleetClient(address);
@@ -251,6 +263,13 @@ test(
     const views = seen.flatMap((e) => (e.member ? [e.member] : []));
     assert.equal(views.length, MEMBERS);
     assert.ok(views.every((v) => v.state === MemberState.MEMBER_STATE_SUCCEEDED && v.version === "1.1.0"));
+
+    // Each MemberCluster shows what its syncworker runs, as kubectl prints it.
+    const smc = await waitForRows(
+      ["get", "memberclusters", "-n", NAMESPACE, "--no-headers"],
+      (rows) => rows.length === MEMBERS && rows.every((r) => /\s1\.1\.0\s+Reconciling\s+True\s/.test(r)),
+    );
+    assert.equal(smc.length, MEMBERS);
 
     // The leader's metrics: the rollout's members by state, its leadership, its calls to members.
     const leader = await leaderHub();
@@ -377,6 +396,7 @@ test("a member down for a minute is counted unavailable, its stage waits, and it
   await waitForRollout(cp, NAMESPACE, "to-1-1-5", (s) => record(s)?.state === "Updating", 8 * 60_000);
   victim.child.kill("SIGKILL");
   await waitForRollout(cp, NAMESPACE, "to-1-1-5", (s) => record(s)?.state === "Unavailable" && s.counts?.["unavailable"] === 1, 60_000);
+  await waitForRows(["get", "membercluster", name, "-n", NAMESPACE, "--no-headers"], (rows) => /\sUnreachable\s+False\s/.test(rows[0] ?? ""));
   await new Promise((resolve) => setTimeout(resolve, 60_000));
   const waiting = await rolloutStatus(cp, NAMESPACE, "to-1-1-5");
   assert.equal(record(waiting)?.state, "Unavailable", "within the grace period it is unavailable, not failed");

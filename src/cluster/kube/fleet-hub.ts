@@ -5,6 +5,7 @@ import {
   MEMBER_KIND,
   ROLLOUT_KIND,
   type HubPort,
+  type MemberClusterStatus,
   type MemberObject,
   type RolloutObject,
   type RolloutStatus,
@@ -98,9 +99,25 @@ export class KubeFleetHub implements HubPort {
     return this.live.listed(MEMBERS).filter((o) => metadataOf(o).namespace === this.namespace);
   }
 
-  memberCluster(name: string): { readonly spec: MemberClusterSpec; readonly resourceVersion: string } | undefined {
+  allMembers(): readonly MemberObject[] {
+    return this.members(this.namespace);
+  }
+
+  /** Where a MemberCluster's syncworker listens and which Secrets say how to reach it. */
+  memberEndpoint(name: string): { readonly spec: MemberClusterSpec; readonly resourceVersion: string } | undefined {
     const found = this.memberClusters().find((o) => metadataOf(o).name === name);
     return found ? { spec: found["spec"] as MemberClusterSpec, resourceVersion: metadataOf(found).resourceVersion } : undefined;
+  }
+
+  memberCluster(namespace: string, name: string): { readonly generation: number; readonly status?: MemberClusterStatus } | undefined {
+    if (namespace !== this.namespace) return undefined;
+    const found = this.memberClusters().find((o) => metadataOf(o).name === name);
+    if (!found) return undefined;
+    return { generation: metadataOf(found).generation ?? 0, ...(found["status"] ? { status: found["status"] as MemberClusterStatus } : {}) };
+  }
+
+  async writeMemberStatus(namespace: string, name: string, status: MemberClusterStatus, signal: AbortSignal): Promise<void> {
+    await this.client.patchStatus({ ...MEMBERS, namespace, name }, { ...status }, signal);
   }
 
   /** A Secret of the fleet's namespace, read when a member's connection is (re)made. */

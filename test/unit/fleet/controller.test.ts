@@ -5,6 +5,7 @@ import {
   MemberCallError,
   NO_FLEET_METRICS,
   type HubPort,
+  type MemberClusterStatus,
   type MemberObservation,
   type MemberPort,
   type MemberUpdate,
@@ -37,6 +38,18 @@ class MemoryHub implements HubPort {
   }
   members(): readonly { namespace: string; name: string; labels: Record<string, string> }[] {
     return this.memberNames.map((name) => ({ namespace: "fleet", name, labels: {} }));
+  }
+  allMembers(): readonly { namespace: string; name: string; labels: Record<string, string> }[] {
+    return this.members();
+  }
+  readonly memberStatus = new Map<string, MemberClusterStatus>();
+  memberCluster(_: string, name: string): { generation: number; status?: MemberClusterStatus } {
+    const status = this.memberStatus.get(name);
+    return { generation: 1, ...(status ? { status } : {}) };
+  }
+  async writeMemberStatus(_: string, name: string, status: MemberClusterStatus): Promise<void> {
+    this.log.push(`member status ${name}: ${status.state} ${status.version}`);
+    this.memberStatus.set(name, status);
   }
   async writeStatus(rollout: RolloutObject, status: Partial<RolloutStatus>): Promise<boolean> {
     if (this.conflicts > 0 || rollout.resourceVersion !== this.rolloutObject.resourceVersion) {
@@ -116,7 +129,7 @@ test("a status write refused as stale calls nobody", async () => {
   const members = new Members(hub.log);
   await lead(controller(hub, members), () => hub.log.length > 3);
   assert.ok(
-    hub.log.every((l) => l === "conflict"),
+    hub.log.every((l) => l === "conflict" || l.startsWith("member status")),
     hub.log.join("\n"),
   );
 });
@@ -177,4 +190,32 @@ test("a member whose previewed plan exceeds the rollout's blast-radius limits is
   assert.deepEqual(members.updates, []);
   assert.match(hub.rolloutObject.status?.members[0]?.blocker ?? "", /^BlastRadiusExceeded: 3 deletions/);
   assert.equal(hub.rolloutObject.status?.phase, "Halted", "a blocked member spends the budget of 0");
+});
+
+test("a MemberCluster's status follows its syncworker: written when its state, version or reachability changes, not on every snapshot", async () => {
+  const hub = new MemoryHub(["a"]);
+  const members = new Members(hub.log);
+  let observation: MemberObservation = { snapshot: { revision: 3, generation: 4, image: "i", version: "1.0.0", done: 10, total: 10, complete: true } };
+  members.observation = () => observation;
+  hub.rolloutObject = { ...hub.rolloutObject, spec: { ...SPEC, paused: true } };
+  const clock = new ManualClock();
+  const c = controller(hub, members, clock);
+  const term = new AbortController();
+  const running = c.run(term.signal);
+  const memberLines = (): string[] => hub.log.filter((l) => l.startsWith("member status"));
+  for (let i = 0; i < 50 && memberLines().length < 1; i++) await settle();
+  assert.deepEqual(memberLines(), ["member status a: Reconciling 1.0.0"]);
+  assert.equal(hub.memberStatus.get("a")?.conditions[0]?.status, "True");
+  // A new revision with nothing else changed: no write.
+  observation = { snapshot: { ...observation.snapshot!, revision: 4 } };
+  c.memberChanged("fleet", "a");
+  for (let i = 0; i < 20; i++) await settle();
+  assert.equal(memberLines().length, 1);
+  observation = { ...observation, unreachableSince: clock.now() };
+  c.memberChanged("fleet", "a");
+  for (let i = 0; i < 50 && memberLines().length < 2; i++) await settle();
+  assert.deepEqual(memberLines().at(-1), "member status a: Unreachable 1.0.0");
+  assert.equal(hub.memberStatus.get("a")?.conditions[0]?.status, "False");
+  term.abort();
+  await running;
 });
