@@ -1,13 +1,14 @@
 // `npm run bench -- fleet`: what the hub costs per member and how fast a stage reaches its members. The harness's
-// kube-apiserver is the hub; member `serve` processes on embedded clusters run on this machine. For each fleet size
-// (BENCH_FLEET_SIZES, default 20,50) a fresh `syncworker fleet` replica is measured in the same run: its RSS and CPU
-// with no MemberCluster (the baseline), then with the members registered and watched, then during one rollout of a
-// canary of 1 and the rest at once (maxConcurrent 100%): the time from the second stage's start, as the status
-// records it, to each member's own first snapshot at the new generation.
+// kube-apiserver is the hub; member `serve` processes on embedded clusters run on this machine. One `syncworker fleet`
+// replica is measured in the same run with no MemberCluster (the baseline), then at each fleet size (BENCH_FLEET_SIZES,
+// default 20,50): its heap and RSS with the members registered and watched (the growth from the size before, per
+// member added), its CPU while idle, and during one rollout of a canary of 1 and the rest at once (maxConcurrent
+// 100%) its CPU and the time from the second stage's start, as the status records it, to each member's own first
+// snapshot at the new generation.
 import { setMaxListeners } from "node:events";
 import { readFile } from "node:fs/promises";
 import { startControlPlane } from "../test/harness/control-plane.js";
-import { FLEET_API, MemberSampler, demoAt, installFleet, memberName, registerMembers, startHub, tempDir, waitForRollout } from "../test/harness/fleet.js";
+import { FLEET_API, MemberSampler, demoAt, installFleet, registerMembers, startHub, tempDir, waitForRollout } from "../test/harness/fleet.js";
 import { startServer, type ServerProcess } from "../test/harness/server.js";
 
 // Every sampled member listens on the sampler's one signal; 50 of them are expected.
@@ -26,11 +27,24 @@ async function usage(pid: number): Promise<{ cpuMs: number; rssKib: number }> {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (xs: readonly number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 
+/** The hub's RSS and V8 heap in use (from its /metrics), averaged over a few samples a second apart. */
+async function memory(hub: ServerProcess): Promise<{ rssKib: number; heapKib: number }> {
+  const samples: { rssKib: number; heapKib: number }[] = [];
+  for (let i = 0; i < 5; i++) {
+    const text = await (await fetch(`http://${hub.adminAddress}/metrics`)).text();
+    const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? NaN);
+    samples.push({ rssKib: (await usage(hub.child.pid ?? 0)).rssKib, heapKib: heap / 1024 });
+    await sleep(1000);
+  }
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { rssKib: Math.round(mean(samples.map((s) => s.rssKib))), heapKib: Math.round(mean(samples.map((s) => s.heapKib))) };
+}
+
 export async function run(): Promise<void> {
   const cp = await startControlPlane();
   const members: ServerProcess[] = [];
-  const hubs: ServerProcess[] = [];
-  const lines: string[] = [];
+  let hub: ServerProcess | undefined;
+  const results: Record<string, number>[] = [];
   try {
     const releases = await tempDir("bench-fleet-");
     const largest = Math.max(...SIZES);
@@ -40,30 +54,33 @@ export async function run(): Promise<void> {
       );
       console.log(`${members.length} members running`);
     }
+    const namespace = "bench";
+    await installFleet(cp, namespace);
+    // One hub for every size, so the growth of its memory from one size to the next is the members' alone.
+    hub = await startHub(cp, namespace, ["--resync", "30s"]);
+    const pid = hub.child.pid ?? 0;
+    await sleep(15_000);
+    let before = { size: 0, ...(await memory(hub)) };
+    console.log(`hub with no members: rss ${before.rssKib} KiB, heap ${before.heapKib} KiB`);
     for (const [round, size] of SIZES.entries()) {
-      const namespace = `bench-${size}`;
       const version = `1.1.${round}`;
+      const name = `to-${version.replaceAll(".", "-")}`;
       const image = await demoAt(releases, version);
-      await installFleet(cp, namespace);
-      const hub = await startHub(cp, namespace, ["--resync", "30s"]);
-      hubs.push(hub);
-      const pid = hub.child.pid ?? 0;
-      await sleep(10_000);
-      const empty = await usage(pid);
       const fleet = members.slice(0, size);
       await registerMembers(cp, namespace, fleet);
       // Connected to every member and settled.
       await sleep(20_000);
-      const watching = await usage(pid);
+      const idleFrom = await usage(pid);
       await sleep(30_000);
       const idle = await usage(pid);
+      const held = await memory(hub);
 
       const sampler = new MemberSampler(fleet);
       await cp.api.apply(
         {
           apiVersion: FLEET_API,
           kind: "ReleaseRollout",
-          metadata: { name: `to-${version.replaceAll(".", "-")}`, namespace },
+          metadata: { name, namespace },
           spec: {
             release: { version, image },
             memberSelector: { matchLabels: { env: "test" } },
@@ -73,38 +90,41 @@ export async function run(): Promise<void> {
         "bench",
       );
       const started = Date.now();
-      const status = await waitForRollout(cp, namespace, `to-${version.replaceAll(".", "-")}`, (s) => s.phase === "Completed", 20 * 60_000);
+      const status = await waitForRollout(cp, namespace, name, (s) => s.phase === "Completed", 20 * 60_000);
       const rolloutMs = Date.now() - started;
       await sampler.stop();
       const rollout = await usage(pid);
       const stageStart = Date.parse(status.stages?.[1]?.startedAt ?? "");
-      const accepted = fleet
-        .map((_, i) => memberName(i))
-        .filter((name) => status.members?.find((m) => m.name === name)?.stage === "rest")
-        .map((name) => {
-          const generation = status.members?.find((m) => m.name === name)?.generation ?? -1;
-          return (sampler.firstSeen.get(name)?.get(generation) ?? NaN) - stageStart;
-        });
+      const accepted = (status.members ?? [])
+        .filter((m) => m.stage === "rest")
+        .map((m) => (sampler.firstSeen.get(m.name)?.get(m.generation ?? -1) ?? NaN) - stageStart);
+      const added = size - before.size;
       const result = {
         members: size,
-        hub_rss_kib_empty: empty.rssKib,
-        hub_rss_kib_per_member: Math.round((idle.rssKib - empty.rssKib) / size),
-        hub_idle_cpu_ms_per_member_per_min: Number((((idle.cpuMs - watching.cpuMs) / size) * 2).toFixed(1)),
+        hub_rss_kib: held.rssKib,
+        hub_heap_kib: held.heapKib,
+        hub_heap_kib_per_added_member: Math.round((held.heapKib - before.heapKib) / added),
+        hub_rss_kib_per_added_member: Math.round((held.rssKib - before.rssKib) / added),
+        hub_idle_cpu_ms_per_member_per_min: Number((((idle.cpuMs - idleFrom.cpuMs) / size) * 2).toFixed(1)),
         hub_rollout_cpu_ms_per_member: Math.round((rollout.cpuMs - idle.cpuMs) / size),
         rollout_ms: rolloutMs,
         stage_accept_p50_ms: quantile(accepted, 0.5),
         stage_accept_max_ms: Math.max(...accepted),
       };
-      const line = Object.entries(result)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(" ");
-      console.log(`fleet of ${size}: ${line}`);
-      lines.push(line);
-      await hub.stop();
+      console.log(
+        `fleet of ${size}: ${Object.entries(result)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(" ")}`,
+      );
+      results.push(result);
+      before = { size, ...held };
     }
   } finally {
-    for (const p of [...hubs, ...members]) await p.stop().catch(() => undefined);
+    for (const p of [hub, ...members]) await p?.stop().catch(() => undefined);
     await cp.stop();
   }
-  console.log(`RESULT fleet ${lines.at(-1) ?? "members=0"}${lines.length > 1 ? ` first_${lines[0]?.replace(/ /g, " first_")}` : ""}`);
+  const last = results.at(-1) ?? { members: 0 };
+  const first = results.length > 1 ? results[0] : undefined;
+  const line = [...Object.entries(last).map(([k, v]) => `${k}=${v}`), ...(first ? Object.entries(first).map(([k, v]) => `first_${k}=${v}`) : [])].join(" ");
+  console.log(`RESULT fleet ${line}`);
 }
