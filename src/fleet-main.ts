@@ -12,7 +12,7 @@ import type { FleetSource } from "./api/fleet-views.js";
 import { KubeFleetHub } from "./cluster/kube/fleet-hub.js";
 import { KubeAccessReviews, KubeLeaseClient, KubeObjectClient, WatchedObjects, loadKubeConfig } from "./cluster/kube/index.js";
 import { bindListener, replicaIdentity, type CompiledFleetOptions } from "./config/index.js";
-import { systemClock } from "./core/index.js";
+import { asError, systemClock, type Logger } from "./core/index.js";
 import { FLEET_GROUP, FleetController, MEMBER_KIND } from "./fleet/index.js";
 import { DEFAULT_LEASE_TIMING, LeaderElector } from "./service/index.js";
 import { redactCredentials } from "./status/index.js";
@@ -90,11 +90,17 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
   };
   const api = new FleetApiServer(source, namespace, access, credentials);
 
+  // One sync at a time, so an older read of the Secrets never replaces a newer one.
+  let syncing = Promise.resolve();
   const connectMembers = (): void => {
-    endpoints(hub, lifetime.signal).then(
-      (found) => members.sync(found),
-      (err: unknown) => log.warn({ err }, "reading the MemberClusters' Secrets"),
-    );
+    syncing = syncing
+      .then(() => endpoints(hub, lifetime.signal, log))
+      .then(
+        (found) => members.sync(found),
+        (err: unknown) => {
+          if (!lifetime.signal.aborted) log.warn({ err }, "reading the MemberClusters");
+        },
+      );
   };
   live.events = {
     changed: (ref) => {
@@ -166,27 +172,42 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
   return { address, adminAddress: admin?.address ?? "", stop };
 }
 
-/** How to reach each MemberCluster's syncworker: its address, and the TLS material and token its Secrets hold. */
-async function endpoints(hub: KubeFleetHub, signal: AbortSignal): Promise<Map<string, MemberEndpoint>> {
+/**
+ * How to reach each MemberCluster's syncworker: its address, and the TLS material and token its Secrets hold. A member
+ * whose Secret cannot be read is left out (and logged, naming it): the others are still reached.
+ */
+async function endpoints(hub: KubeFleetHub, signal: AbortSignal, log: Logger): Promise<Map<string, MemberEndpoint>> {
   const found = new Map<string, MemberEndpoint>();
+  const secret = async (member: string, name: string): Promise<Record<string, Buffer>> => {
+    const data = await hub.secret(name, signal);
+    if (!data) throw new Error(`MemberCluster ${member}: Secret ${hub.namespace}/${name} not found`);
+    return data;
+  };
   for (const name of hub.members(hub.namespace).map((m) => m.name)) {
     const member = hub.memberEndpoint(name);
     if (!member) continue;
     const { spec } = member;
-    const tlsSecret = spec.tls?.secretRef ? await hub.secret(spec.tls.secretRef.name, signal) : undefined;
-    const tokenSecret = spec.tokenSecretRef ? await hub.secret(spec.tokenSecretRef.name, signal) : undefined;
-    const token = tokenSecret?.[spec.tokenSecretRef?.key ?? "token"]?.toString("utf8").trim();
-    const tls = spec.tls
-      ? {
-          ca: tlsSecret?.["ca.crt"],
-          cert: tlsSecret?.["tls.crt"],
-          key: tlsSecret?.["tls.key"],
-          ...(spec.tls.serverName ? { serverName: spec.tls.serverName } : {}),
-        }
-      : undefined;
-    // The version changes with anything that needs a new connection.
-    const version = JSON.stringify([member.resourceVersion, tls ? Object.values(tls).map(String) : [], token ?? ""]);
-    found.set(name, { address: spec.address, ...(tls ? { tls } : {}), ...(token ? { token } : {}), version });
+    try {
+      const tlsSecret = spec.tls?.secretRef ? await secret(name, spec.tls.secretRef.name) : undefined;
+      const tokenSecret = spec.tokenSecretRef ? await secret(name, spec.tokenSecretRef.name) : undefined;
+      const key = spec.tokenSecretRef?.key ?? "token";
+      const token = tokenSecret?.[key]?.toString("utf8").trim();
+      if (tokenSecret && !token) throw new Error(`MemberCluster ${name}: Secret ${spec.tokenSecretRef?.name ?? ""} has no "${key}"`);
+      const tls = spec.tls
+        ? {
+            ca: tlsSecret?.["ca.crt"],
+            cert: tlsSecret?.["tls.crt"],
+            key: tlsSecret?.["tls.key"],
+            ...(spec.tls.serverName ? { serverName: spec.tls.serverName } : {}),
+          }
+        : undefined;
+      // The version changes with anything that needs a new connection.
+      const version = JSON.stringify([member.resourceVersion, tls ? Object.values(tls).map(String) : [], token ?? ""]);
+      found.set(name, { address: spec.address, ...(tls ? { tls } : {}), ...(token ? { token } : {}), version });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      log.warn(`cannot reach MemberCluster ${name} yet: ${asError(err).message}`);
+    }
   }
   return found;
 }
