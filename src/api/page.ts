@@ -6,38 +6,18 @@
  * and the buttons the writer role, checked as the gRPC API checks them (bearer tokens; the admin listener has no
  * TLS, so a server that authenticates by client certificate refuses the page's requests as unauthenticated).
  */
-import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { gzipSync } from "node:zlib";
-import { status as Status } from "@grpc/grpc-js";
 import { SyncWorkerStatus } from "@syncworker/client/gen/syncworker/v1/syncworker";
 import type { SyncService } from "../service/index.js";
-import { checkAccess, RPC_ACCESS, type AccessControlOptions } from "./access.js";
+import { RPC_ACCESS, type AccessControlOptions } from "./access.js";
 import { toProtoStatus } from "./convert.js";
-import { toServiceError } from "./errors.js";
+import { allowed, answerError, assetRoutes, openEventStream, PageRequestError, pathOf, sendJson } from "./page-http.js";
 import type { RpcAccess } from "./tokens.js";
 
-/** The page's files, built from src/page by `npm run gen:page` (esbuild), served as they are. */
-const ASSETS = new URL("../page/assets/", import.meta.url);
-const FILES: Readonly<Record<string, { readonly file: string; readonly type: string }>> = {
-  "/": { file: "index.html", type: "text/html; charset=utf-8" },
-  "/page/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
-  "/page/app.css": { file: "app.css", type: "text/css; charset=utf-8" },
-};
-/** A comment line this often keeps proxies from closing an idle stream and lets the page notice a dead one. */
-const HEARTBEAT_MS = 15_000;
+/** The page's files (src/page/assets, built by scripts/gen-page.ts) by the paths the page asks for them. */
+const FILES: Readonly<Record<string, string>> = { "/": "index.html", "/page/app.js": "app.js", "/page/app.css": "app.css" };
 /** A pause reason is one line of the status; longer bodies are refused unread. */
 const MAX_BODY_BYTES = 4096;
-
-/** gRPC codes as HTTP statuses, for the page's fetches. */
-const HTTP_STATUS: Partial<Record<Status, number>> = {
-  [Status.INVALID_ARGUMENT]: 400,
-  [Status.UNAUTHENTICATED]: 401,
-  [Status.PERMISSION_DENIED]: 403,
-  [Status.FAILED_PRECONDITION]: 409,
-  [Status.RESOURCE_EXHAUSTED]: 429,
-  [Status.UNAVAILABLE]: 503,
-};
 
 export interface PageDeps {
   readonly service: Pick<SyncService, "latest" | "subscribe" | "pause" | "resume" | "cancel">;
@@ -48,32 +28,10 @@ export interface PageDeps {
 /** The page's routes; answers and returns true for a request it serves, false for any other. */
 export function pageRoutes(deps: PageDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   // Read and compressed once: the script is 24 KB as built and 10 KB gzipped.
-  const cache = new Map<string, Promise<{ readonly plain: Buffer; readonly gzipped: Buffer }>>();
-  const asset = (file: string) => {
-    let content = cache.get(file);
-    if (!content) cache.set(file, (content = readFile(new URL(file, ASSETS)).then((plain) => ({ plain, gzipped: gzipSync(plain) }))));
-    return content;
-  };
+  const assets = assetRoutes(FILES, deps.log);
   return (req, res) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const file = FILES[path];
-    if (file && req.method === "GET") {
-      const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-      void asset(file.file).then(
-        ({ plain, gzipped }) =>
-          res
-            .writeHead(200, {
-              "content-type": file.type,
-              "cache-control": "no-cache",
-              "x-content-type-options": "nosniff",
-              vary: "accept-encoding",
-              ...(gzip ? { "content-encoding": "gzip" } : {}),
-            })
-            .end(gzip ? gzipped : plain),
-        (err: unknown) => sendError(res, 500, `the page's ${file.file} is missing from this build: ${String(err)}`),
-      );
-      return true;
-    }
+    if (assets(req, res)) return true;
+    const path = pathOf(req);
     if (path === "/api/v1/status/stream" && req.method === "GET") {
       void stream(deps, req, res);
       return true;
@@ -87,34 +45,15 @@ export function pageRoutes(deps: PageDeps): (req: IncomingMessage, res: ServerRe
   };
 }
 
-/** Who may do `access`, as the gRPC edge decides it from the request's `Authorization` header; undefined when refused (answered). */
-async function allowed(deps: PageDeps, access: RpcAccess, req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
-  // The admin listener has no TLS: no client certificate comes with a request.
-  const credentials = { authorization: req.headers.authorization, certificate: undefined };
-  try {
-    return await checkAccess(deps.access, access, credentials, AbortSignal.timeout(10_000));
-  } catch (err) {
-    answerError(res, err);
-    return undefined;
-  }
-}
-
 async function stream(deps: PageDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if ((await allowed(deps, RPC_ACCESS.statusWatch, req, res)) === undefined) return;
+  if ((await allowed(deps.access, RPC_ACCESS.statusWatch, req, res)) === undefined) return;
   const lastSeen = Number(req.headers["last-event-id"] ?? 0);
   const since = Number.isSafeInteger(lastSeen) && lastSeen > 0 ? lastSeen : 0;
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" });
-  // The browser waits this long before it reconnects on its own; the page's own back-off takes over after that.
-  res.write("retry: 1000\n\n");
-  const unsubscribe = deps.service.subscribe(since, (snapshot, done) => {
-    const json = JSON.stringify(SyncWorkerStatus.toJSON(toProtoStatus(snapshot)));
-    res.write(`id: ${snapshot.revision}\nevent: status\ndata: ${json}\n\n`, () => done());
-  });
-  const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), HEARTBEAT_MS);
-  res.on("close", () => {
-    clearInterval(heartbeat);
-    unsubscribe();
-  });
+  const events = openEventStream(res);
+  const unsubscribe = deps.service.subscribe(since, (snapshot, done) =>
+    events.send("status", JSON.stringify(SyncWorkerStatus.toJSON(toProtoStatus(snapshot))), snapshot.revision, done),
+  );
+  res.on("close", unsubscribe);
 }
 
 const ACTIONS = ["pause", "resume", "cancel"] as const;
@@ -122,7 +61,7 @@ type Action = (typeof ACTIONS)[number];
 const ACTION_ACCESS: Readonly<Record<Action, RpcAccess>> = { pause: RPC_ACCESS.pauseUpdate, resume: RPC_ACCESS.resumeUpdate, cancel: RPC_ACCESS.cancelUpdate };
 
 async function act(deps: PageDeps, action: Action, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const who = await allowed(deps, ACTION_ACCESS[action], req, res);
+  const who = await allowed(deps.access, ACTION_ACCESS[action], req, res);
   if (who === undefined) return;
   // A rollback is an Update: its payload load stops when the page goes away, as an Update's does.
   const gone = new AbortController();
@@ -135,7 +74,7 @@ async function act(deps: PageDeps, action: Action, req: IncomingMessage, res: Se
         : action === "resume"
           ? await deps.service.resume()
           : (await deps.service.cancel(body["rollback"] === true, gone.signal)).snapshot;
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(SyncWorkerStatus.toJSON(toProtoStatus(snapshot))));
+    sendJson(res, 200, SyncWorkerStatus.toJSON(toProtoStatus(snapshot)));
   } catch (err) {
     answerError(res, err);
   }
@@ -160,8 +99,6 @@ function stringField(body: Record<string, unknown>, name: string): string {
   return value;
 }
 
-class PageRequestError extends Error {}
-
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -176,16 +113,4 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
-}
-
-/** An error as the API would give it: its gRPC code as an HTTP status, and `{code, message}` for the page to show. */
-function answerError(res: ServerResponse, err: unknown): void {
-  if (err instanceof PageRequestError) return sendError(res, 400, err.message, "INVALID_ARGUMENT");
-  const { code = Status.INTERNAL, details = String(err) } = toServiceError(err);
-  sendError(res, HTTP_STATUS[code] ?? 500, details, Status[code]);
-}
-
-function sendError(res: ServerResponse, status: number, message: string, code = "INTERNAL"): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ code, message }));
 }

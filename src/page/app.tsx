@@ -3,12 +3,10 @@
  * its authors, hooks and JSX without a framework's weight), bundled with the stream client by esbuild into one
  * file the service serves itself: no CDN, nothing fetched from elsewhere.
  */
-import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { messageOf, openStream, type StreamState } from "./stream.js";
+import { Connection, mount, TokenForm, useToken } from "./common.js";
+import { authorization, inRevisionOrder, messageOf, openStream, type StreamState } from "./stream.js";
 import { seconds, span, stateName, type ComponentJson, type HistoryJson, type StatusJson } from "./status.js";
-
-const TOKEN_KEY = "syncworker.token";
 
 /** The revisions the page received, in order, for whoever checks that none repeats (the browser test). */
 declare global {
@@ -19,7 +17,7 @@ declare global {
 window.syncworkerRevisions = [];
 
 function App() {
-  const [token, setToken] = useState<string | undefined>(() => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
+  const [token, setToken] = useToken();
   const [status, setStatus] = useState<StatusJson | undefined>();
   const [stream, setStream] = useState<StreamState>({ kind: "connecting" });
   const [actionError, setActionError] = useState("");
@@ -28,11 +26,14 @@ function App() {
   useEffect(() => {
     const controller = new AbortController();
     openStream(
+      "/api/v1/status/stream",
       token,
       {
-        status: (next, revision) => {
-          window.syncworkerRevisions.push(revision);
-          setStatus(next);
+        events: {
+          status: inRevisionOrder<StatusJson>((next, revision) => {
+            window.syncworkerRevisions.push(revision);
+            setStatus(next);
+          }),
         },
         state: setStream,
       },
@@ -49,7 +50,7 @@ function App() {
     setActionError("");
     const response = await fetch(`/api/v1/${action}`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: { "content-type": "application/json", ...authorization(token) },
       body: JSON.stringify(body),
     }).catch((err: unknown) => err as Error);
     if (response instanceof Error) return setActionError(`${action} failed: ${response.message}`);
@@ -62,7 +63,7 @@ function App() {
         <h1>syncworker</h1>
         <Connection state={stream} />
       </header>
-      {stream.kind === "refused" && <TokenForm why={stream.why} onToken={(t) => (sessionStorage.setItem(TOKEN_KEY, t), setToken(t))} />}
+      {stream.kind === "refused" && <TokenForm why={stream.why} onToken={setToken} />}
       {status && <Update status={status} now={now} />}
       {status && <Pause status={status} now={now} onAct={act} error={actionError} />}
       {status && <Failure status={status} />}
@@ -70,41 +71,6 @@ function App() {
       {status && <Components components={status.components ?? []} now={now} />}
       {status && <History history={status.history ?? []} />}
     </>
-  );
-}
-
-function Connection({ state }: { state: StreamState }) {
-  const text =
-    state.kind === "live"
-      ? "live"
-      : state.kind === "connecting"
-        ? "connecting…"
-        : state.kind === "retrying"
-          ? `reconnecting in ${span(state.inMs / 1000)} (${state.why})`
-          : `refused: ${state.why}`;
-  return (
-    <p class={`connection ${state.kind}`} data-testid="connection">
-      {text}
-    </p>
-  );
-}
-
-function TokenForm({ why, onToken }: { why: string; onToken: (token: string) => void }) {
-  const [value, setValue] = useState("");
-  return (
-    <form
-      class="token"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (value.trim()) onToken(value.trim());
-      }}
-    >
-      <p>{why}</p>
-      <label>
-        Bearer token <input type="password" value={value} onInput={(e) => setValue(e.currentTarget.value)} data-testid="token" />
-      </label>
-      <button type="submit">Use token</button>
-    </form>
   );
 }
 
@@ -311,8 +277,4 @@ function History({ history }: { history: readonly HistoryJson[] }) {
   );
 }
 
-const root = document.getElementById("app");
-if (root) {
-  root.textContent = "";
-  render(<App />, root);
-}
+mount(<App />);
