@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fails when any generated file differs from what its generator makes now (stale or hand-edited): the Grafana
-# dashboard ConfigMap (deploy/grafana-dashboard.yaml, scripts/gen-dashboard.ts), the live page's bundle
-# (src/page/assets/app.js, scripts/gen-page.ts), then every directory buf generates
+# dashboard ConfigMap (deploy/grafana-dashboard.yaml, scripts/gen-dashboard.ts), the live pages' bundles
+# (src/page/assets/app.js and fleet.js, scripts/gen-page.ts), then every directory buf generates
 # from proto/: the service's reflection descriptors (src/gen, scripts/gen-descriptors.ts) and every client's gen/,
 # the TypeScript one of which the service imports too. That list mirrors the `out:` entries of buf.gen.yaml.
 set -eu
@@ -16,12 +16,15 @@ if ! diff deploy/grafana-dashboard.yaml "$out/grafana-dashboard.yaml" >/dev/null
   echo "deploy/grafana-dashboard.yaml is stale: run 'node --import tsx scripts/gen-dashboard.ts' and commit the result" >&2
   stale=1
 fi
-# The live page's bundle (src/page/assets/app.js, scripts/gen-page.ts, esbuild from the devDependencies).
-node --import tsx scripts/gen-page.ts "$out/app.js"
-if ! cmp -s src/page/assets/app.js "$out/app.js"; then
-  echo "src/page/assets/app.js is stale: run 'node --import tsx scripts/gen-page.ts' and commit the result" >&2
-  stale=1
-fi
+# The live pages' bundles (scripts/gen-page.ts, esbuild from the devDependencies): the update page's and the fleet's.
+mkdir -p "$out/page"
+node --import tsx scripts/gen-page.ts "$out/page"
+for script in app.js fleet.js; do
+  if ! cmp -s "src/page/assets/$script" "$out/page/$script"; then
+    echo "src/page/assets/$script is stale: run 'node --import tsx scripts/gen-page.ts' and commit the result" >&2
+    stale=1
+  fi
+done
 # The Go and Python generators come with the clients tier of scripts/setup.sh; without them buf cannot generate.
 case ",$(printf %s "${SYNCWORKER_SKIP_TIERS:-}" | tr -d '[:space:]')," in
 *,clients,*) echo "gen:check of buf's output skipped: it needs the clients tier, opted out (SYNCWORKER_SKIP_TIERS)" >&2; exit $stale ;;
