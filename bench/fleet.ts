@@ -5,8 +5,9 @@
 // member added), its CPU while idle, and during one rollout of a canary of 1 and the rest at once (maxConcurrent
 // 100%) its CPU and the time from the second stage's start, as the status records it, to each member's own first
 // snapshot at the new generation.
-import { setMaxListeners } from "node:events";
+import { once, setMaxListeners } from "node:events";
 import { readFile } from "node:fs/promises";
+import WebSocket from "ws";
 import { startControlPlane } from "../test/harness/control-plane.js";
 import { FLEET_API, MemberSampler, demoAt, installFleet, registerMembers, startHub, tempDir, waitForRollout } from "../test/harness/fleet.js";
 import { startServer, type ServerProcess } from "../test/harness/server.js";
@@ -27,17 +28,36 @@ async function usage(pid: number): Promise<{ cpuMs: number; rssKib: number }> {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (xs: readonly number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 
-/** The hub's RSS and V8 heap in use (from its /metrics), averaged over a few samples a second apart. */
-async function memory(hub: ServerProcess): Promise<{ rssKib: number; heapKib: number }> {
-  const samples: { rssKib: number; heapKib: number }[] = [];
-  for (let i = 0; i < 5; i++) {
-    const text = await (await fetch(`http://${hub.adminAddress}/metrics`)).text();
-    const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? NaN);
-    samples.push({ rssKib: (await usage(hub.child.pid ?? 0)).rssKib, heapKib: heap / 1024 });
-    await sleep(1000);
+/**
+ * The hub's V8 heap in use right after a full garbage collection, asked over the inspector protocol (the hub runs
+ * with --inspect for the bench): without the collection, what a member adds is lost in the garbage of start-up.
+ */
+async function heapKib(hub: ServerProcess): Promise<number> {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(hub.stderr())?.[1];
+  if (!url) throw new Error(`the hub did not announce its inspector: ${hub.stderr().slice(0, 2_000)}`);
+  const socket = new WebSocket(url);
+  await once(socket, "open");
+  let next = 0;
+  const call = (method: string): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      // The inspector sends each message as one text frame.
+      const answer = (data: Buffer): void => {
+        const message = JSON.parse(data.toString("utf8")) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
+        if (message.id !== id) return;
+        socket.off("message", answer);
+        if (message.error) reject(new Error(`${method}: ${message.error.message}`));
+        else resolve(message.result ?? {});
+      };
+      socket.on("message", answer);
+      socket.send(JSON.stringify({ id, method }));
+    });
+  try {
+    await call("HeapProfiler.collectGarbage");
+    return Math.round(Number((await call("Runtime.getHeapUsage"))["usedSize"]) / 1024);
+  } finally {
+    socket.close();
   }
-  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { rssKib: Math.round(mean(samples.map((s) => s.rssKib))), heapKib: Math.round(mean(samples.map((s) => s.heapKib))) };
 }
 
 export async function run(): Promise<void> {
@@ -57,11 +77,11 @@ export async function run(): Promise<void> {
     const namespace = "bench";
     await installFleet(cp, namespace);
     // One hub for every size, so the growth of its memory from one size to the next is the members' alone.
-    hub = await startHub(cp, namespace, ["--resync", "30s"]);
+    hub = await startHub(cp, namespace, ["--resync", "30s"], { NODE_OPTIONS: "--inspect=127.0.0.1:0" });
     const pid = hub.child.pid ?? 0;
     await sleep(15_000);
-    let before = { size: 0, ...(await memory(hub)) };
-    console.log(`hub with no members: rss ${before.rssKib} KiB, heap ${before.heapKib} KiB`);
+    let before = { size: 0, heapKib: await heapKib(hub), rssKib: (await usage(pid)).rssKib };
+    console.log(`hub with no members: heap ${before.heapKib} KiB after a collection, rss ${before.rssKib} KiB`);
     for (const [round, size] of SIZES.entries()) {
       const version = `1.1.${round}`;
       const name = `to-${version.replaceAll(".", "-")}`;
@@ -73,7 +93,7 @@ export async function run(): Promise<void> {
       const idleFrom = await usage(pid);
       await sleep(30_000);
       const idle = await usage(pid);
-      const held = await memory(hub);
+      const held = { heapKib: await heapKib(hub), rssKib: (await usage(pid)).rssKib };
 
       const sampler = new MemberSampler(fleet);
       await cp.api.apply(
