@@ -28,6 +28,8 @@ export interface RunningFleet {
 
 /** Wait after a member could not be reached before the controller calls it again. */
 const MEMBER_RETRY_MS = 2_000;
+/** Members' progress reaches the rollout's status (and `kubectl get`) at most this often; states change at once. */
+const PROGRESS_WRITE_MS = 2_000;
 
 export async function startFleet(options: CompiledFleetOptions): Promise<RunningFleet> {
   // Read before anything starts, so a bad certificate or token file stops start-up naming it.
@@ -71,6 +73,7 @@ export async function startFleet(options: CompiledFleetOptions): Promise<Running
     log: log.child({ component: "controller" }),
     resyncMs: options.resyncMs,
     retryMs: MEMBER_RETRY_MS,
+    progressWriteMs: PROGRESS_WRITE_MS,
     workers: options.workers,
   });
 

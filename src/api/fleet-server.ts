@@ -76,11 +76,12 @@ export class FleetApiServer {
     const { rollout: name, cursors, fullStatus } = call.request;
     const namespace = call.request.namespace || this.namespace;
     if (!name) {
-      call.destroy(Object.assign(new Error("FleetWatchRequest.rollout: name the rollout to watch"), { code: grpc.status.INVALID_ARGUMENT }));
+      // emit("error") sends the status; grpc-js' destroy() would end the stream without one, leaving the client waiting.
+      call.emit("error", { code: grpc.status.INVALID_ARGUMENT, details: "FleetWatchRequest.rollout: name the rollout to watch" });
       return;
     }
     if (!this.source.rollout(namespace, name)) {
-      call.destroy(Object.assign(new Error(`ReleaseRollout ${namespace}/${name} not found`), { code: grpc.status.NOT_FOUND }));
+      call.emit("error", { code: grpc.status.NOT_FOUND, details: `ReleaseRollout ${namespace}/${name} not found` });
       return;
     }
     const end = (): void => {

@@ -61,10 +61,14 @@ export function followRollout(source: FleetSource, o: FollowOptions, sink: ViewS
         }
         const view = rolloutView(rollout);
         const viewJson = stableJson(view);
-        if (viewJson !== sentRollout) {
+        const sendRollout = (): void => {
+          if (viewJson === sentRollout) return;
           sentRollout = viewJson;
           sink.write({ rollout: view });
-        }
+        };
+        // The first burst leads with the rollout; later, members come first, so a reader that stops once the
+        // rollout is done has seen every member's last view.
+        if (first) sendRollout();
         for (const record of rollout.status?.members ?? []) {
           const member = memberView(record, source.member(record.name), o.fullStatus);
           const json = stableJson({ ...member, lastSeen: undefined });
@@ -78,7 +82,7 @@ export function followRollout(source: FleetSource, o: FollowOptions, sink: ViewS
         if (first) {
           first = false;
           sink.write({ synced: {} });
-        }
+        } else sendRollout();
       } while (again && !stopped);
     } finally {
       writing = false;

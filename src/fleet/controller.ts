@@ -106,6 +106,8 @@ export interface ControllerOptions {
   readonly resyncMs: number;
   /** Wait after a member could not be reached before it is called again. */
   readonly retryMs: number;
+  /** Least time between two status writes of a rollout that change only its members' progress. */
+  readonly progressWriteMs: number;
   readonly workers: number;
 }
 
@@ -113,6 +115,13 @@ export interface ControllerOptions {
 interface RolloutMemory {
   readonly outcomes: Map<string, Outcome>;
   readonly inFlight: Set<string>;
+  /** When the status was last written (ms), to space out writes of progress alone. */
+  lastWrite: number;
+}
+
+/** The status without what moves with every snapshot of a member under way (its done, total, estimate, blocker). */
+function withoutProgress(status: RolloutStatus | undefined): unknown {
+  return status && { ...status, members: status.members.map(({ done: _d, total: _t, estimateSeconds: _e, blocker: _b, version: _v, ...rest }) => rest) };
 }
 
 const keyOf = (namespace: string, name: string): string => `${namespace}/${name}`;
@@ -182,7 +191,7 @@ export class FleetController {
     // Keyed by uid: a rollout deleted and created again under the same name starts from nothing.
     let memory = this.#memory.get(rollout.uid);
     if (!memory) {
-      memory = { outcomes: new Map(), inFlight: new Set() };
+      memory = { outcomes: new Map(), inFlight: new Set(), lastWrite: 0 };
       this.#memory.set(rollout.uid, memory);
     }
     const parsed = rolloutSpec.safeParse(rollout.spec);
@@ -219,11 +228,23 @@ export class FleetController {
       now: this.options.clock.now(),
     });
     this.options.metrics.members(key, plan.status.counts as unknown as Record<string, number>);
-    const changed = stableJson(plan.status) !== stableJson(rollout.status);
-    if (changed && !(await this.options.hub.writeStatus(rollout, plan.status, term))) {
-      // Our copy was stale: the watch brings the new one and its event plans again; call nobody on a stale plan.
-      queue.addAfter(key, this.options.retryMs);
-      return "conflict";
+    let changed = stableJson(plan.status) !== stableJson(rollout.status);
+    // Progress alone (members' done counts, estimates, what they wait for) is written at most every
+    // progressWriteMs: a rollout's status holds every member, and each of them reports many times a second.
+    const now = this.options.clock.now().getTime();
+    const progressDue = memory.lastWrite + this.options.progressWriteMs - now;
+    if (changed && plan.actions.length === 0 && progressDue > 0 && stableJson(withoutProgress(plan.status)) === stableJson(withoutProgress(rollout.status))) {
+      queue.addAfter(key, progressDue);
+      changed = false;
+    }
+    if (changed) {
+      // The status is written before any call it asks for.
+      if (!(await this.options.hub.writeStatus(rollout, plan.status, term))) {
+        // Our copy was stale: the watch brings the new one and its event plans again; call nobody on a stale plan.
+        queue.addAfter(key, this.options.retryMs);
+        return "conflict";
+      }
+      memory.lastWrite = now;
     }
     const done = (): void => queue.add(key);
     for (const action of plan.actions) {

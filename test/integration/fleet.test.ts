@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { setMaxListeners } from "node:events";
 import { cp as copy, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { FleetClient, MemberState, isComplete, type FleetWatchResponse, type MemberView, type RolloutView } from "@syncworker/client";
+import { Code, FleetClient, MemberState, type SyncWorkerError, isComplete, type FleetWatchResponse, type MemberView, type RolloutView } from "@syncworker/client";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import {
   FLEET_API,
@@ -25,6 +25,7 @@ import {
 } from "../harness/fleet.js";
 import { createForeignNamespaces, installMissingKinds, payloadManifests, playOperators, type OperatorPlayer } from "../harness/cluster-play.js";
 import { runCli } from "../harness/cli.js";
+import { runFleetExamples } from "../harness/fleet-examples.js";
 import { startTcpProxy } from "../harness/tcp-proxy.js";
 import { REPO_ROOT, startServer, waitForStatus, type ServerProcess } from "../harness/server.js";
 import { tierTests } from "../harness/tiers.js";
@@ -201,7 +202,7 @@ async function generations(): Promise<Map<string, number>> {
 
 test(
   "a staged rollout completes in stage order, never more than 3 at once; kubectl get shows the stage counts; FleetWatch shows every member",
-  { timeout: 15 * 60_000 },
+  { timeout: 20 * 60_000 },
   async () => {
     const before = await generations();
     const sampler = new MemberSampler(members);
@@ -278,6 +279,16 @@ test(
     assert.match(metrics, /^syncworker_fleet_leader 1$/m);
     assert.match(metrics, /syncworker_fleet_member_calls_total\{call="start",outcome="ok"\} \d+/);
     assert.match(metrics, /syncworker_fleet_reconcile_seconds_count\{result="written"\} \d+/);
+
+    // The three clients' watch-fleet examples, against the real hub.
+    const examples = await runFleetExamples(hubs[0]?.address ?? "", "to-1-1-0");
+    for (const [client, line] of Object.entries(examples)) assert.equal(line, `rollout to-1-1-0 Completed: ${MEMBERS}/${MEMBERS} succeeded`, client);
+    await assert.rejects(
+      async () => {
+        for await (const _ of new FleetClient(hubs[0]?.address ?? "").watchFleet({ rollout: "no-such-rollout" })) assert.fail("no event for a missing rollout");
+      },
+      (err: SyncWorkerError) => err.code === Code.NotFound && /ReleaseRollout fleet\/no-such-rollout not found/.test(err.message),
+    );
 
     // The CLI, as a script calls it: JSON lines, exit 0 once the rollout completed.
     const cli = await runCli(["watch", "--fleet", "to-1-1-0", "--address", hubs[0]?.address ?? "", "--until-complete"]);

@@ -96,7 +96,17 @@ class Members implements MemberPort {
 }
 
 function controller(hub: HubPort, members: MemberPort, clock = new ManualClock()) {
-  return new FleetController({ hub, members, metrics: NO_FLEET_METRICS, clock, log: NO_LOG, resyncMs: 60_000, retryMs: 1_000, workers: 2 });
+  return new FleetController({
+    hub,
+    members,
+    metrics: NO_FLEET_METRICS,
+    clock,
+    log: NO_LOG,
+    resyncMs: 60_000,
+    retryMs: 1_000,
+    progressWriteMs: 2_000,
+    workers: 2,
+  });
 }
 
 async function lead(c: FleetController, until: () => boolean): Promise<void> {
@@ -216,6 +226,45 @@ test("a MemberCluster's status follows its syncworker: written when its state, v
   for (let i = 0; i < 50 && memberLines().length < 2; i++) await settle();
   assert.deepEqual(memberLines().at(-1), "member status a: Unreachable 1.0.0");
   assert.equal(hub.memberStatus.get("a")?.conditions[0]?.status, "False");
+  term.abort();
+  await running;
+});
+
+test("members' progress alone reaches the rollout's status at most every progressWriteMs; a change of state at once", async () => {
+  const hub = new MemoryHub(["a"]);
+  const members = new Members(hub.log);
+  let done = 0;
+  members.observation = (_, name) => {
+    const generation = members.generation.get(name) ?? 4;
+    return {
+      snapshot: {
+        revision: generation * 100 + done,
+        generation,
+        image: "quay.io/example/release@sha256:abc",
+        version: "1.0.0",
+        done,
+        total: 10,
+        complete: false,
+      },
+    };
+  };
+  const clock = new ManualClock();
+  const c = controller(hub, members, clock);
+  const term = new AbortController();
+  const running = c.run(term.signal);
+  const writes = (): number => hub.log.filter((l) => l.startsWith("status")).length;
+  for (let i = 0; i < 100 && members.updates.length === 0; i++) await settle();
+  for (let i = 0; i < 50; i++) await settle();
+  const afterStart = writes();
+  for (const reported of [1, 2, 3, 4, 5]) {
+    done = reported;
+    c.enqueue("fleet", "r");
+    for (let i = 0; i < 20; i++) await settle();
+  }
+  assert.ok(writes() - afterStart <= 1, `progress written ${writes() - afterStart} times within the interval`);
+  await clock.advance(2_000);
+  for (let i = 0; i < 50; i++) await settle();
+  assert.equal(hub.rolloutObject.status?.members[0]?.done, 5, "the latest progress is written once the interval is over");
   term.abort();
   await running;
 });
