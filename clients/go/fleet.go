@@ -2,8 +2,6 @@ package syncworker
 
 import (
 	"context"
-	"errors"
-	"io"
 	"iter"
 	"slices"
 	"strings"
@@ -110,16 +108,5 @@ func (c *Client) fleetWatchOnce(ctx context.Context, req *pb.FleetWatchRequest, 
 	if err != nil {
 		return wrap(err)
 	}
-	for {
-		res, err := stream.Recv()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return io.EOF
-			}
-			return wrap(err)
-		}
-		if !yield(res) {
-			return errStop
-		}
-	}
+	return drain(stream, yield)
 }

@@ -85,6 +85,20 @@ func (c *Client) watchOnce(ctx context.Context, since uint64, yield func(*pb.Syn
 	if err != nil {
 		return wrap(err)
 	}
+	return drain(stream, func(res *pb.StatusWatchResponse) bool {
+		s := res.GetStatus()
+		// The server already filters by since_revision; this guard keeps the promise even if it did not.
+		if s == nil || s.GetRevision() <= since {
+			return true
+		}
+		since = s.GetRevision()
+		return yield(s)
+	})
+}
+
+// drain hands each message of a server stream to yield until the stream ends (io.EOF), fails, or yield stops it
+// (errStop).
+func drain[T any](stream interface{ Recv() (T, error) }, yield func(T) bool) error {
 	for {
 		res, err := stream.Recv()
 		if err != nil {
@@ -93,13 +107,7 @@ func (c *Client) watchOnce(ctx context.Context, since uint64, yield func(*pb.Syn
 			}
 			return wrap(err)
 		}
-		s := res.GetStatus()
-		// The server already filters by since_revision; this guard keeps the promise even if it did not.
-		if s == nil || s.GetRevision() <= since {
-			continue
-		}
-		since = s.GetRevision()
-		if !yield(s) {
+		if !yield(res) {
 			return errStop
 		}
 	}

@@ -10,6 +10,7 @@ import { formatHostPort, type HostPort } from "../config/index.js";
 import { checkAccess, credentialsOf, FLEET_ACCESS, type AccessControlOptions } from "./access.js";
 import { toServiceError } from "./errors.js";
 import { followRollout, type FleetSource } from "./fleet-views.js";
+import { drainServer } from "./drain.js";
 import { reflectionService } from "./reflection.js";
 
 const SERVICE_NAME = "syncworker.v1.Fleet";
@@ -46,16 +47,7 @@ export class FleetApiServer {
     this.#health.setStatus("", "NOT_SERVING");
     this.#health.setStatus(SERVICE_NAME, "NOT_SERVING");
     for (const end of this.#streams) end();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#server.forceShutdown();
-        resolve();
-      }, graceMs);
-      this.#server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    await drainServer(this.#server, graceMs);
   }
 
   /**

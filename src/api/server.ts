@@ -12,6 +12,7 @@ import { InvalidArgumentError, toServiceError } from "./errors.js";
 import { accepted, checkedDecoding, MAX_RECEIVE_MESSAGE_BYTES, WatchLimiter } from "./limits.js";
 import { callerOf, guardHandlers, OPEN_ACCESS, type AccessControlOptions } from "./access.js";
 import { CallObserver, NO_API_METRICS, type ApiMetrics, type CallScope } from "./observe.js";
+import { drainServer } from "./drain.js";
 import { reflectionService } from "./reflection.js";
 import { fromProtoPreview, fromProtoUpdateControls, toProtoObjectPreview, toProtoPreviewSummary } from "./preview.js";
 
@@ -115,16 +116,7 @@ export class ApiServer {
   async shutdown(graceMs: number): Promise<void> {
     this.#setServing("NOT_SERVING");
     for (const end of this.#streams) end();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#server.forceShutdown();
-        resolve();
-      }, graceMs);
-      this.#server.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    await drainServer(this.#server, graceMs);
   }
 
   #setServing(status: "SERVING" | "NOT_SERVING"): void {

@@ -157,6 +157,19 @@ export class KubeRest {
     return counts;
   }
 
+  /** Server-side apply as kubectl does (field manager kubectl), refusing fields the schema does not know; throws naming the object. */
+  async applyStrict(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }, dryRun: boolean): Promise<void> {
+    const path = await this.pathOf(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+    const res = await this.request(
+      "PATCH",
+      `${path}?fieldManager=kubectl&force=true&fieldValidation=Strict${dryRun ? "&dryRun=All" : ""}`,
+      obj,
+      "application/apply-patch+yaml",
+    );
+    if (res.status < 200 || res.status >= 300)
+      throw new Error(`${obj.kind} ${obj.metadata.name}${dryRun ? " (dry run)" : ""}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  }
+
   /** Server-side apply under the given field manager (the tests' own objects, such as CRDs). */
   async apply(obj: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }, manager: string): Promise<LiveObject> {
     const path = await this.pathOf(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);

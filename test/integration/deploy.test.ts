@@ -63,20 +63,8 @@ const find = (kind: string): DeployObject => {
   return found;
 };
 
-/** Server-side apply as kubectl does (field manager kubectl), refusing fields the schema does not know. */
-async function apply(obj: DeployObject, dryRun: boolean): Promise<void> {
-  const path = await cp.api.pathOf(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
-  const res = await cp.api.request(
-    "PATCH",
-    `${path}?fieldManager=kubectl&force=true&fieldValidation=Strict${dryRun ? "&dryRun=All" : ""}`,
-    obj,
-    "application/apply-patch+yaml",
-  );
-  assert.ok(
-    res.status >= 200 && res.status < 300,
-    `${obj.kind} ${obj.metadata.name}${dryRun ? " (dry run)" : ""}: HTTP ${res.status} ${JSON.stringify(res.body)}`,
-  );
-}
+/** Server-side apply as kubectl does, strict: see KubeRest.applyStrict. */
+const apply = (obj: DeployObject, dryRun: boolean): Promise<void> => cp.api.applyStrict(obj, dryRun);
 
 test("kustomize renders the base: the service's namespace, two leader-electing replicas, locked-down pods", () => {
   assert.deepEqual(objects.map((o) => o.kind).sort(), [

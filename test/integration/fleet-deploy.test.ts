@@ -75,20 +75,8 @@ const find = (kind: string, from = objects): DeployObject => {
 const deploymentOf = (from: DeployObject[]): DeploymentSpec => find("Deployment", from)["spec"] as DeploymentSpec;
 const selects = (selector: Record<string, string>, labels: Record<string, string>): boolean => Object.entries(selector).every(([k, v]) => labels[k] === v);
 
-/** Server-side apply as kubectl does (field manager kubectl), refusing fields the schema does not know. */
-async function apply(obj: DeployObject, dryRun: boolean): Promise<void> {
-  const path = await cp.api.pathOf(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
-  const res = await cp.api.request(
-    "PATCH",
-    `${path}?fieldManager=kubectl&force=true&fieldValidation=Strict${dryRun ? "&dryRun=All" : ""}`,
-    obj,
-    "application/apply-patch+yaml",
-  );
-  assert.ok(
-    res.status >= 200 && res.status < 300,
-    `${obj.kind} ${obj.metadata.name}${dryRun ? " (dry run)" : ""}: HTTP ${res.status} ${JSON.stringify(res.body)}`,
-  );
-}
+/** Server-side apply as kubectl does, strict: see KubeRest.applyStrict. */
+const apply = (obj: DeployObject, dryRun: boolean): Promise<void> => cp.api.applyStrict(obj, dryRun);
 
 /** kubectl against the harness's API server, as its admin. */
 async function kubectl(...args: string[]): Promise<string> {
