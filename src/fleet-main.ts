@@ -204,8 +204,9 @@ async function endpoints(hub: KubeFleetHub, signal: AbortSignal, log: Logger): P
             ...(spec.tls.serverName ? { serverName: spec.tls.serverName } : {}),
           }
         : undefined;
-      // The version changes with anything that needs a new connection.
-      const version = JSON.stringify([member.resourceVersion, tls ? Object.values(tls).map(String) : [], token ?? ""]);
+      // The version changes with anything that needs a new connection, and nothing else: not the resourceVersion,
+      // which every status write moves (a reconnect would forget the member's snapshot).
+      const version = JSON.stringify([member.uid, spec, tls ? Object.values(tls).map(String) : [], token ?? ""]);
       found.set(name, { address: spec.address, ...(tls ? { tls } : {}), ...(token ? { token } : {}), version });
     } catch (err) {
       if (signal.aborted) throw err;

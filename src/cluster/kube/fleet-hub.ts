@@ -104,9 +104,9 @@ export class KubeFleetHub implements HubPort {
   }
 
   /** Where a MemberCluster's syncworker listens and which Secrets say how to reach it. */
-  memberEndpoint(name: string): { readonly spec: MemberClusterSpec; readonly resourceVersion: string } | undefined {
+  memberEndpoint(name: string): { readonly spec: MemberClusterSpec; readonly uid: string } | undefined {
     const found = this.memberClusters().find((o) => metadataOf(o).name === name);
-    return found ? { spec: found["spec"] as MemberClusterSpec, resourceVersion: metadataOf(found).resourceVersion } : undefined;
+    return found ? { spec: found["spec"] as MemberClusterSpec, uid: metadataOf(found).uid } : undefined;
   }
 
   memberCluster(namespace: string, name: string): { readonly generation: number; readonly status?: MemberClusterStatus } | undefined {
