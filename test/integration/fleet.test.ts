@@ -6,7 +6,16 @@ import assert from "node:assert/strict";
 import { setMaxListeners } from "node:events";
 import { cp as copy, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { Code, FleetClient, MemberState, type SyncWorkerError, isComplete, type FleetWatchResponse, type MemberView, type RolloutView } from "@syncworker/client";
+import {
+  Code,
+  FleetClient,
+  MemberState,
+  type SyncWorkerError,
+  isComplete,
+  type FleetWatchResponse,
+  type MemberView,
+  type RolloutView,
+} from "@syncworker/client";
 import { startControlPlane, type ControlPlane } from "../harness/control-plane.js";
 import {
   FLEET_API,
