@@ -1,3 +1,4 @@
+import { ValueError } from "../../config/index.js";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { KubeObject } from "../../payload/manifest.js";
 import { ApiError, refOf } from "../errors.js";
@@ -196,10 +197,17 @@ export class KubeObjectClient implements ObjectClient {
   }
 }
 
-/** Loads a kubeconfig file (or the in-cluster service account when `path` is "in-cluster"), as kubectl would. */
+/**
+ * Loads a kubeconfig file (or the in-cluster service account when `path` is "in-cluster"), as kubectl would; one that
+ * cannot be read or parsed stops start-up naming `--kubeconfig`.
+ */
 export function loadKubeConfig(path: string): KubeConfig {
   const kubeConfig = new KubeConfig();
-  if (path === "in-cluster") kubeConfig.loadFromCluster();
-  else kubeConfig.loadFromFile(path);
+  try {
+    if (path === "in-cluster") kubeConfig.loadFromCluster();
+    else kubeConfig.loadFromFile(path);
+  } catch (err) {
+    throw new ValueError("kubeconfig", `${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
   return kubeConfig;
 }
