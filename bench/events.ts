@@ -11,6 +11,7 @@ import parsePrometheus from "parse-prometheus-text-format";
 import { isComplete } from "@syncworker/client";
 import { tempRelease } from "../test/harness/payload-gen.js";
 import { startServer, waitForStatus } from "../test/harness/server.js";
+import { quantile } from "./stats.js";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3);
 
@@ -43,7 +44,6 @@ async function sink(stalled: boolean): Promise<{ url: string; arrivals: { event:
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 
 async function install(release: string, mode: Mode) {
   const target = mode === "none" ? undefined : await sink(mode === "stalled");

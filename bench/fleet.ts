@@ -11,6 +11,7 @@ import WebSocket from "ws";
 import { startControlPlane } from "../test/harness/control-plane.js";
 import { FLEET_API, MemberSampler, demoAt, installFleet, registerMembers, startHub, tempDir, waitForRollout } from "../test/harness/fleet.js";
 import { startServer, type ServerProcess } from "../test/harness/server.js";
+import { quantile } from "./stats.js";
 
 // Every sampled member listens on the sampler's one signal; 50 of them are expected.
 setMaxListeners(200);
@@ -26,7 +27,6 @@ async function usage(pid: number): Promise<{ cpuMs: number; rssKib: number }> {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const quantile = (xs: readonly number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 
 /**
  * The hub's V8 heap in use right after a full garbage collection, asked over the inspector protocol (the hub runs

@@ -1,4 +1,5 @@
 import { Code, isComplete, isTransient, SyncWorkerClient, SyncWorkerError, type SyncWorkerStatus, type TlsOptions } from "@syncworker/client";
+import { toDuration } from "./convert-progress.js";
 import { INSTALL_WAIT_REASONS, UPDATE_EFFECTS, asError, type Clock, type Logger, type UpdateEffect } from "../core/index.js";
 import {
   MemberCallError,
@@ -147,8 +148,8 @@ export class MemberConnections implements MemberPort {
           expectedPlanDigest: update.planDigest,
           acceptRisks: controls.acceptRisks,
           ...(controls.limits ? { limits: controls.limits } : {}),
-          ...(controls.progressDeadline ? { progressDeadline: durationOf(controls.progressDeadline) } : {}),
-          ...(controls.totalDeadline ? { totalDeadline: durationOf(controls.totalDeadline) } : {}),
+          ...(controls.progressDeadline ? { progressDeadline: toDuration(durationMs(controls.progressDeadline)) } : {}),
+          ...(controls.totalDeadline ? { totalDeadline: toDuration(durationMs(controls.totalDeadline)) } : {}),
         },
         { signal },
       ),
@@ -183,11 +184,6 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
     const unreachable = isTransient(error) || error.code === Code.DeadlineExceeded || error.code === Code.Canceled;
     throw new MemberCallError(unreachable ? "unreachable" : "refused", Code[error.code] ?? "Unknown", error.message);
   }
-}
-
-function durationOf(text: string): { seconds: number; nanos: number } {
-  const ms = durationMs(text);
-  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
 }
 
 const EFFECTS: readonly UpdateEffect[] = ["", "Report", "None", "FailAfterInterval", "Fail"];

@@ -5,6 +5,7 @@
  */
 import * as fleetpb from "@syncworker/client/gen/syncworker/v1/fleet";
 import type { SyncWorkerStatus } from "@syncworker/client";
+import { toDuration } from "./convert-progress.js";
 import { MEMBER_STATES, stableJson, type MemberRecord, type MemberSnapshot, type RolloutObject } from "../fleet/index.js";
 
 /** What the stream is made of: the hub's rollouts and the members' latest snapshots, and word when either changes. */
@@ -157,7 +158,7 @@ export function memberView(
     total: snapshot?.total ?? record.total ?? 0,
     version: snapshot?.version ?? record.version ?? "",
     blocker: record.blocker ?? "",
-    estimatedRemaining: estimate !== undefined ? { seconds: estimate, nanos: 0 } : undefined,
+    estimatedRemaining: estimate !== undefined ? toDuration(estimate * 1000) : undefined,
     lastSeen: member?.lastSeen,
     status: fullStatus ? member?.status : undefined,
   };
